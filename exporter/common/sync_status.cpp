@@ -1,0 +1,33 @@
+#include "exporter/common/sync_status.h"
+
+namespace podwait {
+
+void SyncStatus::Register(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  synced_.emplace(name, false);
+}
+
+void SyncStatus::MarkSynced(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  synced_[name] = true;
+}
+
+void SyncStatus::Unregister(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  synced_.erase(name);
+}
+
+bool SyncStatus::AllSynced() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [name, synced] : synced_) {
+    if (!synced) return false;
+  }
+  return true;
+}
+
+std::map<std::string, bool> SyncStatus::Snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return synced_;
+}
+
+}  // namespace podwait

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "exporter/common/clock.h"
+
+namespace podwait {
+
+// Parses an RFC 3339 timestamp as Kubernetes writes them ("2024-05-02T10:11:12Z",
+// "2024-05-02T10:11:12.123456Z", "2024-05-02T10:11:12+02:00"). Fractions below a millisecond are
+// dropped. Returns nullopt for anything else.
+std::optional<Timestamp> ParseRfc3339(std::string_view text);
+
+// Formats as "2024-05-02T10:11:12Z" (UTC, whole seconds when ms == 0, else ".123Z").
+std::string FormatRfc3339(Timestamp t);
+
+// Parses a Go-style duration: "1h2m3s", "90s", "1.5m", "250ms", "0". Negative values are rejected.
+std::optional<Timestamp> ParseDuration(std::string_view text);
+
+// Formats a duration for humans, kubectl style: "45s", "3m12s", "2h5m", "3d4h".
+std::string FormatDuration(Timestamp ms);
+
+}  // namespace podwait

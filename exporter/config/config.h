@@ -1,0 +1,75 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exporter/common/clock.h"
+#include "exporter/common/log.h"
+#include "exporter/model/types.h"
+
+namespace podwait {
+
+// Every setting of podwait-exporter, filled from flags (see ParseFlags). Plain data; copied freely.
+struct Config {
+  // Web
+  std::string listen_address = ":9877";
+  std::string telemetry_path = "/metrics";
+  // Logging
+  LogLevel log_level = LogLevel::kInfo;
+  LogFormat log_format = LogFormat::kLogfmt;
+
+  // Kubernetes API. Empty api_url: in-cluster config (KUBERNETES_SERVICE_HOST/_PORT).
+  std::string kube_api_url;
+  std::string kube_token_file;  // default in-cluster: /var/run/secrets/kubernetes.io/serviceaccount/token
+  std::string kube_ca_file;
+  bool kube_insecure_skip_tls_verify = false;
+  std::vector<std::string> namespaces;  // empty: all namespaces
+  std::string selector = "app.kubernetes.io/managed-by=tidb-operator";
+  std::string cluster_label = "app.kubernetes.io/instance";
+  std::string component_label = "app.kubernetes.io/component";
+  int64_t kube_page_size = 500;
+  Timestamp kube_watch_timeout = 5 * kMinute;  // server-side timeoutSeconds of a watch
+  bool tidbcluster_enabled = true;   // watch pingcap.com/v1alpha1 TidbClusters (404 disables)
+  bool ca_status_enabled = true;     // read kube-system/cluster-autoscaler-status
+  std::string ca_status_namespace = "kube-system";
+  std::string ca_status_name = "cluster-autoscaler-status";
+
+  // PD
+  std::string pd_url_template = "http://{cluster}-pd.{namespace}:2379";
+  Timestamp pd_interval = 15 * kSecond;
+  Timestamp pd_timeout = 3 * kSecond;
+  int pd_concurrency = 32;
+  std::string pd_ca_file;
+  std::string pd_cert_file;
+  std::string pd_key_file;
+  // Per-cluster TLS: <dir>/<namespace>/<cluster>/{ca.crt,tls.crt,tls.key}
+  std::string pd_tls_dir;
+  std::string readiness_source = "both";  // pd-api | tidbcluster | both
+
+  // Classification
+  std::string autoscaler = "auto";  // auto | cluster-autoscaler | karpenter | none
+  Timestamp autoscaler_decision_grace = 60 * kSecond;
+  Timestamp autoscaler_provision_timeout = 15 * kMinute;
+  Timestamp dependency_ready_grace = 2 * kMinute;
+  std::vector<std::string> dependency_init_containers = {"wait-for-pd"};
+  // component -> dependencies it waits for
+  std::map<std::string, std::vector<Dependency>> dependency_map = {
+      {"tikv", {Dependency::kPd}},
+      {"tidb", {Dependency::kPd, Dependency::kTikv}},
+      {"tiflash", {Dependency::kPd, Dependency::kTikv}},
+      {"ticdc", {Dependency::kPd, Dependency::kTikv}},
+      {"pump", {Dependency::kPd}},
+  };
+  Timestamp failover_period = 5 * kMinute;
+
+  // Metrics
+  bool metrics_pod_series = true;
+
+  // Sharding by TiDB cluster
+  int shard = 0;
+  int total_shards = 1;
+};
+
+}  // namespace podwait

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct mg_context;
+struct mg_connection;
+
+namespace podwait {
+
+struct HttpServerRequest {
+  std::string method;
+  std::string path;
+  std::map<std::string, std::string> query;  // decoded ?a=b&c=d
+  bool accepts_gzip = false;
+};
+
+struct HttpServerReply {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+  bool compressible = false;  // gzip the body when the client accepts it
+};
+
+using HttpHandler = std::function<HttpServerReply(const HttpServerRequest&)>;
+
+// One civetweb server for all of podwait's endpoints. Handlers run on civetweb's worker threads
+// and must be thread-safe. Paths are matched exactly; anything else is 404.
+class HttpServer {
+ public:
+  HttpServer();
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // REQUIRES: called before Start().
+  void Handle(const std::string& path, HttpHandler handler);
+  // Starts listening on a Prometheus-style address (":9877", "127.0.0.1:9877", "[::1]:9877").
+  // Returns false with *error set when the port cannot be bound.
+  bool Start(const std::string& listen_address, std::string* error);
+  // The port actually bound (useful with ":0").
+  int port() const { return port_; }
+  // Stops accepting and waits for in-flight requests.
+  void Stop();
+
+ private:
+  static int Dispatch(mg_connection* conn, void* self);
+  std::map<std::string, HttpHandler> handlers_;
+  mg_context* ctx_ = nullptr;
+  int port_ = 0;
+};
+
+// Converts ":9877" / "host:port" / "[v6]:port" to civetweb's listening_ports syntax.
+bool ToCivetwebPorts(const std::string& listen_address, std::string* out);
+// Gzip-compresses (RFC 1952).
+std::string GzipCompress(std::string_view data);
+// Decodes %XX and '+' in a query component.
+std::string UrlDecode(std::string_view s);
+
+}  // namespace podwait

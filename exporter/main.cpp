@@ -1,0 +1,63 @@
+// podwait-exporter: flags -> wiring -> serve -> wait for a signal.
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "exporter/app/app.h"
+#include "exporter/common/clock.h"
+#include "exporter/common/log.h"
+#include "exporter/config/flags.h"
+#include "podwait/version.h"
+
+int main(int argc, char** argv) {
+  using podwait::FlagParseResult;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  FlagParseResult parsed = podwait::ParseFlags(args);
+  switch (parsed.action) {
+    case FlagParseResult::Action::kHelp:
+      std::fputs(podwait::FlagUsage().c_str(), stdout);
+      return 0;
+    case FlagParseResult::Action::kVersion:
+      std::printf("podwait-exporter, version %s (revision: %s)\n", podwait::kVersion,
+                  podwait::kRevision);
+      return 0;
+    case FlagParseResult::Action::kError:
+      std::fprintf(stderr, "podwait-exporter: error: %s\n", parsed.error.c_str());
+      return 2;
+    case FlagParseResult::Action::kRun:
+      break;
+  }
+  if (!parsed.positional.empty()) {
+    std::fprintf(stderr, "podwait-exporter: error: unexpected argument \"%s\" (see --help)\n",
+                 parsed.positional[0].c_str());
+    return 2;
+  }
+  podwait::ConfigureLogging(parsed.config.log_level, parsed.config.log_format);
+
+  // Block the stop signals in every thread; the main thread waits for them with sigwait.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  podwait::LogInfo("starting podwait-exporter",
+                   {{"version", podwait::kVersion}, {"revision", podwait::kRevision}});
+  podwait::App app(parsed.config, podwait::SystemClock::Instance());
+  std::string error;
+  if (!app.Start(&error)) {
+    podwait::LogError("cannot start", {{"err", error}});
+    return 1;
+  }
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  podwait::LogInfo("stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  app.Stop();
+  podwait::LogInfo("stopped");
+  return 0;
+}

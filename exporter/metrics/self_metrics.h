@@ -1,0 +1,58 @@
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <memory>
+#include <string>
+
+namespace podwait {
+
+// The exporter's own health metrics (fixed, low-cardinality families; DESIGN §5 "self-monitoring").
+// Sources hold a reference and update them; the registry is collected at scrape time.
+// Thread-safe (prometheus-cpp metrics are atomic).
+class SelfMetrics {
+ public:
+  SelfMetrics();
+  SelfMetrics(const SelfMetrics&) = delete;
+  SelfMetrics& operator=(const SelfMetrics&) = delete;
+
+  std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+
+  // Watches (resource: pods, events, tidbclusters, configmaps).
+  prometheus::Counter& WatchEvents(const std::string& resource, const std::string& type);
+  prometheus::Counter& WatchRestarts(const std::string& resource, const std::string& reason);
+  prometheus::Counter& WatchRelists(const std::string& resource);
+  prometheus::Gauge& WatchSynced(const std::string& resource);
+  prometheus::Gauge& Objects(const std::string& resource);
+  prometheus::Counter& ParseErrors(const std::string& resource);
+  prometheus::Gauge& WatchLastEventTimestamp(const std::string& resource);
+
+  // PD probes (endpoint: health, leader, members, cluster_status, stores, config_replicate;
+  // kind: timeout, connect, http_status, parse, tls).
+  prometheus::Histogram& ProbeDuration(const std::string& endpoint);
+  prometheus::Counter& ProbeErrors(const std::string& endpoint, const std::string& kind);
+  prometheus::Gauge& ProbeRoundSeconds();
+
+  // Scrapes of /metrics.
+  prometheus::Histogram& ScrapeDuration();
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>& watch_events_;
+  prometheus::Family<prometheus::Counter>& watch_restarts_;
+  prometheus::Family<prometheus::Counter>& watch_relists_;
+  prometheus::Family<prometheus::Gauge>& watch_synced_;
+  prometheus::Family<prometheus::Gauge>& objects_;
+  prometheus::Family<prometheus::Counter>& parse_errors_;
+  prometheus::Family<prometheus::Gauge>& watch_last_event_;
+  prometheus::Family<prometheus::Histogram>& probe_duration_;
+  prometheus::Family<prometheus::Counter>& probe_errors_;
+  prometheus::Family<prometheus::Gauge>& probe_round_;
+  prometheus::Family<prometheus::Histogram>& scrape_duration_;
+};
+
+}  // namespace podwait

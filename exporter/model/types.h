@@ -1,0 +1,172 @@
+#pragma once
+
+// The compact records that flow from sources to state to the classifier, and the classifier's
+// output. Only the fields classification needs are kept (DESIGN §7): never whole documents.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exporter/common/clock.h"
+
+namespace podwait {
+
+// ---------------------------------------------------------------------------------------------
+// Pods
+
+enum class ConditionStatus : uint8_t { kUnknown, kTrue, kFalse };
+
+struct PodCondition {
+  std::string type;  // PodScheduled, Initialized, ContainersReady, Ready, ...
+  ConditionStatus status = ConditionStatus::kUnknown;
+  std::string reason;   // e.g. Unschedulable, SchedulingGated, ContainersNotInitialized
+  std::string message;  // e.g. the scheduler's FitError text
+  Timestamp last_transition = 0;
+};
+
+enum class ContainerState : uint8_t { kUnknown, kWaiting, kRunning, kTerminated };
+
+struct ContainerStatus {
+  std::string name;
+  ContainerState state = ContainerState::kUnknown;
+  std::string reason;   // waiting reason (CrashLoopBackOff, ...) or terminated reason
+  std::string message;  // waiting/terminated message, truncated to a bounded length
+  int32_t restart_count = 0;
+  bool ready = false;
+  int32_t exit_code = 0;  // of the terminated state, or of lastState.terminated
+  Timestamp started_at = 0;
+};
+
+enum class PodPhase : uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
+
+struct PodRecord {
+  std::string uid;
+  std::string namespace_;
+  std::string name;
+  std::string cluster;    // value of the cluster label (TidbCluster name), may be empty
+  std::string component;  // value of the component label (pd, tikv, tidb, ...), may be empty
+  std::string owner_kind;  // first controller owner reference, e.g. StatefulSet
+  std::string owner_name;
+  std::string resource_version;
+  Timestamp created = 0;
+  Timestamp deleted = 0;  // deletionTimestamp; non-zero means the pod is being deleted
+  PodPhase phase = PodPhase::kUnknown;
+  std::vector<PodCondition> conditions;
+  std::vector<std::string> init_container_names;  // spec order, so unscheduled pods know them too
+  std::vector<ContainerStatus> init_containers;   // status order
+  std::vector<ContainerStatus> containers;
+
+  // Returns the condition of that type, or nullptr.
+  const PodCondition* Condition(std::string_view type) const {
+    for (const auto& c : conditions) {
+      if (c.type == type) return &c;
+    }
+    return nullptr;
+  }
+  // "namespace/name"
+  std::string Key() const { return namespace_ + "/" + name; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Events on pods
+
+struct EventRecord {
+  std::string uid;  // the event's own uid
+  std::string pod_uid;
+  std::string namespace_;
+  std::string pod_name;
+  std::string reason;   // FailedScheduling, TriggeredScaleUp, NotTriggerScaleUp, Nominated, ...
+  std::string message;  // bounded length
+  std::string source;   // source.component or reportingController (default-scheduler, cluster-autoscaler, karpenter)
+  Timestamp first = 0;  // firstTimestamp or eventTime
+  Timestamp last = 0;   // lastTimestamp, series.lastObservedTime or eventTime
+  int32_t count = 1;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Dependencies (per TiDB cluster)
+
+enum class Readiness : uint8_t { kUnknown, kNotReady, kReady };
+
+struct DependencyStatus {
+  Readiness readiness = Readiness::kUnknown;
+  Timestamp ready_since = 0;  // when it last became ready; 0 if never seen ready
+  std::string reason;  // normalized why-not: pd_not_ready, no_pd_leader, cluster_not_initialized,
+                       // no_tikv_store_up, dependency_unknown, ...
+};
+
+enum class Dependency : uint8_t { kPd, kTikv };
+inline constexpr Dependency kAllDependencies[] = {Dependency::kPd, Dependency::kTikv};
+std::string_view DependencyName(Dependency d);
+std::optional<Dependency> ParseDependency(std::string_view name);
+
+struct ClusterDependencies {
+  DependencyStatus pd;
+  DependencyStatus tikv;
+  const DependencyStatus& Get(Dependency d) const { return d == Dependency::kPd ? pd : tikv; }
+  DependencyStatus& Get(Dependency d) { return d == Dependency::kPd ? pd : tikv; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Autoscaler
+
+enum class AutoscalerKind : uint8_t { kNone, kClusterAutoscaler, kKarpenter };
+
+// What the cluster-autoscaler status ConfigMap says about one node group.
+struct NodeGroupStatus {
+  std::string name;
+  bool scale_up_in_progress = false;
+  bool backoff = false;
+  std::string backoff_reason;  // e.g. "QuotaExceeded", free text from the ConfigMap
+};
+
+struct AutoscalerState {
+  bool cluster_autoscaler = false;  // detected (ConfigMap or recent events) or forced by flag
+  bool karpenter = false;
+  bool forced_none = false;  // --autoscaler=none
+  std::vector<NodeGroupStatus> node_groups;  // from the CA status ConfigMap
+  bool cluster_scale_up_backoff = false;     // cluster-wide ScaleUp: Backoff
+  bool Any() const { return !forced_none && (cluster_autoscaler || karpenter); }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Classification
+
+enum class Stage : uint8_t { kUnscheduled, kInitializing, kStarting };
+
+enum class WaitClass : uint8_t {
+  kDependency,
+  kDependencyStuck,
+  kScaleUp,
+  kCapacity,
+  kConstraints,
+  kGated,
+  kImage,
+  kCrashloop,
+  kConfig,
+  kScheduling,
+  kStarting,
+  kNotReady,
+};
+inline constexpr int kWaitClassCount = 12;
+inline constexpr int kStageCount = 3;
+
+std::string_view StageName(Stage s);
+std::string_view WaitClassName(WaitClass c);
+std::optional<Stage> ParseStage(std::string_view name);
+std::optional<WaitClass> ParseWaitClass(std::string_view name);
+// Whether a class is an expected wait ("as designed") per DESIGN §4.
+bool IsExpected(WaitClass c);
+
+struct Classification {
+  bool waiting = false;  // false: Ready, Succeeded, Failed or being deleted
+  Stage stage = Stage::kUnscheduled;
+  WaitClass wait_class = WaitClass::kScheduling;
+  std::string reason;  // normalized, low-cardinality (snake_case)
+  Timestamp stage_start = 0;
+  std::string evidence;  // the condition or event message that decided, for humans
+};
+
+}  // namespace podwait

@@ -1,0 +1,213 @@
+#include <curl/curl.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "exporter/net/http_client.h"
+
+namespace podwait {
+namespace {
+
+void GlobalInitOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct TransferState {
+  const HttpRequest* request = nullptr;
+  const std::function<bool(std::string_view)>* on_data = nullptr;
+  std::string* body = nullptr;
+  size_t max_body = 0;
+  bool body_too_large = false;
+  bool stopped_by_callback = false;
+  bool cancelled = false;
+  int status = 0;
+  bool status_known = false;
+  CURL* curl = nullptr;
+  int64_t retry_after_s = -1;
+  std::string content_type;
+};
+
+size_t HeaderCallback(char* data, size_t size, size_t nitems, void* userdata) {
+  auto* st = static_cast<TransferState*>(userdata);
+  const size_t n = size * nitems;
+  std::string_view line(data, n);
+  if (line.rfind("HTTP/", 0) == 0) {
+    // A new status line (also after redirects or 100-continue): reset per-response state.
+    st->retry_after_s = -1;
+    st->content_type.clear();
+    st->status_known = false;
+    return n;
+  }
+  auto colon = line.find(':');
+  if (colon == std::string_view::npos) return n;
+  std::string name(line.substr(0, colon));
+  for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::string_view value = line.substr(colon + 1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
+    value.remove_suffix(1);
+  }
+  if (name == "retry-after") {
+    long long secs = 0;
+    bool digits = !value.empty();
+    for (char ch : value) {
+      if (ch < '0' || ch > '9') {
+        digits = false;
+        break;
+      }
+      secs = secs * 10 + (ch - '0');
+    }
+    if (digits) st->retry_after_s = secs;
+  } else if (name == "content-type") {
+    st->content_type = std::string(value);
+  }
+  return n;
+}
+
+size_t WriteCallback(char* data, size_t size, size_t nmemb, void* userdata) {
+  auto* st = static_cast<TransferState*>(userdata);
+  const size_t n = size * nmemb;
+  if (!st->status_known) {
+    long code = 0;
+    curl_easy_getinfo(st->curl, CURLINFO_RESPONSE_CODE, &code);
+    st->status = static_cast<int>(code);
+    st->status_known = true;
+  }
+  const bool success = st->status >= 200 && st->status < 300;
+  if (st->on_data != nullptr && success) {
+    if (!(*st->on_data)(std::string_view(data, n))) {
+      st->stopped_by_callback = true;
+      return 0;  // aborts the transfer
+    }
+    return n;
+  }
+  if (st->body->size() + n > st->max_body) {
+    st->body_too_large = true;
+    return 0;
+  }
+  st->body->append(data, n);
+  return n;
+}
+
+int ProgressCallback(void* userdata, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* st = static_cast<TransferState*>(userdata);
+  if (st->request->cancel != nullptr && st->request->cancel->load()) {
+    st->cancelled = true;
+    return 1;
+  }
+  return 0;
+}
+
+class CurlHttpClient final : public HttpClient {
+ public:
+  CurlHttpClient() {
+    GlobalInitOnce();
+    curl_ = curl_easy_init();
+  }
+  ~CurlHttpClient() override {
+    if (curl_ != nullptr) curl_easy_cleanup(curl_);
+  }
+  CurlHttpClient(const CurlHttpClient&) = delete;
+  CurlHttpClient& operator=(const CurlHttpClient&) = delete;
+
+  HttpResponse Get(const HttpRequest& request, size_t max_body) override {
+    return Perform(request, nullptr, max_body);
+  }
+
+  HttpResponse Stream(const HttpRequest& request,
+                      const std::function<bool(std::string_view)>& on_data) override {
+    return Perform(request, &on_data, 1 << 20);
+  }
+
+ private:
+  HttpResponse Perform(const HttpRequest& request,
+                       const std::function<bool(std::string_view)>* on_data, size_t max_body) {
+    HttpResponse response;
+    if (curl_ == nullptr) {
+      response.error = "curl initialisation failed";
+      return response;
+    }
+    curl_easy_reset(curl_);
+    TransferState st;
+    st.request = &request;
+    st.on_data = on_data;
+    st.body = &response.body;
+    st.max_body = max_body;
+    st.curl = curl_;
+
+    curl_easy_setopt(curl_, CURLOPT_URL, request.url.c_str());
+    curl_easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl_, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(curl_, CURLOPT_ACCEPT_ENCODING, "");  // gzip when the server offers it
+    curl_easy_setopt(curl_, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(curl_, CURLOPT_TCP_KEEPIDLE, 30L);
+    curl_easy_setopt(curl_, CURLOPT_TCP_KEEPINTVL, 15L);
+    curl_easy_setopt(curl_, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout_ms));
+    if (request.timeout_ms > 0) {
+      curl_easy_setopt(curl_, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout_ms));
+    }
+    if (request.low_speed_time_s > 0) {
+      curl_easy_setopt(curl_, CURLOPT_LOW_SPEED_TIME, static_cast<long>(request.low_speed_time_s));
+      curl_easy_setopt(curl_, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(request.low_speed_bytes));
+    }
+    curl_easy_setopt(curl_, CURLOPT_HEADERFUNCTION, HeaderCallback);
+    curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &st);
+    curl_easy_setopt(curl_, CURLOPT_WRITEFUNCTION, WriteCallback);
+    curl_easy_setopt(curl_, CURLOPT_WRITEDATA, &st);
+    curl_easy_setopt(curl_, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl_, CURLOPT_XFERINFOFUNCTION, ProgressCallback);
+    curl_easy_setopt(curl_, CURLOPT_XFERINFODATA, &st);
+
+    const TlsOptions& tls = request.tls;
+    if (!tls.ca_file.empty()) curl_easy_setopt(curl_, CURLOPT_CAINFO, tls.ca_file.c_str());
+    if (!tls.cert_file.empty()) curl_easy_setopt(curl_, CURLOPT_SSLCERT, tls.cert_file.c_str());
+    if (!tls.key_file.empty()) curl_easy_setopt(curl_, CURLOPT_SSLKEY, tls.key_file.c_str());
+    if (tls.insecure_skip_verify) {
+      curl_easy_setopt(curl_, CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(curl_, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+
+    curl_slist* headers = nullptr;
+    for (const auto& [name, value] : request.headers) {
+      std::string line = name + ": " + value;
+      headers = curl_slist_append(headers, line.c_str());
+    }
+    if (headers != nullptr) curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers);
+
+    const CURLcode rc = curl_easy_perform(curl_);
+    if (headers != nullptr) curl_slist_free_all(headers);
+
+    long code = 0;
+    curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &code);
+    response.status = static_cast<int>(code);
+    double total = 0;
+    curl_easy_getinfo(curl_, CURLINFO_TOTAL_TIME, &total);
+    response.duration_ms = static_cast<int64_t>(total * 1000);
+    response.retry_after_s = st.retry_after_s;
+    response.content_type = st.content_type;
+    response.cancelled = st.cancelled;
+
+    if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && st.stopped_by_callback)) {
+      if (st.cancelled) {
+        response.error = "cancelled";
+      } else if (st.body_too_large) {
+        response.error = "response body too large";
+      } else if (rc == CURLE_OPERATION_TIMEDOUT) {
+        response.timed_out = true;
+        response.error = "timeout";
+      } else {
+        response.error = curl_easy_strerror(rc);
+      }
+    }
+    return response;
+  }
+
+  CURL* curl_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<HttpClient> MakeCurlHttpClient() { return std::make_unique<CurlHttpClient>(); }
+
+}  // namespace podwait

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace podwait {
+
+struct TlsOptions {
+  std::string ca_file;    // empty: the system trust store
+  std::string cert_file;  // client certificate (mTLS), optional
+  std::string key_file;
+  bool insecure_skip_verify = false;
+};
+
+struct HttpRequest {
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  int64_t timeout_ms = 0;          // whole request; 0 = none (watch streams)
+  int64_t connect_timeout_ms = 5000;
+  // Abort when fewer than low_speed_bytes arrive for low_speed_time_s seconds (dead connections
+  // on long streams). 0 disables.
+  int64_t low_speed_time_s = 0;
+  int64_t low_speed_bytes = 1;
+  TlsOptions tls;
+  // When set and it turns true, the transfer aborts within ~100 ms.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct HttpResponse {
+  int status = 0;        // HTTP status; 0 when no response arrived
+  std::string error;     // transport error ("connection refused", "timeout", ...), empty if none
+  bool timed_out = false;
+  bool cancelled = false;
+  std::string body;      // for Get(); Stream() leaves it empty
+  std::string content_type;
+  int64_t retry_after_s = -1;  // Retry-After in seconds when present
+  int64_t duration_ms = 0;
+  bool ok() const { return error.empty() && status >= 200 && status < 300; }
+};
+
+// A blocking HTTP client. One instance per thread: implementations reuse connections and are not
+// thread-safe. Errors are values: transport failures come back in HttpResponse::error.
+class HttpClient {
+ public:
+  virtual ~HttpClient() = default;
+  // GET with the whole body buffered (bounded by max_body bytes; larger bodies are an error).
+  virtual HttpResponse Get(const HttpRequest& request, size_t max_body = 64 << 20) = 0;
+  // GET that hands the body to on_data piece by piece as it arrives (only for 2xx answers; other
+  // statuses have their body buffered in HttpResponse::body). on_data returns false to stop.
+  virtual HttpResponse Stream(const HttpRequest& request,
+                              const std::function<bool(std::string_view)>& on_data) = 0;
+};
+
+// libcurl implementation. Thread-compatible (one per thread); curl_global_init is done once.
+std::unique_ptr<HttpClient> MakeCurlHttpClient();
+
+}  // namespace podwait

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds and runs every test of podwait: unit tests, integration and end-to-end tests (the real
+# exporter, simulator, promtool, Prometheus and Alertmanager on loopback), the rules, dashboard
+# and deploy checks; then the C++ tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+#
+#   scripts/test.sh [--quick] [--tsan]
+#     --quick  skip the sanitizer pass
+#     --tsan   also build and run the C++ tests under ThreadSanitizer
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+tsan=0
+for a in "$@"; do
+  case "$a" in
+    --quick) quick=1 ;;
+    --tsan) tsan=1 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "unknown option $a" >&2; exit 2 ;;
+  esac
+done
+
+scripts/setup.sh test
+jobs=${PODWAIT_JOBS:-$(nproc)}
+export PODWAIT_ARTIFACTS=${PODWAIT_ARTIFACTS:-$PWD/build/artifacts}
+mkdir -p "$PODWAIT_ARTIFACTS"
+
+echo "== build"
+scripts/build.sh
+echo "== tests"
+(cd build && ctest -j "$jobs" --output-on-failure --timeout 600)
+
+if [ $quick -eq 0 ]; then
+  echo "== build (ASan+UBSan)"
+  scripts/build.sh --asan
+  echo "== tests (ASan+UBSan)"
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest -j "$jobs" --output-on-failure --timeout 600 -L 'unit|integration')
+fi
+if [ $tsan -eq 1 ]; then
+  echo "== build (TSan)"
+  scripts/build.sh --tsan
+  echo "== tests (TSan)"
+  (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest -j "$jobs" --output-on-failure --timeout 600 -L 'unit|integration')
+fi

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace podwait::testing {
+
+// A child process started with fork/exec; its stdout and stderr go to a log file that tests can
+// read. The destructor kills (SIGKILL) and reaps it if it is still running.
+class Subprocess {
+ public:
+  Subprocess(std::vector<std::string> argv, std::map<std::string, std::string> extra_env = {});
+  ~Subprocess();
+  Subprocess(const Subprocess&) = delete;
+  Subprocess& operator=(const Subprocess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  const std::string& log_path() const { return log_path_; }
+  std::string ReadLog() const;
+  // Sends a signal.
+  void Signal(int sig);
+  // Waits up to `timeout` for exit; returns the exit status (WEXITSTATUS, or 128+signal), or -1 on
+  // timeout.
+  int Wait(std::chrono::milliseconds timeout);
+  bool Running();
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = -1;
+  bool reaped_ = false;
+  std::string log_path_;
+};
+
+// Runs a command to completion; returns its exit code, with stdout+stderr in *output.
+int RunCommand(const std::vector<std::string>& argv, std::string* output,
+               const std::string& stdin_data = "");
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int FreePort();
+
+// Polls `pred` every 50 ms until it returns true or `timeout` passes.
+bool WaitFor(const std::function<bool()>& pred, std::chrono::milliseconds timeout);
+
+// GET http://127.0.0.1:<port><path>; returns status (0 on transport error) and body.
+struct HttpResult {
+  int status = 0;
+  std::string body;
+  std::string content_type;
+};
+HttpResult HttpGet(int port, const std::string& path,
+                   std::vector<std::pair<std::string, std::string>> headers = {});
+
+// Path of a file in the source tree / build tree.
+std::string SourcePath(const std::string& relative);
+std::string BinaryPath(const std::string& relative);
+std::string ReadFile(const std::string& path);
+// A fresh temporary directory (removed by the OS's tmp cleaning, not by the test).
+std::string MakeTempDir();
+
+}  // namespace podwait::testing
