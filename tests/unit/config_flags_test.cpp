@@ -1,0 +1,95 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "exporter/config/flags.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using Action = FlagParseResult::Action;
+
+TEST(Flags, DefaultsWithoutArguments) {
+  FlagParseResult r = ParseFlags({});
+  ASSERT_EQ(r.action, Action::kRun);
+  EXPECT_EQ(r.config.listen_address, ":9877");
+  EXPECT_EQ(r.config.telemetry_path, "/metrics");
+  EXPECT_EQ(r.config.selector, "app.kubernetes.io/managed-by=tidb-operator");
+  EXPECT_EQ(r.config.autoscaler_provision_timeout, 15 * kMinute);
+  EXPECT_THAT(r.config.dependency_init_containers, ElementsAre("wait-for-pd"));
+}
+
+TEST(Flags, EqualsAndSpaceSeparatedValues) {
+  FlagParseResult r = ParseFlags({"--web.listen-address=127.0.0.1:1234", "--web.telemetry-path",
+                                  "/m", "--log.level=debug", "--log.format", "json"});
+  ASSERT_EQ(r.action, Action::kRun) << r.error;
+  EXPECT_EQ(r.config.listen_address, "127.0.0.1:1234");
+  EXPECT_EQ(r.config.telemetry_path, "/m");
+  EXPECT_EQ(r.config.log_level, LogLevel::kDebug);
+  EXPECT_EQ(r.config.log_format, LogFormat::kJson);
+}
+
+TEST(Flags, GoDurations) {
+  FlagParseResult r = ParseFlags({"--autoscaler.decision-grace=90s",
+                                  "--autoscaler.provision-timeout=1h30m", "--pd.timeout=250ms"});
+  ASSERT_EQ(r.action, Action::kRun) << r.error;
+  EXPECT_EQ(r.config.autoscaler_decision_grace, 90 * kSecond);
+  EXPECT_EQ(r.config.autoscaler_provision_timeout, 90 * kMinute);
+  EXPECT_EQ(r.config.pd_timeout, 250);
+}
+
+TEST(Flags, BooleansInAllSpellings) {
+  EXPECT_FALSE(ParseFlags({"--no-metrics.pod-series"}).config.metrics_pod_series);
+  EXPECT_FALSE(ParseFlags({"--metrics.pod-series=false"}).config.metrics_pod_series);
+  EXPECT_TRUE(ParseFlags({"--kube.insecure-skip-tls-verify"}).config.kube_insecure_skip_tls_verify);
+}
+
+TEST(Flags, ListsAndDependencyMap) {
+  FlagParseResult r = ParseFlags({"--namespaces=a, b,c", "--dependency.map=tikv=pd,tidb=pd+tikv"});
+  ASSERT_EQ(r.action, Action::kRun) << r.error;
+  EXPECT_THAT(r.config.namespaces, ElementsAre("a", "b", "c"));
+  ASSERT_EQ(r.config.dependency_map.size(), 2u);
+  EXPECT_THAT(r.config.dependency_map["tidb"], ElementsAre(Dependency::kPd, Dependency::kTikv));
+}
+
+TEST(Flags, HelpAndVersion) {
+  EXPECT_EQ(ParseFlags({"--help"}).action, Action::kHelp);
+  EXPECT_EQ(ParseFlags({"-h"}).action, Action::kHelp);
+  EXPECT_EQ(ParseFlags({"--version"}).action, Action::kVersion);
+  EXPECT_THAT(FlagUsage(), HasSubstr("--web.listen-address"));
+  EXPECT_THAT(FlagUsage(), HasSubstr("(default: \":9877\")"));
+}
+
+struct BadFlag {
+  std::vector<std::string> args;
+  std::string message;
+};
+
+class FlagErrors : public ::testing::TestWithParam<BadFlag> {};
+
+TEST_P(FlagErrors, AreClear) {
+  FlagParseResult r = ParseFlags(GetParam().args);
+  EXPECT_EQ(r.action, Action::kError);
+  EXPECT_THAT(r.error, HasSubstr(GetParam().message));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, FlagErrors,
+    ::testing::Values(BadFlag{{"--nope"}, "unknown flag --nope"},
+                      BadFlag{{"-x"}, "unknown short flag -x"},
+                      BadFlag{{"--log.level=loud"}, "flag --log.level: expects one of"},
+                      BadFlag{{"--log.format=xml"}, "expects logfmt or json"},
+                      BadFlag{{"--pd.timeout=3"}, "expects a duration"},
+                      BadFlag{{"--pd.concurrency=0"}, "expects an integer >= 1"},
+                      BadFlag{{"--pd.concurrency=ten"}, "expects an integer"},
+                      BadFlag{{"--metrics.pod-series=maybe"}, "expects true or false"},
+                      BadFlag{{"--autoscaler=gke"}, "expects auto, cluster-autoscaler"},
+                      BadFlag{{"--dependency.map=tidb=pd+etcd"}, "unknown dependency \"etcd\""},
+                      BadFlag{{"--dependency.map=tidb"}, "expects component=dep"},
+                      BadFlag{{"--web.listen-address"}, "needs a value"},
+                      BadFlag{{"--shard=2", "--total-shards=2"}, "--shard must be below"},
+                      BadFlag{{"--web.telemetry-path=metrics"}, "must start with /"}));
+
+}  // namespace
+}  // namespace podwait

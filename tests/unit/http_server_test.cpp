@@ -1,0 +1,80 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include "exporter/http/server.h"
+#include "tests/support/process.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Gunzip(const std::string& in) {
+  z_stream zs{};
+  inflateInit2(&zs, 15 + 16);
+  std::string out(1 << 20, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  inflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  inflateEnd(&zs);
+  return out;
+}
+
+TEST(ListenAddress, PrometheusStyle) {
+  std::string out;
+  ASSERT_TRUE(ToCivetwebPorts(":9877", &out));
+  EXPECT_EQ(out, "9877");
+  ASSERT_TRUE(ToCivetwebPorts("127.0.0.1:80", &out));
+  EXPECT_EQ(out, "127.0.0.1:80");
+  ASSERT_TRUE(ToCivetwebPorts("[::1]:80", &out));
+  EXPECT_EQ(out, "[::1]:80");
+  EXPECT_FALSE(ToCivetwebPorts("9877", &out));
+  EXPECT_FALSE(ToCivetwebPorts("host:port", &out));
+}
+
+TEST(Gzip, RoundTrips) {
+  std::string text(10000, 'x');
+  text += "tail";
+  std::string z = GzipCompress(text);
+  EXPECT_LT(z.size(), text.size() / 10);
+  EXPECT_TRUE(Gunzip(z) == text);
+}
+
+TEST(UrlDecode, DecodesPercentAndPlus) {
+  EXPECT_EQ(UrlDecode("a%2Fb+c"), "a/b c");
+  EXPECT_EQ(UrlDecode("bad%zz"), "bad%zz");
+}
+
+TEST(HttpServer, RoutesExactPathsAndQuery) {
+  HttpServer server;
+  server.Handle("/hello", [](const HttpServerRequest& r) {
+    HttpServerReply reply;
+    reply.body = "name=" + (r.query.count("name") ? r.query.at("name") : "");
+    return reply;
+  });
+  std::string error;
+  ASSERT_TRUE(server.Start("127.0.0.1:0", &error)) << error;
+  ASSERT_GT(server.port(), 0);
+  auto ok = testing::HttpGet(server.port(), "/hello?name=a%20b");
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_EQ(ok.body, "name=a b");
+  EXPECT_EQ(testing::HttpGet(server.port(), "/hello/more").status, 404);
+  EXPECT_EQ(testing::HttpGet(server.port(), "/").status, 404);
+  server.Stop();
+}
+
+TEST(HttpServer, BindFailureIsAnError) {
+  HttpServer a;
+  std::string error;
+  ASSERT_TRUE(a.Start("127.0.0.1:0", &error));
+  HttpServer b;
+  EXPECT_FALSE(b.Start("127.0.0.1:" + std::to_string(a.port()), &error));
+  EXPECT_THAT(error, HasSubstr("cannot listen"));
+}
+
+}  // namespace
+}  // namespace podwait
