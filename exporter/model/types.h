@@ -3,6 +3,7 @@
 // The compact records that flow from sources to state to the classifier, and the classifier's
 // output. Only the fields classification needs are kept (DESIGN §7): never whole documents.
 
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -101,6 +102,17 @@ enum class Dependency : uint8_t { kPd, kTikv };
 inline constexpr Dependency kAllDependencies[] = {Dependency::kPd, Dependency::kTikv};
 std::string_view DependencyName(Dependency d);
 std::optional<Dependency> ParseDependency(std::string_view name);
+
+// A TiDB cluster: the namespace and the value of the cluster label (the TidbCluster name).
+struct ClusterKey {
+  std::string namespace_;
+  std::string name;
+  auto operator<=>(const ClusterKey&) const = default;
+  // The metric label tidb_cluster: "<namespace>-<name>" (DESIGN §5).
+  std::string TidbClusterLabel() const { return namespace_ + "-" + name; }
+  // "namespace/name"
+  std::string Key() const { return namespace_ + "/" + name; }
+};
 
 struct ClusterDependencies {
   DependencyStatus pd;
