@@ -22,7 +22,8 @@ void App::InstallHandlers() {
     reply.content_type = kTextContentType;
     reply.body = RenderText(collectables_);
     reply.compressible = true;
-    self_metrics_.ScrapeDuration().Observe(static_cast<double>(clock_.MonotonicMs() - start) / 1000);
+    self_metrics_.ScrapeDuration().Observe(static_cast<double>(clock_.MonotonicMs() - start) /
+                                           1000);
     return reply;
   });
   server_.Handle("/healthz", [](const HttpServerRequest&) {

@@ -22,7 +22,8 @@ struct Config {
 
   // Kubernetes API. Empty api_url: in-cluster config (KUBERNETES_SERVICE_HOST/_PORT).
   std::string kube_api_url;
-  std::string kube_token_file;  // default in-cluster: /var/run/secrets/kubernetes.io/serviceaccount/token
+  std::string
+      kube_token_file;  // default in-cluster: /var/run/secrets/kubernetes.io/serviceaccount/token
   std::string kube_ca_file;
   bool kube_insecure_skip_tls_verify = false;
   std::vector<std::string> namespaces;  // empty: all namespaces
@@ -31,8 +32,8 @@ struct Config {
   std::string component_label = "app.kubernetes.io/component";
   int64_t kube_page_size = 500;
   Timestamp kube_watch_timeout = 5 * kMinute;  // server-side timeoutSeconds of a watch
-  bool tidbcluster_enabled = true;   // watch pingcap.com/v1alpha1 TidbClusters (404 disables)
-  bool ca_status_enabled = true;     // read kube-system/cluster-autoscaler-status
+  bool tidbcluster_enabled = true;  // watch pingcap.com/v1alpha1 TidbClusters (404 disables)
+  bool ca_status_enabled = true;    // read kube-system/cluster-autoscaler-status
   std::string ca_status_namespace = "kube-system";
   std::string ca_status_name = "cluster-autoscaler-status";
 

@@ -68,7 +68,8 @@ Flag DurationFlag(const char* name, const char* help, Timestamp Config::*field) 
   return {name, Kind::kDuration, help,
           [field](Config& c, const std::string& v) {
             auto d = ParseDuration(v);
-            if (!d) return std::string("expects a duration like 90s, 15m or 1h30m, got \"") + v + "\"";
+            if (!d)
+              return std::string("expects a duration like 90s, 15m or 1h30m, got \"") + v + "\"";
             c.*field = *d;
             return std::string();
           },
@@ -117,7 +118,8 @@ const std::vector<Flag>& Flags() {
                  &Config::listen_address),
       StringFlag("web.telemetry-path", "Path under which to expose metrics.",
                  &Config::telemetry_path),
-      {"log.level", Kind::kString, "Only log messages with the given severity or above: debug, info, warn, error.",
+      {"log.level", Kind::kString,
+       "Only log messages with the given severity or above: debug, info, warn, error.",
        [](Config& c, const std::string& v) {
          auto l = ParseLogLevel(v);
          if (!l) return std::string("expects one of debug, info, warn, error, got \"") + v + "\"";
@@ -159,8 +161,8 @@ const std::vector<Flag>& Flags() {
       StringFlag("autoscaler.status-configmap.namespace",
                  "Namespace of the cluster-autoscaler status ConfigMap.",
                  &Config::ca_status_namespace),
-      StringFlag("autoscaler.status-configmap.name", "Name of the cluster-autoscaler status ConfigMap.",
-                 &Config::ca_status_name),
+      StringFlag("autoscaler.status-configmap.name",
+                 "Name of the cluster-autoscaler status ConfigMap.", &Config::ca_status_name),
       StringFlag("pd.url-template",
                  "PD base URL per TiDB cluster; {cluster} and {namespace} are substituted.",
                  &Config::pd_url_template),
@@ -251,7 +253,8 @@ bool ParseDependencyMap(const std::string& text,
     size_t start = 0;
     while (start <= rest.size()) {
       size_t plus = rest.find('+', start);
-      std::string dep = rest.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+      std::string dep =
+          rest.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
       auto d = ParseDependency(dep);
       if (!d) {
         *error = "unknown dependency \"" + dep + "\" (known: pd, tikv)";
@@ -285,7 +288,8 @@ FlagParseResult ParseFlags(const std::vector<std::string>& args) {
       return result;
     }
     if (arg.rfind("--", 0) != 0) {
-      if (!arg.empty() && arg[0] == '-') return fail("unknown short flag " + arg + " (flags are --long)");
+      if (!arg.empty() && arg[0] == '-')
+        return fail("unknown short flag " + arg + " (flags are --long)");
       result.positional.push_back(arg);
       continue;
     }

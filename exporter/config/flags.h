@@ -11,7 +11,7 @@ struct FlagParseResult {
   enum class Action { kRun, kHelp, kVersion, kError };
   Action action = Action::kRun;
   Config config;
-  std::string error;  // for kError: what was wrong, naming the flag
+  std::string error;                    // for kError: what was wrong, naming the flag
   std::vector<std::string> positional;  // arguments that are not flags (e.g. a subcommand)
 };
 
@@ -22,7 +22,8 @@ FlagParseResult ParseFlags(const std::vector<std::string>& args);
 // The --help text.
 std::string FlagUsage();
 
-// Parses "tikv=pd,tidb=pd+tikv" into a dependency map; returns false and sets *error when malformed.
+// Parses "tikv=pd,tidb=pd+tikv" into a dependency map; returns false and sets *error when
+// malformed.
 bool ParseDependencyMap(const std::string& text,
                         std::map<std::string, std::vector<Dependency>>* out, std::string* error);
 

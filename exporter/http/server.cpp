@@ -56,7 +56,8 @@ bool HeaderAcceptsGzip(const char* value) {
     std::string_view rest = v.substr(pos + 4);
     auto comma = rest.find(',');
     std::string_view params = rest.substr(0, comma);
-    if (params.find("q=0") == std::string_view::npos || params.find("q=0.") != std::string_view::npos) {
+    if (params.find("q=0") == std::string_view::npos ||
+        params.find("q=0.") != std::string_view::npos) {
       return true;
     }
     pos += 4;
@@ -72,7 +73,8 @@ std::string UrlDecode(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '+') {
       out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+    } else if (s[i] == '%' && i + 2 < s.size() &&
+               std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
                std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
       out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
       i += 2;
@@ -85,7 +87,8 @@ std::string UrlDecode(std::string_view s) {
 
 std::string GzipCompress(std::string_view data) {
   z_stream zs{};
-  if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return {};
+  if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return {};
   std::string out;
   out.resize(deflateBound(&zs, data.size()) + 32);
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
@@ -130,9 +133,9 @@ bool HttpServer::Start(const std::string& listen_address, std::string* error) {
     return false;
   }
   mg_init_library(0);
-  const char* options[] = {"listening_ports", ports.c_str(), "num_threads", "4",
-                           "request_timeout_ms", "30000", "enable_keep_alive", "yes",
-                           nullptr};
+  const char* options[] = {
+      "listening_ports", ports.c_str(),       "num_threads", "4",    "request_timeout_ms",
+      "30000",           "enable_keep_alive", "yes",         nullptr};
   mg_callbacks callbacks{};
   callbacks.log_message = [](const mg_connection*, const char* message) {
     LogDebug("http server", {{"detail", message}});

@@ -62,7 +62,8 @@ SelfMetrics::SelfMetrics()
       .Set(1);
 }
 
-prometheus::Counter& SelfMetrics::WatchEvents(const std::string& resource, const std::string& type) {
+prometheus::Counter& SelfMetrics::WatchEvents(const std::string& resource,
+                                              const std::string& type) {
   return watch_events_.Add({{"resource", resource}, {"type", type}});
 }
 prometheus::Counter& SelfMetrics::WatchRestarts(const std::string& resource,
@@ -85,11 +86,12 @@ prometheus::Gauge& SelfMetrics::WatchLastEventTimestamp(const std::string& resou
   return watch_last_event_.Add({{"resource", resource}});
 }
 prometheus::Histogram& SelfMetrics::ProbeDuration(const std::string& endpoint) {
-  return probe_duration_.Add({{"endpoint", endpoint}},
-                             prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1,
-                                                                     0.25, 0.5, 1, 2.5, 5});
+  return probe_duration_.Add(
+      {{"endpoint", endpoint}},
+      prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5});
 }
-prometheus::Counter& SelfMetrics::ProbeErrors(const std::string& endpoint, const std::string& kind) {
+prometheus::Counter& SelfMetrics::ProbeErrors(const std::string& endpoint,
+                                              const std::string& kind) {
   return probe_errors_.Add({{"endpoint", endpoint}, {"kind", kind}});
 }
 prometheus::Gauge& SelfMetrics::ProbeRoundSeconds() { return probe_round_.Add({}); }

@@ -5,8 +5,8 @@ namespace {
 
 constexpr std::string_view kStageNames[] = {"unscheduled", "initializing", "starting"};
 constexpr std::string_view kClassNames[] = {
-    "dependency", "dependency_stuck", "scale_up",   "capacity", "constraints", "gated",
-    "image",      "crashloop",        "config",     "scheduling", "starting",  "not_ready",
+    "dependency", "dependency_stuck", "scale_up", "capacity",   "constraints", "gated",
+    "image",      "crashloop",        "config",   "scheduling", "starting",    "not_ready",
 };
 static_assert(std::size(kClassNames) == kWaitClassCount);
 static_assert(std::size(kStageNames) == kStageCount);

@@ -46,8 +46,8 @@ struct PodRecord {
   std::string uid;
   std::string namespace_;
   std::string name;
-  std::string cluster;    // value of the cluster label (TidbCluster name), may be empty
-  std::string component;  // value of the component label (pd, tikv, tidb, ...), may be empty
+  std::string cluster;     // value of the cluster label (TidbCluster name), may be empty
+  std::string component;   // value of the component label (pd, tikv, tidb, ...), may be empty
   std::string owner_kind;  // first controller owner reference, e.g. StatefulSet
   std::string owner_name;
   std::string resource_version;
@@ -80,7 +80,8 @@ struct EventRecord {
   std::string pod_name;
   std::string reason;   // FailedScheduling, TriggeredScaleUp, NotTriggerScaleUp, Nominated, ...
   std::string message;  // bounded length
-  std::string source;   // source.component or reportingController (default-scheduler, cluster-autoscaler, karpenter)
+  std::string source;   // source.component or reportingController (default-scheduler,
+                        // cluster-autoscaler, karpenter)
   Timestamp first = 0;  // firstTimestamp or eventTime
   Timestamp last = 0;   // lastTimestamp, series.lastObservedTime or eventTime
   int32_t count = 1;
@@ -137,7 +138,7 @@ struct NodeGroupStatus {
 struct AutoscalerState {
   bool cluster_autoscaler = false;  // detected (ConfigMap or recent events) or forced by flag
   bool karpenter = false;
-  bool forced_none = false;  // --autoscaler=none
+  bool forced_none = false;                  // --autoscaler=none
   std::vector<NodeGroupStatus> node_groups;  // from the CA status ConfigMap
   bool cluster_scale_up_backoff = false;     // cluster-wide ScaleUp: Backoff
   bool Any() const { return !forced_none && (cluster_autoscaler || karpenter); }

@@ -143,7 +143,8 @@ class CurlHttpClient final : public HttpClient {
     curl_easy_setopt(curl_, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(curl_, CURLOPT_TCP_KEEPIDLE, 30L);
     curl_easy_setopt(curl_, CURLOPT_TCP_KEEPINTVL, 15L);
-    curl_easy_setopt(curl_, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout_ms));
+    curl_easy_setopt(curl_, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(request.connect_timeout_ms));
     if (request.timeout_ms > 0) {
       curl_easy_setopt(curl_, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout_ms));
     }

@@ -21,7 +21,7 @@ struct TlsOptions {
 struct HttpRequest {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
-  int64_t timeout_ms = 0;          // whole request; 0 = none (watch streams)
+  int64_t timeout_ms = 0;  // whole request; 0 = none (watch streams)
   int64_t connect_timeout_ms = 5000;
   // Abort when fewer than low_speed_bytes arrive for low_speed_time_s seconds (dead connections
   // on long streams). 0 disables.
@@ -33,11 +33,11 @@ struct HttpRequest {
 };
 
 struct HttpResponse {
-  int status = 0;        // HTTP status; 0 when no response arrived
-  std::string error;     // transport error ("connection refused", "timeout", ...), empty if none
+  int status = 0;     // HTTP status; 0 when no response arrived
+  std::string error;  // transport error ("connection refused", "timeout", ...), empty if none
   bool timed_out = false;
   bool cancelled = false;
-  std::string body;      // for Get(); Stream() leaves it empty
+  std::string body;  // for Get(); Stream() leaves it empty
   std::string content_type;
   int64_t retry_after_s = -1;  // Retry-After in seconds when present
   int64_t duration_ms = 0;

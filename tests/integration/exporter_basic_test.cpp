@@ -50,9 +50,9 @@ class ServingExporter : public ::testing::Test {
   void SetUp() override {
     port_ = FreePort();
     // An API server that refuses connections: the exporter serves anyway, not ready.
-    exporter_ = std::make_unique<Subprocess>(
-        std::vector<std::string>{Exporter(), "--web.listen-address=127.0.0.1:" + std::to_string(port_),
-                                 "--kube.api-url=http://127.0.0.1:1", "--log.format=json"});
+    exporter_ = std::make_unique<Subprocess>(std::vector<std::string>{
+        Exporter(), "--web.listen-address=127.0.0.1:" + std::to_string(port_),
+        "--kube.api-url=http://127.0.0.1:1", "--log.format=json"});
     ASSERT_TRUE(WaitFor([&] { return HttpGet(port_, "/healthz").status == 200; }, 10s))
         << exporter_->ReadLog();
   }

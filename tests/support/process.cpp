@@ -33,7 +33,8 @@ std::string MakeTempDir() {
   return dir ? std::string(dir) : std::string("/tmp");
 }
 
-Subprocess::Subprocess(std::vector<std::string> argv, std::map<std::string, std::string> extra_env) {
+Subprocess::Subprocess(std::vector<std::string> argv,
+                       std::map<std::string, std::string> extra_env) {
   log_path_ = MakeTempDir() + "/output.log";
   pid_ = fork();
   if (pid_ == 0) {
@@ -128,7 +129,8 @@ int RunCommand(const std::vector<std::string>& argv, std::string* output,
   std::string collected;
   char buf[4096];
   ssize_t n;
-  while ((n = read(out_pipe[0], buf, sizeof(buf))) > 0) collected.append(buf, static_cast<size_t>(n));
+  while ((n = read(out_pipe[0], buf, sizeof(buf))) > 0)
+    collected.append(buf, static_cast<size_t>(n));
   close(out_pipe[0]);
   writer.join();
   int status = 0;

@@ -30,8 +30,10 @@ TEST(Exposition, RendersTextFormatWithEscapedLabels) {
   std::string text = RenderText({std::make_shared<FixedCollectable>()});
   EXPECT_THAT(text, HasSubstr("# TYPE podwait_example gauge\n"));
   EXPECT_THAT(text, HasSubstr("podwait_example{pod=\"a\\\"b\\\\c\\nd\"} 1.5\n"));
-  EXPECT_THAT(text, HasSubstr("podwait_example_seconds_bucket{stage=\"unscheduled\",le=\"10\"} 3\n"));
-  EXPECT_THAT(text, HasSubstr("podwait_example_seconds_bucket{stage=\"unscheduled\",le=\"+Inf\"} 4\n"));
+  EXPECT_THAT(text,
+              HasSubstr("podwait_example_seconds_bucket{stage=\"unscheduled\",le=\"10\"} 3\n"));
+  EXPECT_THAT(text,
+              HasSubstr("podwait_example_seconds_bucket{stage=\"unscheduled\",le=\"+Inf\"} 4\n"));
   EXPECT_THAT(text, HasSubstr("podwait_example_seconds_sum{stage=\"unscheduled\"} 42\n"));
 }
 

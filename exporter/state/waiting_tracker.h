@@ -1,0 +1,138 @@
+#pragma once
+
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "exporter/model/types.h"
+
+namespace podwait {
+
+// One waiting pod as published (metrics, /api/v1/pods, status page).
+struct WaitingPod {
+  std::string uid;
+  std::string namespace_;
+  std::string cluster;       // TidbCluster name (pod label)
+  std::string tidb_cluster;  // "<namespace>-<cluster>" (DESIGN §5), empty without a cluster label
+  std::string component;
+  std::string pod;
+  Classification classification;
+  Timestamp class_since = 0;  // when podwait first saw the pod in its current class
+};
+
+// Stage-duration histogram of completed stages, by (component, stage, class).
+struct StageHistogramKey {
+  std::string component;
+  Stage stage;
+  WaitClass wait_class;
+  auto operator<=>(const StageHistogramKey&) const = default;
+};
+inline constexpr std::array<double, 13> kStageBuckets = {1,   5,   10,   30,   60,   120,  300,
+                                                         600, 900, 1800, 3600, 7200, 21600};
+struct StageHistogram {
+  std::array<uint64_t, kStageBuckets.size()> buckets{};  // non-cumulative counts per bucket
+  uint64_t count = 0;
+  double sum = 0;
+};
+
+// A failover member or store that tidb-operator recorded (TidbCluster status).
+struct FailureMember {
+  std::string namespace_;
+  std::string cluster;
+  std::string component;  // pd, tidb, tikv, tiflash
+  std::string pod;
+  Timestamp created_at = 0;
+};
+
+struct FailoverCount {
+  uint64_t members = 0;
+  uint64_t during_dependency_wait = 0;
+};
+
+// Everything the metrics and views need, immutable once published.
+struct WaitingSnapshot {
+  Timestamp evaluated_at = 0;
+  std::vector<WaitingPod> pods;  // sorted by namespace, cluster, pod
+  std::map<StageHistogramKey, StageHistogram> stage_durations;
+  // (namespace, cluster, component) -> failover counts
+  std::map<std::tuple<std::string, std::string, std::string>, FailoverCount> failover;
+  AutoscalerState autoscaler;
+};
+
+// What one evaluation reports back for other state (cluster discovery, PD-pod fallback).
+struct EvaluationSideFacts {
+  // (namespace, cluster) -> number of Ready PD pods (0 when PD pods exist but none is Ready)
+  std::map<std::pair<std::string, std::string>, int> ready_pd_pods;
+};
+
+using ClassifyFn = std::function<Classification(
+    const PodRecord& pod, std::span<const EventRecord> events, const ClusterDependencies* deps,
+    const AutoscalerState& autoscaler, Timestamp now)>;
+using EventsFn = std::function<std::vector<EventRecord>(const PodRecord& pod)>;
+
+struct EvaluationInput {
+  std::span<const std::shared_ptr<const PodRecord>> pods;
+  EventsFn events;  // may be empty: no events
+  const std::map<std::pair<std::string, std::string>, ClusterDependencies>* dependencies = nullptr;
+  AutoscalerState autoscaler;
+  std::span<const FailureMember> failure_members;
+  Timestamp now = 0;
+};
+
+// Classifies every pod, remembers what it saw to observe each completed stage exactly once, and
+// publishes immutable snapshots. Evaluate() is called from one thread (the evaluation loop);
+// Snapshot() from any thread (scrapes) and never waits for an evaluation.
+//
+// Exactly-once stage observations: a stage is observed only when podwait itself saw the pod
+// waiting in it and then saw it leave (to a later stage, or Ready). A relist hands the same uids
+// back (no transition); after an exporter restart, pods are first seen mid-stage (nothing to
+// observe until they leave it) and stages completed while the exporter was down are never invented.
+class WaitingTracker {
+ public:
+  explicit WaitingTracker(ClassifyFn classify);
+
+  EvaluationSideFacts Evaluate(const EvaluationInput& input);
+  std::shared_ptr<const WaitingSnapshot> Snapshot() const;
+
+ private:
+  struct ClassInterval {
+    WaitClass wait_class;
+    Timestamp from;
+    Timestamp to;  // 0 while current
+  };
+  struct Track {
+    bool waiting = false;
+    Stage stage = Stage::kUnscheduled;
+    WaitClass wait_class = WaitClass::kScheduling;
+    Timestamp stage_start = 0;
+    Timestamp class_since = 0;
+    std::string component;
+    std::string namespace_;
+    std::string name;
+    std::vector<ClassInterval> history;  // bounded: the last few class intervals
+    uint64_t seen_generation = 0;
+  };
+
+  void Observe(const Track& track, Timestamp stage_end);
+  static Timestamp ReadySince(const PodRecord& pod, Timestamp fallback);
+  bool WasWaitingOnDependencyAt(const Track& track, Timestamp t) const;
+
+  ClassifyFn classify_;
+  std::unordered_map<std::string, Track> tracks_;  // by pod uid
+  std::map<StageHistogramKey, StageHistogram> histograms_;
+  uint64_t generation_ = 0;
+
+  mutable std::mutex snapshot_mu_;
+  std::shared_ptr<const WaitingSnapshot> snapshot_;
+};
+
+// "<namespace>-<cluster>", or "" without a cluster.
+std::string TidbClusterLabel(const std::string& ns, const std::string& cluster);
+
+}  // namespace podwait

@@ -1,0 +1,112 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "exporter/metrics/exposition.h"
+#include "exporter/metrics/waiting_collector.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr Timestamp kNow = 1'700'000'100'000;
+
+WaitingPod Pod(std::string name, std::string component, Stage stage, WaitClass c,
+               std::string reason, Timestamp start) {
+  WaitingPod p;
+  p.namespace_ = "demo";
+  p.cluster = "demo";
+  p.tidb_cluster = "demo-demo";
+  p.component = std::move(component);
+  p.pod = std::move(name);
+  p.classification.waiting = true;
+  p.classification.stage = stage;
+  p.classification.wait_class = c;
+  p.classification.reason = std::move(reason);
+  p.classification.stage_start = start;
+  return p;
+}
+
+std::shared_ptr<WaitingSnapshot> Demo() {
+  auto s = std::make_shared<WaitingSnapshot>();
+  s->pods.push_back(Pod("demo-tidb-0", "tidb", Stage::kInitializing, WaitClass::kDependency,
+                        "pd_not_ready", kNow - 30'000));
+  s->pods.push_back(Pod("demo-tidb-1", "tidb", Stage::kInitializing, WaitClass::kDependency,
+                        "pd_not_ready", kNow - 90'000));
+  s->pods.push_back(Pod("demo-tikv-0", "tikv", Stage::kUnscheduled, WaitClass::kScaleUp,
+                        "scale_up_in_progress", kNow - 10'000));
+  StageHistogram h;
+  h.buckets[3] = 2;  // two stages between 10s and 30s
+  h.count = 2;
+  h.sum = 45;
+  s->stage_durations[{"tidb", Stage::kInitializing, WaitClass::kDependency}] = h;
+  s->failover[{"demo", "demo", "tidb"}] = {3, 2};
+  s->autoscaler.cluster_autoscaler = true;
+  return s;
+}
+
+std::string Render(std::shared_ptr<WaitingSnapshot> snap, bool pod_series) {
+  FakeClock clock(kNow);
+  auto collector = std::make_shared<WaitingCollector>([snap] { return snap; }, clock, pod_series);
+  return RenderText({collector});
+}
+
+TEST(WaitingCollector, PerPodSeriesCarryTheContractLabels) {
+  std::string text = Render(Demo(), true);
+  EXPECT_THAT(text,
+              HasSubstr("podwait_pod_waiting_seconds{namespace=\"demo\",tidb_cluster=\"demo-demo\","
+                        "component=\"tidb\",pod=\"demo-tidb-1\",stage=\"initializing\","
+                        "class=\"dependency\",reason=\"pd_not_ready\"} 90\n"));
+  EXPECT_THAT(text, Not(HasSubstr(",cluster=")));
+}
+
+TEST(WaitingCollector, GroupsCountAndOldest) {
+  std::string text = Render(Demo(), true);
+  EXPECT_THAT(text,
+              HasSubstr("podwait_waiting_pods{namespace=\"demo\",tidb_cluster=\"demo-demo\","
+                        "component=\"tidb\",stage=\"initializing\",class=\"dependency\"} 2\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("podwait_waiting_oldest_seconds{namespace=\"demo\",tidb_cluster=\"demo-demo\","
+                "component=\"tidb\",stage=\"initializing\",class=\"dependency\"} 90\n"));
+  EXPECT_THAT(text, HasSubstr("podwait_waiting_pods{namespace=\"demo\",tidb_cluster=\"demo-demo\","
+                              "component=\"tikv\",stage=\"unscheduled\",class=\"scale_up\"} 1\n"));
+}
+
+TEST(WaitingCollector, PodSeriesCanBeTurnedOff) {
+  std::string text = Render(Demo(), false);
+  EXPECT_THAT(text, Not(HasSubstr("podwait_pod_waiting_seconds{")));
+  EXPECT_THAT(text, HasSubstr("podwait_waiting_pods{"));
+}
+
+TEST(WaitingCollector, HistogramIsCumulative) {
+  std::string text = Render(Demo(), true);
+  EXPECT_THAT(
+      text,
+      HasSubstr("podwait_stage_duration_seconds_bucket{component=\"tidb\",stage=\"initializing\","
+                "class=\"dependency\",le=\"10\"} 0\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("podwait_stage_duration_seconds_bucket{component=\"tidb\",stage=\"initializing\","
+                "class=\"dependency\",le=\"30\"} 2\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("podwait_stage_duration_seconds_bucket{component=\"tidb\",stage=\"initializing\","
+                "class=\"dependency\",le=\"+Inf\"} 2\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("podwait_stage_duration_seconds_sum{component=\"tidb\",stage=\"initializing\","
+                "class=\"dependency\"} 45\n"));
+}
+
+TEST(WaitingCollector, FailoverAndAutoscaler) {
+  std::string text = Render(Demo(), true);
+  EXPECT_THAT(text, HasSubstr("podwait_failover_during_dependency_wait{namespace=\"demo\","
+                              "tidb_cluster=\"demo-demo\",component=\"tidb\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("podwait_autoscaler_detected{kind=\"cluster-autoscaler\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("podwait_autoscaler_detected{kind=\"karpenter\"} 0\n"));
+}
+
+}  // namespace
+}  // namespace podwait

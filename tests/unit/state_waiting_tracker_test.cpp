@@ -1,0 +1,182 @@
+// WaitingTracker with a scripted classifier: stage observations happen exactly once, relists and
+// restarts invent nothing, failover members are matched to dependency waits.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "exporter/state/waiting_tracker.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+constexpr Timestamp kT0 = 1'700'000'000'000;
+
+// The classification each pod uid gets; set by tests between evaluations.
+struct Script {
+  std::map<std::string, Classification> by_uid;
+};
+
+std::shared_ptr<const PodRecord> MakePod(const std::string& uid, const std::string& name,
+                                         const std::string& component, bool ready = false,
+                                         Timestamp ready_at = 0) {
+  auto p = std::make_shared<PodRecord>();
+  p->uid = uid;
+  p->namespace_ = "demo";
+  p->name = name;
+  p->cluster = "demo";
+  p->component = component;
+  p->phase = ready ? PodPhase::kRunning : PodPhase::kPending;
+  if (ready) p->conditions.push_back({"Ready", ConditionStatus::kTrue, "", "", ready_at});
+  return p;
+}
+
+Classification Waiting(Stage s, WaitClass c, Timestamp start) {
+  Classification x;
+  x.waiting = true;
+  x.stage = s;
+  x.wait_class = c;
+  x.reason = "r";
+  x.stage_start = start;
+  return x;
+}
+
+class TrackerTest : public ::testing::Test {
+ protected:
+  TrackerTest()
+      : tracker_([this](const PodRecord& pod, std::span<const EventRecord>,
+                        const ClusterDependencies*, const AutoscalerState&, Timestamp) {
+          auto it = script_.by_uid.find(pod.uid);
+          return it == script_.by_uid.end() ? Classification{} : it->second;
+        }) {}
+
+  void Run(std::vector<std::shared_ptr<const PodRecord>> pods, Timestamp now,
+           std::vector<FailureMember> failures = {}) {
+    EvaluationInput in;
+    in.pods = pods;
+    in.now = now;
+    in.failure_members = failures;
+    tracker_.Evaluate(in);
+  }
+  uint64_t Count(const std::string& component, Stage s, WaitClass c) {
+    auto snap = tracker_.Snapshot();
+    auto it = snap->stage_durations.find({component, s, c});
+    return it == snap->stage_durations.end() ? 0 : it->second.count;
+  }
+
+  Script script_;
+  WaitingTracker tracker_;
+};
+
+TEST_F(TrackerTest, PublishesWaitingPodsSorted) {
+  script_.by_uid["b"] = Waiting(Stage::kInitializing, WaitClass::kDependency, kT0);
+  script_.by_uid["a"] = Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, kT0);
+  Run({MakePod("b", "demo-tidb-1", "tidb"), MakePod("a", "demo-tidb-0", "tidb"),
+       MakePod("c", "demo-pd-0", "pd", true, kT0)},
+      kT0 + 1000);
+  auto snap = tracker_.Snapshot();
+  EXPECT_THAT(snap->pods, ElementsAre(Field(&WaitingPod::pod, "demo-tidb-0"),
+                                      Field(&WaitingPod::pod, "demo-tidb-1")));
+  EXPECT_EQ(snap->pods[0].tidb_cluster, "demo-demo");
+}
+
+TEST_F(TrackerTest, ObservesACompletedStageExactlyOnce) {
+  auto pod = MakePod("u", "demo-tidb-0", "tidb");
+  script_.by_uid["u"] = Waiting(Stage::kInitializing, WaitClass::kDependency, kT0);
+  Run({pod}, kT0 + 1000);
+  Run({pod}, kT0 + 2000);  // same stage: nothing observed
+  EXPECT_EQ(Count("tidb", Stage::kInitializing, WaitClass::kDependency), 0u);
+  script_.by_uid["u"] = Waiting(Stage::kStarting, WaitClass::kStarting, kT0 + 40'000);
+  Run({pod}, kT0 + 41'000);
+  Run({pod}, kT0 + 42'000);
+  EXPECT_EQ(Count("tidb", Stage::kInitializing, WaitClass::kDependency), 1u);
+  auto snap = tracker_.Snapshot();
+  const auto& h = snap->stage_durations.at({"tidb", Stage::kInitializing, WaitClass::kDependency});
+  EXPECT_DOUBLE_EQ(h.sum, 40.0);
+}
+
+TEST_F(TrackerTest, BecomingReadyObservesTheLastStageUntilReady) {
+  script_.by_uid["u"] = Waiting(Stage::kStarting, WaitClass::kStarting, kT0);
+  Run({MakePod("u", "p", "tikv")}, kT0 + 1000);
+  script_.by_uid["u"] = Classification{};
+  Run({MakePod("u", "p", "tikv", true, kT0 + 5000)}, kT0 + 9000);
+  auto snap = tracker_.Snapshot();
+  EXPECT_THAT(snap->pods, IsEmpty());
+  EXPECT_DOUBLE_EQ(snap->stage_durations.at({"tikv", Stage::kStarting, WaitClass::kStarting}).sum,
+                   5.0);
+}
+
+TEST_F(TrackerTest, RestartSeesReadyPodsWithoutInventingStages) {
+  // A fresh tracker (exporter restart) that first sees pods already Ready or mid-stage.
+  script_.by_uid["w"] = Waiting(Stage::kInitializing, WaitClass::kDependency, kT0 - 60'000);
+  Run({MakePod("r", "ready", "tidb", true, kT0 - 1000), MakePod("w", "waiting", "tidb")}, kT0);
+  Run({MakePod("r", "ready", "tidb", true, kT0 - 1000), MakePod("w", "waiting", "tidb")},
+      kT0 + 1000);
+  EXPECT_THAT(tracker_.Snapshot()->stage_durations, IsEmpty());
+}
+
+TEST_F(TrackerTest, RelistWithSameUidsIsNotATransition) {
+  auto pod = MakePod("u", "p", "tidb");
+  script_.by_uid["u"] = Waiting(Stage::kInitializing, WaitClass::kDependency, kT0);
+  Run({pod}, kT0);
+  auto relisted = MakePod("u", "p", "tidb");  // a new record object for the same pod
+  Run({relisted}, kT0 + 1000);
+  EXPECT_THAT(tracker_.Snapshot()->stage_durations, IsEmpty());
+}
+
+TEST_F(TrackerTest, DeletedPodDoesNotCompleteItsStage) {
+  script_.by_uid["u"] = Waiting(Stage::kInitializing, WaitClass::kDependency, kT0);
+  Run({MakePod("u", "p", "tidb")}, kT0);
+  auto deleting = std::make_shared<PodRecord>(*MakePod("u", "p", "tidb"));
+  deleting->deleted = kT0 + 500;
+  script_.by_uid["u"] = Classification{};
+  Run({deleting}, kT0 + 1000);
+  Run({}, kT0 + 2000);  // gone
+  EXPECT_THAT(tracker_.Snapshot()->stage_durations, IsEmpty());
+  EXPECT_THAT(tracker_.Snapshot()->pods, IsEmpty());
+}
+
+TEST_F(TrackerTest, ClassSinceMovesOnlyWhenTheClassChanges) {
+  auto pod = MakePod("u", "p", "tidb");
+  script_.by_uid["u"] = Waiting(Stage::kInitializing, WaitClass::kDependency, kT0);
+  Run({pod}, kT0 + 1000);
+  Run({pod}, kT0 + 2000);
+  EXPECT_EQ(tracker_.Snapshot()->pods.at(0).class_since, kT0 + 1000);
+  script_.by_uid["u"] = Waiting(Stage::kInitializing, WaitClass::kDependencyStuck, kT0);
+  Run({pod}, kT0 + 3000);
+  EXPECT_EQ(tracker_.Snapshot()->pods.at(0).class_since, kT0 + 3000);
+}
+
+TEST_F(TrackerTest, FailoverDuringDependencyWaitIsCounted) {
+  auto waiting = MakePod("u", "demo-tidb-0", "tidb");
+  auto other = MakePod("v", "demo-tidb-1", "tidb");
+  script_.by_uid["u"] = Waiting(Stage::kInitializing, WaitClass::kDependency, kT0);
+  script_.by_uid["v"] = Waiting(Stage::kStarting, WaitClass::kNotReady, kT0);
+  Run({waiting, other}, kT0 + 1000);
+  std::vector<FailureMember> failures = {{"demo", "demo", "tidb", "demo-tidb-0", kT0 + 300'000},
+                                         {"demo", "demo", "tidb", "demo-tidb-1", kT0 + 300'000}};
+  Run({waiting, other}, kT0 + 301'000, failures);
+  auto snap = tracker_.Snapshot();
+  ASSERT_THAT(snap->failover, SizeIs(1));
+  const FailoverCount& fc = snap->failover.begin()->second;
+  EXPECT_EQ(fc.members, 2u);
+  EXPECT_EQ(fc.during_dependency_wait, 1u);
+}
+
+TEST_F(TrackerTest, ReportsReadyPdPodsPerCluster) {
+  EvaluationInput in;
+  std::vector<std::shared_ptr<const PodRecord>> pods = {MakePod("1", "demo-pd-0", "pd", true, kT0),
+                                                        MakePod("2", "demo-pd-1", "pd"),
+                                                        MakePod("3", "demo-tikv-0", "tikv")};
+  in.pods = pods;
+  in.now = kT0;
+  EvaluationSideFacts facts = tracker_.Evaluate(in);
+  EXPECT_EQ(facts.ready_pd_pods.at({"demo", "demo"}), 1);
+}
+
+}  // namespace
+}  // namespace podwait
