@@ -66,14 +66,19 @@ EvaluationSideFacts WaitingTracker::Evaluate(const EvaluationInput& input) {
 
   for (const auto& pod_ptr : input.pods) {
     const PodRecord& pod = *pod_ptr;
+    if (!pod.cluster.empty() && (facts.clusters.empty() ||
+                                 facts.clusters.back().namespace_ != pod.namespace_ ||
+                                 facts.clusters.back().name != pod.cluster)) {
+      facts.clusters.push_back(ClusterKey{pod.namespace_, pod.cluster});
+    }
     if (pod.component == "pd" && !pod.cluster.empty() && pod.deleted == 0) {
-      int& ready_pd = facts.ready_pd_pods[{pod.namespace_, pod.cluster}];
+      int& ready_pd = facts.ready_pd_pods[ClusterKey{pod.namespace_, pod.cluster}];
       if (PodIsReady(pod)) ++ready_pd;
     }
 
     const ClusterDependencies* deps = nullptr;
     if (input.dependencies != nullptr) {
-      auto it = input.dependencies->find({pod.namespace_, pod.cluster});
+      auto it = input.dependencies->find(ClusterKey{pod.namespace_, pod.cluster});
       if (it != input.dependencies->end()) deps = &it->second;
     }
     Classification c;

@@ -67,8 +67,10 @@ struct WaitingSnapshot {
 
 // What one evaluation reports back for other state (cluster discovery, PD-pod fallback).
 struct EvaluationSideFacts {
-  // (namespace, cluster) -> number of Ready PD pods (0 when PD pods exist but none is Ready)
-  std::map<std::pair<std::string, std::string>, int> ready_pd_pods;
+  // cluster -> number of Ready PD pods (0 when PD pods exist but none is Ready)
+  std::map<ClusterKey, int> ready_pd_pods;
+  // every TiDB cluster that has at least one watched pod
+  std::vector<ClusterKey> clusters;
 };
 
 using ClassifyFn = std::function<Classification(
@@ -79,7 +81,7 @@ using EventsFn = std::function<std::vector<EventRecord>(const PodRecord& pod)>;
 struct EvaluationInput {
   std::span<const std::shared_ptr<const PodRecord>> pods;
   EventsFn events;  // may be empty: no events
-  const std::map<std::pair<std::string, std::string>, ClusterDependencies>* dependencies = nullptr;
+  const std::map<ClusterKey, ClusterDependencies>* dependencies = nullptr;
   AutoscalerState autoscaler;
   std::span<const FailureMember> failure_members;
   Timestamp now = 0;

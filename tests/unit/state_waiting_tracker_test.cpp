@@ -175,7 +175,8 @@ TEST_F(TrackerTest, ReportsReadyPdPodsPerCluster) {
   in.pods = pods;
   in.now = kT0;
   EvaluationSideFacts facts = tracker_.Evaluate(in);
-  EXPECT_EQ(facts.ready_pd_pods.at({"demo", "demo"}), 1);
+  EXPECT_EQ(facts.ready_pd_pods.at(ClusterKey{"demo", "demo"}), 1);
+  EXPECT_THAT(facts.clusters, ElementsAre(ClusterKey{"demo", "demo"}));
 }
 
 }  // namespace
