@@ -66,9 +66,9 @@ EvaluationSideFacts WaitingTracker::Evaluate(const EvaluationInput& input) {
 
   for (const auto& pod_ptr : input.pods) {
     const PodRecord& pod = *pod_ptr;
-    if (!pod.cluster.empty() && (facts.clusters.empty() ||
-                                 facts.clusters.back().namespace_ != pod.namespace_ ||
-                                 facts.clusters.back().name != pod.cluster)) {
+    if (!pod.cluster.empty() &&
+        (facts.clusters.empty() || facts.clusters.back().namespace_ != pod.namespace_ ||
+         facts.clusters.back().name != pod.cluster)) {
       facts.clusters.push_back(ClusterKey{pod.namespace_, pod.cluster});
     }
     if (pod.component == "pd" && !pod.cluster.empty() && pod.deleted == 0) {

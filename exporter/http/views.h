@@ -1,0 +1,34 @@
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "exporter/model/types.h"
+#include "exporter/state/waiting_tracker.h"
+
+namespace podwait {
+
+// What the JSON view and the status page show: the latest evaluation plus dependency state.
+struct ViewModel {
+  std::shared_ptr<const WaitingSnapshot> waiting;
+  std::map<ClusterKey, ClusterDependencies> dependencies;
+  bool synced = false;
+  Timestamp now = 0;
+};
+
+struct PodFilter {
+  std::string namespace_;  // exact; empty = any
+  std::string cluster;     // TidbCluster name or tidb_cluster label; empty = any
+  std::string wait_class;  // exact class name; empty = any
+  bool Matches(const WaitingPod& p) const;
+};
+
+// GET /api/v1/pods: {"evaluatedAt", "pods": [...], "clusters": [...]}. Pure.
+std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter);
+
+// GET /: a self-contained HTML status page (no external assets; refreshes itself). Pure.
+std::string RenderStatusPage(const ViewModel& model, const std::string& telemetry_path);
+
+std::string_view ReadinessName(Readiness r);
+
+}  // namespace podwait

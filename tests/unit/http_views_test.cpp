@@ -1,0 +1,86 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include "exporter/http/views.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr Timestamp kNow = 1'700'000'100'000;
+
+ViewModel Model() {
+  auto snap = std::make_shared<WaitingSnapshot>();
+  snap->evaluated_at = kNow;
+  auto add = [&](std::string ns, std::string cluster, std::string pod, WaitClass c,
+                 std::string reason, std::string evidence) {
+    WaitingPod p;
+    p.namespace_ = ns;
+    p.cluster = cluster;
+    p.tidb_cluster = ns + "-" + cluster;
+    p.pod = pod;
+    p.component = "tidb";
+    p.classification = {true, Stage::kInitializing, c, reason, kNow - 125'000, evidence};
+    p.class_since = kNow - 60'000;
+    snap->pods.push_back(p);
+  };
+  add("demo", "demo", "demo-tidb-0", WaitClass::kDependency, "pd_not_ready", "PD has no leader");
+  add("shop", "shop", "shop-tikv-0", WaitClass::kCapacity, "max_node_group_size",
+      "pod didn't trigger scale-up: 1 max node group size reached <script>");
+  ViewModel m;
+  m.waiting = snap;
+  m.now = kNow;
+  m.synced = true;
+  m.dependencies[ClusterKey{"demo", "demo"}].pd = {Readiness::kNotReady, 0, "no_pd_leader"};
+  m.dependencies[ClusterKey{"shop", "shop"}].pd = {Readiness::kReady, kNow - 3'600'000, ""};
+  return m;
+}
+
+TEST(PodsJson, ListsPodsAndClusters) {
+  rapidjson::Document d;
+  d.Parse(RenderPodsJson(Model(), {}).c_str());
+  ASSERT_FALSE(d.HasParseError());
+  ASSERT_EQ(d["pods"].Size(), 2u);
+  const auto& p = d["pods"][0];
+  EXPECT_STREQ(p["pod"].GetString(), "demo-tidb-0");
+  EXPECT_STREQ(p["class"].GetString(), "dependency");
+  EXPECT_STREQ(p["stage"].GetString(), "initializing");
+  EXPECT_TRUE(p["expected"].GetBool());
+  EXPECT_EQ(p["waitingSeconds"].GetInt64(), 125);
+  EXPECT_STREQ(p["tidbCluster"].GetString(), "demo-demo");
+  ASSERT_EQ(d["clusters"].Size(), 2u);
+  EXPECT_STREQ(d["clusters"][0]["dependencies"]["pd"]["readiness"].GetString(), "not_ready");
+  EXPECT_STREQ(d["clusters"][0]["dependencies"]["tikv"]["readiness"].GetString(), "unknown");
+}
+
+TEST(PodsJson, Filters) {
+  rapidjson::Document d;
+  d.Parse(RenderPodsJson(Model(), {"", "", "capacity"}).c_str());
+  ASSERT_EQ(d["pods"].Size(), 1u);
+  EXPECT_STREQ(d["pods"][0]["pod"].GetString(), "shop-tikv-0");
+  d.Parse(RenderPodsJson(Model(), {"demo", "", ""}).c_str());
+  EXPECT_EQ(d["pods"].Size(), 1u);
+  EXPECT_EQ(d["clusters"].Size(), 1u);
+  d.Parse(RenderPodsJson(Model(), {"", "shop-shop", ""}).c_str());
+  EXPECT_EQ(d["pods"].Size(), 1u);
+}
+
+TEST(StatusPage, ShowsClustersClassesAndEscapes) {
+  std::string html = RenderStatusPage(Model(), "/metrics");
+  EXPECT_THAT(html, HasSubstr("<meta http-equiv=\"refresh\""));
+  EXPECT_THAT(html, HasSubstr("demo-tidb-0"));
+  EXPECT_THAT(html, HasSubstr("pd: not_ready (no_pd_leader)"));
+  EXPECT_THAT(html, HasSubstr("pd: ready for 1h0m"));
+  EXPECT_THAT(html, HasSubstr("capacity <span class=\"unexpected\">needs attention"));
+  EXPECT_THAT(html, HasSubstr("dependency <span class=\"expected\">expected wait"));
+  EXPECT_THAT(html, HasSubstr("2m5s"));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;"));
+  EXPECT_THAT(html, Not(HasSubstr("<script>")));
+  EXPECT_THAT(html, Not(HasSubstr("http://")));  // self-contained: no external assets
+}
+
+}  // namespace
+}  // namespace podwait
