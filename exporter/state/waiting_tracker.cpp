@@ -84,8 +84,12 @@ EvaluationSideFacts WaitingTracker::Evaluate(const EvaluationInput& input) {
     Classification c;
     auto track_it = tracks_.find(pod.uid);
     const bool ready = PodIsReady(pod) && pod.deleted == 0;
-    if (ready && (track_it == tracks_.end() || !track_it->second.waiting)) {
-      // Fast path for the common case: a Ready pod that was not waiting either.
+    if (ready && track_it == tracks_.end()) {
+      // Fast path for the common case: a Ready pod that podwait never saw waiting needs no
+      // classification and no track (a track starts when a pod is first seen waiting).
+      continue;
+    }
+    if (ready && !track_it->second.waiting) {
       c.waiting = false;
     } else {
       std::vector<EventRecord> events;
