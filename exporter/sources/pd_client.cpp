@@ -1,0 +1,230 @@
+#include "exporter/sources/pd_client.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <system_error>
+
+namespace podwait {
+namespace {
+
+bool ContainsNoCase(std::string_view haystack, std::string_view needle) {
+  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                        [](char a, char b) {
+                          return std::tolower(static_cast<unsigned char>(a)) ==
+                                 std::tolower(static_cast<unsigned char>(b));
+                        });
+  return it != haystack.end();
+}
+
+// A short, single-line excerpt of a body for error messages.
+std::string Excerpt(std::string_view body) {
+  std::string out;
+  for (char c : body.substr(0, 120)) out += (c == '\n' || c == '\r') ? ' ' : c;
+  if (body.size() > 120) out += "...";
+  return out;
+}
+
+// Whether an HTTP answer came from PD rather than from something in front of it. PD answers
+// with JSON, or with short plain-text errors (its redirector's "no leader"); proxies answer with
+// HTML pages, empty bodies, 502/504, or a plain-text 503 ("no healthy upstream").
+bool LooksLikePd(const HttpResponse& response, bool parsed) {
+  if (parsed) return true;
+  // A 2xx whose body does not parse is garbage, whoever sent it.
+  if (response.status >= 200 && response.status < 300) return false;
+  std::string_view body = response.body;
+  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.front()))) {
+    body.remove_prefix(1);
+  }
+  if (body.empty() || body.front() == '<') return false;
+  if (response.status == 502 || response.status == 503 || response.status == 504) return false;
+  return true;
+}
+
+bool FileExists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+}  // namespace
+
+std::string_view PdEndpointName(PdEndpoint e) {
+  switch (e) {
+    case PdEndpoint::kHealth:
+      return "health";
+    case PdEndpoint::kLeader:
+      return "leader";
+    case PdEndpoint::kMembers:
+      return "members";
+    case PdEndpoint::kClusterStatus:
+      return "cluster_status";
+    case PdEndpoint::kStores:
+      return "stores";
+    case PdEndpoint::kConfigReplicate:
+      return "config_replicate";
+  }
+  return "unknown";
+}
+
+std::string_view PdEndpointPath(PdEndpoint e) {
+  switch (e) {
+    case PdEndpoint::kHealth:
+      return "/pd/api/v1/health";
+    case PdEndpoint::kLeader:
+      return "/pd/api/v1/leader";
+    case PdEndpoint::kMembers:
+      return "/pd/api/v1/members";
+    case PdEndpoint::kClusterStatus:
+      return "/pd/api/v1/cluster/status";
+    case PdEndpoint::kStores:
+      return "/pd/api/v1/stores";
+    case PdEndpoint::kConfigReplicate:
+      return "/pd/api/v1/config/replicate";
+  }
+  return "/";
+}
+
+std::string_view PdErrorKindName(PdErrorKind k) {
+  switch (k) {
+    case PdErrorKind::kNone:
+      return "";
+    case PdErrorKind::kTimeout:
+      return "timeout";
+    case PdErrorKind::kConnect:
+      return "connect";
+    case PdErrorKind::kHttpStatus:
+      return "http_status";
+    case PdErrorKind::kParse:
+      return "parse";
+    case PdErrorKind::kTls:
+      return "tls";
+    case PdErrorKind::kCancelled:
+      return "cancelled";
+  }
+  return "unknown";
+}
+
+PdErrorKind ClassifyTransportError(const HttpResponse& response) {
+  if (response.cancelled) return PdErrorKind::kCancelled;
+  if (response.timed_out) return PdErrorKind::kTimeout;
+  if (ContainsNoCase(response.error, "ssl") || ContainsNoCase(response.error, "tls") ||
+      ContainsNoCase(response.error, "certificate")) {
+    return PdErrorKind::kTls;
+  }
+  if (ContainsNoCase(response.error, "timeout") || ContainsNoCase(response.error, "timed out")) {
+    return PdErrorKind::kTimeout;
+  }
+  return PdErrorKind::kConnect;
+}
+
+PdClient::PdClient(HttpClient& http, PdClientOptions options, PdProbeObserver* observer)
+    : http_(http), options_(std::move(options)), observer_(observer) {}
+
+template <typename T, typename Parser>
+PdAnswer<T> PdClient::Fetch(PdEndpoint endpoint, Parser parse) {
+  HttpRequest request;
+  request.url = options_.base_url + std::string(PdEndpointPath(endpoint));
+  request.timeout_ms = options_.timeout_ms;
+  request.connect_timeout_ms = options_.timeout_ms;
+  request.tls = options_.tls;
+  request.cancel = options_.cancel;
+  request.headers.emplace_back("Accept", "application/json");
+  // PD bodies are small; 8 MiB bounds even a /stores of thousands of stores.
+  HttpResponse response = http_.Get(request, 8 << 20);
+
+  PdAnswer<T> answer;
+  answer.http_status = response.status;
+  const std::string what = std::string(PdEndpointName(endpoint)) + ": ";
+  if (!response.error.empty()) {
+    answer.error_kind = ClassifyTransportError(response);
+    answer.error = what + response.error;
+  } else {
+    // PD answers /health with 503 and the usual body when some members are unreachable: take
+    // the body whenever it parses, but still count the status as an error.
+    auto parsed = parse(std::string_view(response.body));
+    answer.pd_answered = LooksLikePd(response, parsed.ok());
+    if (response.status >= 200 && response.status < 300) {
+      if (parsed.ok()) {
+        answer.value = std::move(*parsed.value);
+      } else {
+        answer.error_kind = PdErrorKind::kParse;
+        answer.error = what + parsed.error;
+      }
+    } else if (endpoint == PdEndpoint::kStores &&
+               IsPdNotBootstrapped(response.status, response.body)) {
+      answer.not_bootstrapped = true;
+      answer.error = what + "TiKV cluster not bootstrapped";
+    } else {
+      answer.error_kind = PdErrorKind::kHttpStatus;
+      answer.error =
+          what + "HTTP " + std::to_string(response.status) + ": " + Excerpt(response.body);
+      if (endpoint == PdEndpoint::kHealth && parsed.ok()) answer.value = std::move(*parsed.value);
+    }
+  }
+  if (observer_ != nullptr && answer.error_kind != PdErrorKind::kCancelled) {
+    observer_->OnRequest(endpoint, static_cast<double>(response.duration_ms) / 1000.0,
+                         answer.error_kind);
+  }
+  return answer;
+}
+
+PdAnswer<std::vector<PdMemberHealth>> PdClient::Health() {
+  return Fetch<std::vector<PdMemberHealth>>(PdEndpoint::kHealth, ParsePdHealth);
+}
+PdAnswer<std::optional<PdMember>> PdClient::Leader() {
+  return Fetch<std::optional<PdMember>>(PdEndpoint::kLeader, ParsePdLeader);
+}
+PdAnswer<PdMembers> PdClient::Members() {
+  return Fetch<PdMembers>(PdEndpoint::kMembers, ParsePdMembers);
+}
+PdAnswer<PdClusterStatus> PdClient::ClusterStatus() {
+  return Fetch<PdClusterStatus>(PdEndpoint::kClusterStatus, ParsePdClusterStatus);
+}
+PdAnswer<PdStores> PdClient::Stores() {
+  return Fetch<PdStores>(PdEndpoint::kStores, ParsePdStores);
+}
+PdAnswer<PdReplicateConfig> PdClient::ReplicateConfig() {
+  return Fetch<PdReplicateConfig>(PdEndpoint::kConfigReplicate, ParsePdReplicateConfig);
+}
+
+std::string PdBaseUrl(std::string_view url_template, const ClusterKey& cluster) {
+  std::string out;
+  out.reserve(url_template.size() + cluster.name.size() + cluster.namespace_.size());
+  for (size_t i = 0; i < url_template.size();) {
+    if (url_template.compare(i, 9, "{cluster}") == 0) {
+      out += cluster.name;
+      i += 9;
+    } else if (url_template.compare(i, 11, "{namespace}") == 0) {
+      out += cluster.namespace_;
+      i += 11;
+    } else {
+      out += url_template[i++];
+    }
+  }
+  while (!out.empty() && out.back() == '/') out.pop_back();
+  return out;
+}
+
+TlsOptions PdTlsFor(const Config& config, const ClusterKey& cluster) {
+  if (!config.pd_tls_dir.empty()) {
+    const std::string dir = config.pd_tls_dir + "/" + cluster.namespace_ + "/" + cluster.name + "/";
+    const bool ca = FileExists(dir + "ca.crt");
+    const bool cert = FileExists(dir + "tls.crt") && FileExists(dir + "tls.key");
+    if (ca || cert) {
+      TlsOptions tls;
+      if (ca) tls.ca_file = dir + "ca.crt";
+      if (cert) {
+        tls.cert_file = dir + "tls.crt";
+        tls.key_file = dir + "tls.key";
+      }
+      return tls;
+    }
+  }
+  TlsOptions tls;
+  tls.ca_file = config.pd_ca_file;
+  tls.cert_file = config.pd_cert_file;
+  tls.key_file = config.pd_key_file;
+  return tls;
+}
+
+}  // namespace podwait

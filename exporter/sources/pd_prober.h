@@ -1,0 +1,103 @@
+#pragma once
+
+// Probes the PD API of every known TiDB cluster, every Config::pd_interval, with at most
+// Config::pd_concurrency clusters at once.
+//
+// Design: one scheduler thread starts a round per interval; a fixed pool of workers (each with its
+// own HttpClient, since clients are not thread-safe) takes clusters from a queue. Every request is
+// bounded by Config::pd_timeout and a probe stops at the first transport failure, so a PD that
+// hangs holds one worker for at most one timeout and never stalls the other clusters. A cluster
+// whose probe from the previous round is still queued or running is not queued twice.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "exporter/common/clock.h"
+#include "exporter/config/config.h"
+#include "exporter/model/types.h"
+#include "exporter/net/http_client.h"
+#include "exporter/sources/pd_client.h"
+#include "exporter/sources/pd_facts.h"
+
+namespace podwait {
+
+// Probes one cluster's PD once: /health, /leader (/members when /leader fails), /cluster/status,
+// /stores, /config/replicate. Stops at the first transport failure (the API cannot be reached).
+// `success` ignores /config/replicate, which only informs.
+PdFacts ProbePd(PdClient& client, Timestamp now);
+
+class PdProber {
+ public:
+  // The clusters to probe (called once per round, from the scheduler thread).
+  using ClusterLister = std::function<std::vector<ClusterKey>()>;
+  // Receives each probe's result (called from worker threads, concurrently).
+  using ResultSink = std::function<void(const ClusterKey&, PdFacts)>;
+  using ClientFactory = std::function<std::unique_ptr<HttpClient>()>;
+
+  // `observer` (may be null) receives per-request durations/errors and round times; it and the
+  // callbacks must outlive the prober. With Config::readiness_source == "tidbcluster" Start()
+  // does nothing (the PD API is not used).
+  PdProber(const Config& config, const Clock& clock, PdProbeObserver* observer,
+           ClusterLister lister, ResultSink sink, ClientFactory factory = MakeCurlHttpClient);
+  ~PdProber();
+  PdProber(const PdProber&) = delete;
+  PdProber& operator=(const PdProber&) = delete;
+
+  void Start();
+  // Returns within about a second: requests in flight are cancelled.
+  void Stop();
+
+  // Rounds that have completed (every cluster of the round probed).
+  uint64_t rounds_completed() const { return rounds_completed_.load(); }
+  // Duration of the last completed round in milliseconds (-1 before the first).
+  int64_t last_round_ms() const { return last_round_ms_.load(); }
+
+ private:
+  struct Item {
+    ClusterKey cluster;
+    uint64_t round = 0;
+  };
+
+  void SchedulerLoop();
+  void WorkerLoop();
+  void StartRound();
+  void FinishItem(uint64_t round);
+
+  const Config config_;
+  const Clock& clock_;
+  PdProbeObserver* observer_;
+  ClusterLister lister_;
+  ResultSink sink_;
+  ClientFactory factory_;
+
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> rounds_completed_{0};
+  std::atomic<int64_t> last_round_ms_{-1};
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;   // workers wait for items
+  std::condition_variable sched_cv_;  // the scheduler waits for the next tick
+  std::deque<Item> queue_;
+  std::set<ClusterKey> pending_;  // queued or being probed
+  struct RoundState {
+    int64_t started_ms = 0;
+    size_t outstanding = 0;
+  };
+  std::map<uint64_t, RoundState> rounds_;
+  uint64_t next_round_ = 1;
+
+  std::thread scheduler_;
+  std::vector<std::thread> workers_;
+  bool started_ = false;
+};
+
+}  // namespace podwait

@@ -1,0 +1,210 @@
+#include "exporter/sources/tidbcluster.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+
+#include "exporter/common/time_format.h"
+
+namespace podwait {
+namespace {
+
+using rapidjson::Value;
+
+const Value* Member(const Value& obj, const char* key) {
+  if (!obj.IsObject()) return nullptr;
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || it->value.IsNull()) return nullptr;
+  return &it->value;
+}
+
+// Reads an optional string; a present non-string is an error.
+bool Str(const Value& obj, const char* key, std::string* out, std::string* error) {
+  const Value* v = Member(obj, key);
+  if (v == nullptr) return true;
+  if (!v->IsString()) {
+    *error = std::string("\"") + key + "\" is not a string";
+    return false;
+  }
+  out->assign(v->GetString(), v->GetStringLength());
+  return true;
+}
+
+// Optional object field: absent/null -> nullptr (fine); a non-object is an error.
+bool Obj(const Value& obj, const char* key, const Value** out, std::string* error) {
+  *out = Member(obj, key);
+  if (*out != nullptr && !(*out)->IsObject()) {
+    *error = std::string("\"") + key + "\" is not an object";
+    *out = nullptr;
+    return false;
+  }
+  return true;
+}
+
+bool Replicas(const Value& spec, const char* component, int32_t* out, std::string* error) {
+  const Value* c = nullptr;
+  if (!Obj(spec, component, &c, error)) return false;
+  if (c == nullptr) return true;
+  const Value* r = Member(*c, "replicas");
+  if (r == nullptr) {
+    *out = 0;
+    return true;
+  }
+  if (!r->IsInt()) {
+    *error = std::string("spec.") + component + ".replicas is not an integer";
+    return false;
+  }
+  *out = r->GetInt();
+  return true;
+}
+
+// Reads a failureMembers / failureStores map into *out.
+bool Failures(const Value& status, const char* component, const char* field,
+              std::vector<TidbFailureMember>* out, std::string* error) {
+  const Value* c = nullptr;
+  if (!Obj(status, component, &c, error)) return false;
+  if (c == nullptr) return true;
+  const Value* m = nullptr;
+  if (!Obj(*c, field, &m, error)) {
+    *error = std::string("status.") + component + "." + *error;
+    return false;
+  }
+  if (m == nullptr) return true;
+  for (const auto& entry : m->GetObject()) {
+    if (!entry.value.IsObject()) {
+      *error = std::string("status.") + component + "." + field + " entry is not an object";
+      return false;
+    }
+    TidbFailureMember f;
+    f.component = component;
+    f.id.assign(entry.name.GetString(), entry.name.GetStringLength());
+    std::string created;
+    if (!Str(entry.value, "podName", &f.pod_name, error) ||
+        !Str(entry.value, "createdAt", &created, error)) {
+      *error = std::string("status.") + component + "." + field + ": " + *error;
+      return false;
+    }
+    if (!created.empty()) {
+      auto t = ParseRfc3339(created);
+      if (!t) {
+        *error = std::string("status.") + component + "." + field + ": bad createdAt";
+        return false;
+      }
+      f.created_at = *t;
+    }
+    out->push_back(std::move(f));
+  }
+  return true;
+}
+
+}  // namespace
+
+TidbClusterParse ParseTidbCluster(const Value& object) {
+  TidbClusterParse result;
+  std::string error;
+  auto fail = [&](std::string e) {
+    result.error = std::move(e);
+    return result;
+  };
+  if (!object.IsObject()) return fail("TidbCluster is not an object");
+  TidbClusterStatus tc;
+
+  const Value* meta = nullptr;
+  if (!Obj(object, "metadata", &meta, &error)) return fail(error);
+  if (meta == nullptr) return fail("TidbCluster without metadata");
+  if (!Str(*meta, "namespace", &tc.key.namespace_, &error) ||
+      !Str(*meta, "name", &tc.key.name, &error) || !Str(*meta, "uid", &tc.uid, &error) ||
+      !Str(*meta, "resourceVersion", &tc.resource_version, &error)) {
+    return fail("metadata: " + error);
+  }
+  if (tc.key.name.empty()) return fail("TidbCluster without metadata.name");
+
+  const Value* spec = nullptr;
+  if (!Obj(object, "spec", &spec, &error)) return fail(error);
+  if (spec != nullptr) {
+    if (!Replicas(*spec, "pd", &tc.pd_replicas, &error) ||
+        !Replicas(*spec, "tikv", &tc.tikv_replicas, &error) ||
+        !Replicas(*spec, "tidb", &tc.tidb_replicas, &error) ||
+        !Replicas(*spec, "tiflash", &tc.tiflash_replicas, &error)) {
+      return fail(error);
+    }
+  }
+
+  const Value* status = nullptr;
+  if (!Obj(object, "status", &status, &error)) return fail(error);
+  if (status == nullptr) {  // a freshly created TidbCluster has no status yet
+    result.value = std::move(tc);
+    return result;
+  }
+
+  const Value* pd = nullptr;
+  if (!Obj(*status, "pd", &pd, &error)) return fail("status." + error);
+  if (pd != nullptr) {
+    const Value* members = nullptr;
+    if (!Obj(*pd, "members", &members, &error)) return fail("status.pd." + error);
+    if (members != nullptr) {
+      for (const auto& m : members->GetObject()) {
+        if (!m.value.IsObject()) return fail("status.pd.members entry is not an object");
+        const Value* health = Member(m.value, "health");
+        if (health != nullptr && !health->IsBool()) {
+          return fail("status.pd.members health is not a boolean");
+        }
+        tc.pd_members[std::string(m.name.GetString(), m.name.GetStringLength())] =
+            health != nullptr && health->GetBool();
+      }
+    }
+    const Value* leader = nullptr;
+    if (!Obj(*pd, "leader", &leader, &error)) return fail("status.pd." + error);
+    if (leader != nullptr && !Str(*leader, "name", &tc.pd_leader, &error)) {
+      return fail("status.pd.leader: " + error);
+    }
+  }
+
+  const Value* tikv = nullptr;
+  if (!Obj(*status, "tikv", &tikv, &error)) return fail("status." + error);
+  if (tikv != nullptr) {
+    const Value* boot = Member(*tikv, "bootStrapped");
+    if (boot != nullptr) {
+      if (!boot->IsBool()) return fail("status.tikv.bootStrapped is not a boolean");
+      tc.tikv_bootstrapped = boot->GetBool();
+    }
+    const Value* stores = nullptr;
+    if (!Obj(*tikv, "stores", &stores, &error)) return fail("status.tikv." + error);
+    if (stores != nullptr) {
+      for (const auto& s : stores->GetObject()) {
+        if (!s.value.IsObject()) return fail("status.tikv.stores entry is not an object");
+        TidbStoreStatus store;
+        store.id.assign(s.name.GetString(), s.name.GetStringLength());
+        std::string id;
+        if (!Str(s.value, "id", &id, &error) || !Str(s.value, "podName", &store.pod_name, &error) ||
+            !Str(s.value, "state", &store.state, &error)) {
+          return fail("status.tikv.stores: " + error);
+        }
+        if (!id.empty()) store.id = id;
+        tc.tikv_stores.push_back(std::move(store));
+      }
+    }
+  }
+
+  if (!Failures(*status, "pd", "failureMembers", &tc.failure_members, &error) ||
+      !Failures(*status, "tidb", "failureMembers", &tc.failure_members, &error) ||
+      !Failures(*status, "tikv", "failureStores", &tc.failure_members, &error) ||
+      !Failures(*status, "tiflash", "failureStores", &tc.failure_members, &error)) {
+    return fail(error);
+  }
+  result.value = std::move(tc);
+  return result;
+}
+
+TidbClusterParse ParseTidbCluster(std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError()) {
+    TidbClusterParse result;
+    result.error = std::string("invalid JSON at offset ") + std::to_string(doc.GetErrorOffset()) +
+                   ": " + rapidjson::GetParseError_En(doc.GetParseError());
+    return result;
+  }
+  return ParseTidbCluster(static_cast<const rapidjson::Value&>(doc));
+}
+
+}  // namespace podwait
