@@ -91,11 +91,12 @@ PROMQL_KEYWORDS = {
 class Query:
     """One PromQL expression of a dashboard, with where it came from."""
 
-    def __init__(self, dashboard, where, expr, label=None):
+    def __init__(self, dashboard, where, expr, label=None, variable=None):
         self.dashboard = dashboard  # file name
         self.where = where  # 'panel "Title" target A' or 'variable tidb_cluster'
         self.expr = expr  # PromQL, Grafana variables not yet substituted
         self.label = label  # for label_values(): the label whose values the variable lists
+        self.variable = variable  # the variable's name, for variable queries
 
     def __str__(self):
         return f"{self.dashboard}: {self.where}"
@@ -121,12 +122,13 @@ class Dashboard:
                 continue
             q = v.get("query")
             q = q.get("query", "") if isinstance(q, dict) else (q or "")
+            name = v.get("name")
             m = LABEL_VALUES_RE.match(q)
             if m:
-                out.append(Query(self.name, f"variable {v.get('name')}", m.group(1), m.group(2)))
+                out.append(Query(self.name, f"variable {name}", m.group(1), m.group(2), name))
                 continue
             m = QUERY_RESULT_RE.match(q)
-            out.append(Query(self.name, f"variable {v.get('name')}", m.group(1) if m else q))
+            out.append(Query(self.name, f"variable {name}", m.group(1) if m else q, None, name))
         for p in self.panels():
             if p.get("type") == "row":
                 continue
@@ -349,7 +351,7 @@ def has_numbers(data):
     return any(not math.isnan(float(v[1])) for v in samples)
 
 
-def live_check(base, q, values):
+def live_check(base, q, values, allow_empty):
     """Returns None when the query returns data, else why not."""
     text, missing = substitute(q.expr, values)
     if missing:
@@ -365,14 +367,16 @@ def live_check(base, q, values):
     if not has_numbers(data):
         return "no data"
     if q.label:
-        got = {s["metric"].get(q.label, "") for s in data["result"]}
-        want = values.get(q.label)
-        if want and not any(re.fullmatch(want, g) for g in got):
+        got = {s["metric"].get(q.label, "") for s in data["result"]} - {""}
+        if not got and q.variable not in allow_empty:
+            return f"no series has a {q.label} label"
+        want = values.get(q.variable)
+        if got and want and not any(re.fullmatch(want, g) for g in got):
             return f"{q.label} values {sorted(got)} do not include {want}"
     return None
 
 
-def live(dashboards, base, extra_values, timeout, interval):
+def live(dashboards, base, extra_values, allow_empty, timeout, interval):
     pending = []
     for d in dashboards:
         values = dict(BUILTIN_VALUES)
@@ -385,7 +389,7 @@ def live(dashboards, base, extra_values, timeout, interval):
     while True:
         failures = {}
         for q, values in pending:
-            why = live_check(base, q, values)
+            why = live_check(base, q, values, allow_empty)
             if why:
                 failures[q] = why
         pending = [(q, v) for q, v in pending if q in failures]
@@ -410,6 +414,9 @@ def main():
     vp.add_argument("--prometheus", required=True, help="base URL, e.g. http://127.0.0.1:9090")
     vp.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
                     help="value of a dashboard variable (a regex for =~ matchers)")
+    vp.add_argument("--allow-empty", action="append", default=[], metavar="VARIABLE",
+                    help="a label_values variable that may list no value (its series must "
+                         "still exist), e.g. cluster in a single-cluster Prometheus")
     vp.add_argument("--timeout", type=float, default=120, help="seconds to wait for data")
     vp.add_argument("--interval", type=float, default=2, help="seconds between rounds")
     vp.add_argument("dashboards", nargs="+")
@@ -430,7 +437,9 @@ def main():
         print(f"lint: {len(dashboards)} dashboard(s), {len(problems)} problem(s)")
         return 1 if problems else 0
     values = dict(v.split("=", 1) for v in args.var)
-    return 0 if live(dashboards, args.prometheus, values, args.timeout, args.interval) else 1
+    ok = live(dashboards, args.prometheus, values, set(args.allow_empty), args.timeout,
+              args.interval)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
