@@ -1,0 +1,143 @@
+#include "exporter/classify/ca_status.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <exception>
+
+namespace podwait {
+namespace {
+
+constexpr size_t kMaxReasonLength = 200;
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// The first word of a "Key:   Value (details)" line's value.
+std::string FirstWord(std::string_view value) {
+  value = Trim(value);
+  size_t end = value.find_first_of(" \t(");
+  return std::string(value.substr(0, end));
+}
+
+void SetScaleUp(NodeGroupStatus* g, std::string_view status) {
+  g->scale_up_in_progress = status == "InProgress";
+  g->backoff = status == "Backoff";
+}
+
+CaStatusParse ParseText(std::string_view text) {
+  CaStatus st;
+  st.format = CaStatus::Format::kText;
+  enum class Section { kHeader, kCluster, kGroups } section = Section::kHeader;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view line =
+        Trim(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos));
+    pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
+    if (line == "Cluster-wide:") {
+      section = Section::kCluster;
+      continue;
+    }
+    if (line == "NodeGroups:") {
+      section = Section::kGroups;
+      continue;
+    }
+    size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view key = line.substr(0, colon);
+    std::string_view value = line.substr(colon + 1);
+    if (section == Section::kCluster && key == "ScaleUp") {
+      st.cluster_scale_up = FirstWord(value);
+    } else if (section == Section::kGroups && key == "Name") {
+      NodeGroupStatus g;
+      g.name = std::string(Trim(value));
+      st.node_groups.push_back(std::move(g));
+    } else if (section == Section::kGroups && key == "ScaleUp" && !st.node_groups.empty()) {
+      SetScaleUp(&st.node_groups.back(), FirstWord(value));
+    }
+  }
+  CaStatusParse out;
+  out.value = std::move(st);
+  return out;
+}
+
+// yaml-cpp throws on type mismatches and on reading through missing keys; these helpers read
+// only what is there and of the expected shape.
+YAML::Node Child(const YAML::Node& n, const char* key) {
+  if (!n.IsDefined() || !n.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  return n[key];
+}
+
+std::string Scalar(const YAML::Node& n) {
+  if (!n.IsDefined() || !n.IsScalar()) return "";
+  return n.Scalar();
+}
+
+CaStatusParse ParseYaml(std::string_view text) {
+  CaStatusParse out;
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const std::exception& e) {
+    out.error = std::string("status is neither the text format nor YAML: ") + e.what();
+    return out;
+  }
+  try {
+    if (!root.IsDefined() || !root.IsMap()) {
+      out.error = "status YAML is not a mapping";
+      return out;
+    }
+    YAML::Node groups = Child(root, "nodeGroups");
+    YAML::Node cluster = Child(root, "clusterWide");
+    YAML::Node as = Child(root, "autoscalerStatus");
+    if (!groups.IsDefined() && !cluster.IsDefined() && !as.IsDefined()) {
+      out.error = "status YAML has none of autoscalerStatus, clusterWide, nodeGroups";
+      return out;
+    }
+    CaStatus st;
+    st.format = CaStatus::Format::kYaml;
+    st.autoscaler_status = Scalar(as);
+    st.cluster_scale_up = Scalar(Child(Child(cluster, "scaleUp"), "status"));
+    if (groups.IsDefined() && groups.IsSequence()) {
+      for (const YAML::Node& g : groups) {
+        NodeGroupStatus ng;
+        ng.name = Scalar(Child(g, "name"));
+        if (ng.name.empty()) continue;  // a group without a name cannot be matched to anything
+        YAML::Node up = Child(g, "scaleUp");
+        SetScaleUp(&ng, Scalar(Child(up, "status")));
+        YAML::Node info = Child(up, "backoffInfo");
+        std::string code = Scalar(Child(info, "errorCode"));
+        ng.backoff_reason = !code.empty() ? code : Scalar(Child(info, "errorMessage"));
+        if (ng.backoff_reason.size() > kMaxReasonLength) ng.backoff_reason.resize(kMaxReasonLength);
+        st.node_groups.push_back(std::move(ng));
+      }
+    } else if (groups.IsDefined() && !groups.IsNull()) {
+      out.error = "status YAML nodeGroups is not a list";
+      return out;
+    }
+    out.value = std::move(st);
+  } catch (const std::exception& e) {
+    out.error = std::string("status YAML has an unexpected shape: ") + e.what();
+  }
+  return out;
+}
+
+}  // namespace
+
+CaStatusParse ParseCaStatus(std::string_view status) {
+  std::string_view t = Trim(status);
+  if (t.empty()) return CaStatusParse{std::nullopt, "status is empty"};
+  if (t.starts_with("Cluster-autoscaler status at")) return ParseText(t);
+  return ParseYaml(t);
+}
+
+void ApplyCaStatus(const CaStatus& status, AutoscalerState* state) {
+  state->node_groups = status.node_groups;
+  state->cluster_scale_up_backoff = status.cluster_scale_up == "Backoff";
+}
+
+}  // namespace podwait

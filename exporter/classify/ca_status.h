@@ -1,0 +1,41 @@
+#pragma once
+
+// Pure parser for the `status` key of cluster-autoscaler's status ConfigMap
+// (kube-system/cluster-autoscaler-status). Two formats exist:
+//   - the old human-readable text ("Cluster-autoscaler status at <time>:\nCluster-wide:\n  Health:
+//     Healthy (...)\n  ScaleUp: InProgress (ready=3 registered=3)\n...\nNodeGroups:\n  Name: grp\n
+//     ...\n  ScaleUp: Backoff (...)"), written by every CA up to 1.29;
+//   - the YAML document of CA >= 1.30 (clusterstate/api ClusterAutoscalerStatus: autoscalerStatus,
+//     clusterWide.{health,scaleUp,scaleDown}, nodeGroups[].{name,health,scaleUp.{status,
+//     backoffInfo.{errorCode,errorMessage}},scaleDown}), parsed with yaml-cpp.
+// Never throws; a text that is neither gives an error that says why.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exporter/model/types.h"
+
+namespace podwait {
+
+struct CaStatus {
+  enum class Format : uint8_t { kText, kYaml };
+  Format format = Format::kYaml;
+  std::string autoscaler_status;  // YAML only: Running, Initializing
+  std::string cluster_scale_up;   // cluster-wide ScaleUp status: InProgress, NoActivity, ...
+  std::vector<NodeGroupStatus> node_groups;
+};
+
+struct CaStatusParse {
+  std::optional<CaStatus> value;
+  std::string error;
+  bool ok() const { return value.has_value(); }
+};
+
+CaStatusParse ParseCaStatus(std::string_view status);
+
+// Copies what classification needs into `state`: node groups and the cluster-wide backoff.
+void ApplyCaStatus(const CaStatus& status, AutoscalerState* state);
+
+}  // namespace podwait

@@ -1,0 +1,596 @@
+#include "exporter/classify/classifier.h"
+
+#include <algorithm>
+#include <array>
+
+#include "exporter/classify/autoscaler.h"
+#include "exporter/classify/messages.h"
+#include "exporter/classify/reasons.h"
+#include "exporter/common/time_format.h"
+
+namespace podwait {
+namespace {
+
+namespace r = reason;
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+std::string Cut(std::string s) {
+  if (s.size() <= kMaxEvidenceLength) return s;
+  size_t n = kMaxEvidenceLength;
+  // Do not split a UTF-8 sequence: back up over continuation bytes.
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  s.resize(n);
+  return s;
+}
+
+std::string Ago(Timestamp then, Timestamp now) {
+  return FormatDuration(now > then ? now - then : 0) + " ago";
+}
+
+Classification Waiting(Stage stage, WaitClass c, std::string_view why, Timestamp start,
+                       std::string evidence) {
+  Classification out;
+  out.waiting = true;
+  out.stage = stage;
+  out.wait_class = c;
+  out.reason = std::string(why);
+  out.stage_start = start;
+  out.evidence = Cut(std::move(evidence));
+  return out;
+}
+
+Classification NotWaiting(std::string evidence) {
+  Classification out;
+  out.waiting = false;
+  out.evidence = std::move(evidence);
+  return out;
+}
+
+bool IsTrue(const PodCondition* c) { return c != nullptr && c->status == ConditionStatus::kTrue; }
+
+std::string EventEvidence(const EventRecord& e) { return e.reason + ": " + e.message; }
+
+struct Context {
+  const PodRecord& pod;
+  std::vector<const EventRecord*> events;  // this pod's, oldest first by `last`
+  const ClusterDependencies* deps;
+  const AutoscalerState& autoscaler;
+  const ClassifierOptions& opt;
+  Timestamp now;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Containers that cannot run
+
+struct ContainerProblem {
+  WaitClass wait_class;
+  std::string_view reason;
+  const ContainerStatus* container;
+  bool init;
+};
+
+std::optional<std::pair<WaitClass, std::string_view>> ProblemOf(const ContainerStatus& c) {
+  if (c.state != ContainerState::kWaiting) return std::nullopt;
+  const std::string& w = c.reason;
+  if (w == "CrashLoopBackOff") return std::pair{WaitClass::kCrashloop, r::kCrashLoop};
+  if (w == "ErrImagePull" || w == "ImagePullBackOff" || w == "RegistryUnavailable" ||
+      w == "SignatureValidationFailed") {
+    return std::pair{WaitClass::kImage, r::kImagePull};
+  }
+  // Neither fixes itself: the image reference or the pull policy is wrong.
+  if (w == "InvalidImageName" || w == "ErrImageNeverPull") {
+    return std::pair{WaitClass::kImage, r::kInvalidImage};
+  }
+  if (w == "CreateContainerConfigError" || w == "CreateContainerError" ||
+      w == "RunContainerError" || w == "PreStartHookError" || w == "PreCreateHookError") {
+    return std::pair{WaitClass::kConfig, r::kContainerConfig};
+  }
+  return std::nullopt;
+}
+
+// The most telling problem of the pod's containers: a crash loop first (it is what restarts and
+// pages), then image, then config; init containers before main containers.
+std::optional<ContainerProblem> FindProblem(const PodRecord& pod) {
+  for (WaitClass want : {WaitClass::kCrashloop, WaitClass::kImage, WaitClass::kConfig}) {
+    for (bool init : {true, false}) {
+      const auto& list = init ? pod.init_containers : pod.containers;
+      for (const auto& c : list) {
+        auto p = ProblemOf(c);
+        if (p && p->first == want) return ContainerProblem{p->first, p->second, &c, init};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::string ProblemEvidence(const ContainerProblem& p) {
+  std::string s = std::string(p.init ? "init container " : "container ") + p.container->name + " " +
+                  p.container->reason;
+  if (p.container->restart_count > 0) {
+    s += " (restarts " + std::to_string(p.container->restart_count) + ")";
+  }
+  if (!p.container->message.empty()) s += ": " + p.container->message;
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dependencies
+
+enum class DepState : uint8_t { kNotReady, kUnknown, kReady };
+
+struct DepVerdict {
+  DepState state = DepState::kUnknown;
+  std::string_view reason;    // for kNotReady: which dependency, normalized
+  Timestamp ready_since = 0;  // for kReady: the latest of the needed dependencies' ready_since
+  std::string evidence;
+};
+
+bool IsDependencyWaitContainer(const ClassifierOptions& opt, const std::string& name) {
+  return std::find(opt.dependency_init_containers.begin(), opt.dependency_init_containers.end(),
+                   name) != opt.dependency_init_containers.end();
+}
+
+// The dependencies the pod's component waits for; empty when its component is not in the map.
+std::vector<Dependency> Needed(const Context& ctx) {
+  auto it = ctx.opt.dependency_map.find(ctx.pod.component);
+  if (it == ctx.opt.dependency_map.end()) return {};
+  return it->second;
+}
+
+// The reason a not-ready dependency gives, if it is one of the vocabulary's; else the default.
+std::string_view NotReadyReason(Dependency d, const DependencyStatus& s) {
+  for (std::string_view known : {r::kPdNotReady, r::kNoPdLeader, r::kClusterNotInitialized,
+                                 r::kTikvNotReady, r::kNoTikvStoreUp}) {
+    if (s.reason == known) return known;
+  }
+  return d == Dependency::kPd ? r::kPdNotReady : r::kTikvNotReady;
+}
+
+DepVerdict EvaluateDependencies(const Context& ctx, const std::vector<Dependency>& needed) {
+  DepVerdict v;
+  if (ctx.deps == nullptr) {
+    v.state = DepState::kUnknown;
+    v.evidence = "TiDB cluster " + (ctx.pod.cluster.empty() ? "(none)" : ctx.pod.cluster) +
+                 " has no dependency state";
+    return v;
+  }
+  bool unknown = false;
+  std::string unknown_names;
+  Timestamp latest_ready = 0;
+  // PD first: when PD is down, TiKV is down because of it.
+  for (Dependency d : kAllDependencies) {
+    if (std::find(needed.begin(), needed.end(), d) == needed.end()) continue;
+    const DependencyStatus& s = ctx.deps->Get(d);
+    switch (s.readiness) {
+      case Readiness::kNotReady:
+        v.state = DepState::kNotReady;
+        v.reason = NotReadyReason(d, s);
+        v.evidence = std::string(DependencyName(d)) + " not ready" +
+                     (s.reason.empty() ? "" : " (" + s.reason + ")");
+        return v;
+      case Readiness::kUnknown:
+        unknown = true;
+        if (!unknown_names.empty()) unknown_names += ", ";
+        unknown_names += DependencyName(d);
+        break;
+      case Readiness::kReady:
+        latest_ready = std::max(latest_ready, s.ready_since);
+        break;
+    }
+  }
+  if (unknown) {
+    v.state = DepState::kUnknown;
+    v.evidence = "readiness of " + unknown_names + " unknown";
+    return v;
+  }
+  v.state = DepState::kReady;
+  v.ready_since = latest_ready;
+  std::string names;
+  for (Dependency d : needed) {
+    if (!names.empty()) names += "+";
+    names += DependencyName(d);
+  }
+  v.evidence = names + " ready" + (latest_ready != 0 ? " since " + Ago(latest_ready, ctx.now) : "");
+  return v;
+}
+
+// dependency (within the ready grace) or dependency_stuck (past it), measured from when the last
+// needed dependency became ready, but never from before the stage began: a pod cannot have been
+// stuck in a stage longer than it has been in it.
+Classification ReadyDependencyWait(const Context& ctx, Stage stage, Timestamp start,
+                                   const DepVerdict& v, const std::string& what) {
+  Timestamp since = std::max(v.ready_since, start);
+  WaitClass c = ctx.now - since > ctx.opt.dependency_ready_grace ? WaitClass::kDependencyStuck
+                                                                 : WaitClass::kDependency;
+  return Waiting(stage, c, r::kDependencyReady, start, what + "; " + v.evidence);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stage unscheduled
+
+bool IsAutoscalerVerdict(const EventRecord& e) {
+  AutoscalerKind k = EventAutoscalerKind(e);
+  if (k == AutoscalerKind::kClusterAutoscaler) {
+    return e.reason == "TriggeredScaleUp" || e.reason == "NotTriggerScaleUp";
+  }
+  if (k == AutoscalerKind::kKarpenter) {
+    return e.reason == "Nominated" || e.reason == "NominatedMachine" ||
+           e.reason == "FailedScheduling";
+  }
+  return false;
+}
+
+std::string_view LastSegment(std::string_view name) {
+  size_t slash = name.rfind('/');
+  return slash == std::string_view::npos ? name : name.substr(slash + 1);
+}
+
+// The CA status ConfigMap entry of a node group an event names. GKE writes full instance group
+// URLs whose host differs between the event and the ConfigMap, so the last path segment counts.
+const NodeGroupStatus* FindGroup(const AutoscalerState& as, std::string_view name) {
+  for (const auto& g : as.node_groups) {
+    if (g.name == name) return &g;
+  }
+  for (const auto& g : as.node_groups) {
+    if (LastSegment(g.name) == LastSegment(name)) return &g;
+  }
+  return nullptr;
+}
+
+// What the scheduler says, as a whole: resource shortage (more nodes like the ones that exist
+// would fit), constraints (the pod's own requirements exclude every node), or unknown.
+enum class FitVerdict : uint8_t { kResource, kConstraint, kUnknown };
+
+// The scheduler reports, per node, the first filter that failed. Filters that check the node's
+// taints, affinity, ports and room run in that order (NodeUnschedulable, TaintToleration,
+// NodeAffinity, NodePorts, NodeResourcesFit), so a node reported short of room passed the pod's
+// taint and affinity checks: a node like it with room would take the pod. Hence any resource
+// reason makes the mix `capacity`. Node-specific reasons (being deleted, not ready, cordoned,
+// control plane) are not the pod's constraints: if nothing else fails, fresh nodes would fit.
+FitVerdict Judge(const FitError& fit, std::string_view* why) {
+  if (const FitReason* res = DominantReason(fit.reasons, FitKind::kResource)) {
+    *why = res->reason;
+    return FitVerdict::kResource;
+  }
+  if (const FitReason* con = DominantReason(fit.reasons, FitKind::kConstraint)) {
+    *why = con->reason;
+    return FitVerdict::kConstraint;
+  }
+  if (DominantReason(fit.reasons, FitKind::kNodeSpecific) != nullptr) {
+    *why = r::kNodesUnavailable;
+    return FitVerdict::kResource;
+  }
+  *why = r::kUnschedulableOther;
+  return FitVerdict::kUnknown;
+}
+
+Classification FromFit(Timestamp start, FitVerdict verdict, std::string_view why,
+                       std::string evidence) {
+  WaitClass c = verdict == FitVerdict::kResource ? WaitClass::kCapacity : WaitClass::kConstraints;
+  return Waiting(Stage::kUnscheduled, c, why, start, std::move(evidence));
+}
+
+// cluster-autoscaler said no. Its reasons count node groups. A group that could take the pod but
+// may not grow (backoff, max size, cluster limits) makes it `capacity`, whatever the other groups
+// say; so do resource reasons (the pod is bigger than any group's nodes: a real shortfall). Only
+// constraint reasons (no group's nodes match the pod) make it `constraints`.
+Classification FromRefusal(Timestamp start, const ScaleUpRefusal& refusal, const FitError& fit,
+                           const EventRecord& e) {
+  std::string evidence = EventEvidence(e);
+  for (std::string_view limit :
+       {r::kScaleUpBackoff, r::kMaxNodeGroupSize, r::kNodepoolLimit, r::kMaxClusterSize}) {
+    for (const auto& x : refusal.reasons) {
+      if (x.kind == FitKind::kLimit && x.reason == limit) {
+        return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, limit, start, evidence);
+      }
+    }
+  }
+  if (const FitReason* res = DominantReason(refusal.reasons, FitKind::kResource)) {
+    return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, res->reason, start, evidence);
+  }
+  const FitReason* con = DominantReason(refusal.reasons, FitKind::kConstraint);
+  if (con == nullptr) con = DominantReason(refusal.reasons, FitKind::kNodeSpecific);
+  if (con != nullptr) {
+    return Waiting(Stage::kUnscheduled, WaitClass::kConstraints, con->reason, start, evidence);
+  }
+  // No reason we know (the oldest CA wrote none): the scheduler's message decides.
+  std::string_view why;
+  FitVerdict v = Judge(fit, &why);
+  return FromFit(start, v, why, evidence);
+}
+
+// Karpenter said no, one verdict per nodepool. Limits anywhere: `capacity` (a pool fits but may
+// not grow); no instance type big enough: `capacity`; otherwise every pool excludes the pod:
+// `constraints`.
+Classification FromKarpenterFailure(Timestamp start, const std::vector<KarpenterPoolVerdict>& pools,
+                                    const EventRecord& e) {
+  std::vector<FitReason> reasons;
+  for (const auto& p : pools) reasons.push_back(p.reason);
+  std::string evidence = EventEvidence(e);
+  if (const FitReason* lim = DominantReason(reasons, FitKind::kLimit)) {
+    return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, lim->reason, start, evidence);
+  }
+  if (const FitReason* res = DominantReason(reasons, FitKind::kResource)) {
+    return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, res->reason, start, evidence);
+  }
+  const FitReason* con = DominantReason(reasons, FitKind::kConstraint);
+  return Waiting(Stage::kUnscheduled, WaitClass::kConstraints,
+                 con != nullptr ? con->reason : r::kUnschedulableOther, start, evidence);
+}
+
+Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
+  const PodRecord& pod = ctx.pod;
+  const PodCondition* cond = pod.Condition("PodScheduled");
+  const Timestamp grace = ctx.opt.decision_grace;
+
+  if (cond != nullptr && cond->reason == "SchedulingGated") {
+    return Waiting(Stage::kUnscheduled, WaitClass::kGated, r::kSchedulingGated, start,
+                   "PodScheduled=False SchedulingGated" +
+                       (cond->message.empty() ? std::string() : ": " + cond->message));
+  }
+
+  // The scheduler's view: the condition's message, or the last FailedScheduling it wrote.
+  std::string fit_message = cond != nullptr ? cond->message : "";
+  if (fit_message.empty()) {
+    for (const EventRecord* e : ctx.events) {
+      if (e->reason == "FailedScheduling" && EventAutoscalerKind(*e) == AutoscalerKind::kNone) {
+        fit_message = e->message;  // events are oldest first: the last one wins
+      }
+    }
+  }
+  FitError fit = ParseFitError(fit_message);
+
+  // The autoscaler's view: its latest verdict on this pod decides, positive or negative.
+  const EventRecord* verdict = nullptr;
+  for (const EventRecord* e : ctx.events) {
+    if (IsAutoscalerVerdict(*e)) verdict = e;  // oldest first: the last one is the newest
+  }
+  if (verdict != nullptr) {
+    const EventRecord& e = *verdict;
+    const Timestamp timeout = ctx.opt.provision_timeout;
+    if (e.reason == "TriggeredScaleUp") {
+      auto groups = ParseTriggeredScaleUp(e.message);
+      if (groups) {
+        for (const auto& g : *groups) {
+          const NodeGroupStatus* st = FindGroup(ctx.autoscaler, g.name);
+          if (st != nullptr && st->backoff) {
+            return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpBackoff, start,
+                           "node group " + g.name + " in scale-up backoff" +
+                               (st->backoff_reason.empty() ? "" : " (" + st->backoff_reason + ")") +
+                               "; " + EventEvidence(e));
+          }
+        }
+      }
+      // A scale-up is one attempt: re-triggering it writes a new event (or bumps `last`).
+      if (ctx.now - e.last > timeout) {
+        return Waiting(
+            Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpTimeout, start,
+            "scale-up " + Ago(e.last, ctx.now) + " did not bring a node; " + EventEvidence(e));
+      }
+      return Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, r::kScaleUpInProgress, start,
+                     EventEvidence(e));
+    }
+    if (e.reason == "Nominated" || e.reason == "NominatedMachine") {
+      // Karpenter repeats the nomination while the pod waits for the same NodeClaim (same
+      // message: `count` and `last` grow), so the wait on it is measured from `first`.
+      Timestamp since = e.first != 0 ? e.first : e.last;
+      if (ctx.now - since > timeout) {
+        return Waiting(
+            Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpTimeout, start,
+            "nominated " + Ago(since, ctx.now) + ", still unscheduled; " + EventEvidence(e));
+      }
+      return Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, r::kKarpenterNominated, start,
+                     EventEvidence(e));
+    }
+    if (e.reason == "NotTriggerScaleUp") {
+      if (auto refusal = ParseNotTriggerScaleUp(e.message)) {
+        return FromRefusal(start, *refusal, fit, e);
+      }
+    }
+    if (e.reason == "FailedScheduling") {
+      if (auto pools = ParseKarpenterFailedScheduling(e.message)) {
+        return FromKarpenterFailure(start, *pools, e);
+      }
+    }
+    // A verdict we cannot read: fall through to the scheduler's view.
+  }
+
+  if (cond == nullptr || cond->status != ConditionStatus::kFalse) {
+    // The scheduler has not written a verdict yet.
+    std::string_view why =
+        ctx.now - pod.created > grace ? r::kNoSchedulerDecision : r::kAwaitingDecision;
+    return Waiting(Stage::kUnscheduled, WaitClass::kScheduling, why, start,
+                   fit_message.empty() ? "no PodScheduled condition yet" : fit_message);
+  }
+
+  const Timestamp since = cond->last_transition != 0 ? cond->last_transition : pod.created;
+  const std::string scheduler_evidence =
+      "PodScheduled=False " + cond->reason + (fit_message.empty() ? "" : ": " + fit_message);
+  if (ctx.autoscaler.Any() && ctx.now - since <= grace) {
+    return Waiting(Stage::kUnscheduled, WaitClass::kScheduling, r::kAwaitingDecision, start,
+                   "unschedulable " + Ago(since, ctx.now) + ", autoscaler has not decided; " +
+                       scheduler_evidence);
+  }
+
+  std::string_view why;
+  FitVerdict v = Judge(fit, &why);
+  if (v == FitVerdict::kResource && ctx.autoscaler.cluster_autoscaler &&
+      !ctx.autoscaler.forced_none) {
+    // No pod-specific verdict (events expire after an hour; pods that fit on nodes already being
+    // added get none): the CA status ConfigMap is the next best evidence.
+    if (ctx.autoscaler.cluster_scale_up_backoff) {
+      return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpBackoff, start,
+                     "cluster-autoscaler cluster-wide scale-up backoff; " + scheduler_evidence);
+    }
+    if (ctx.now - since <= ctx.opt.provision_timeout) {
+      for (const auto& g : ctx.autoscaler.node_groups) {
+        if (g.scale_up_in_progress) {
+          return Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, r::kScaleUpInProgress, start,
+                         "node group " + g.name + " scale-up in progress; " + scheduler_evidence);
+        }
+      }
+    }
+  }
+  return FromFit(start, v, why, scheduler_evidence);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stage initializing
+
+Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
+  const PodRecord& pod = ctx.pod;
+  const Stage stage = Stage::kInitializing;
+
+  if (auto p = FindProblem(pod)) {
+    // A dependency-wait init container that exits non-zero while its dependency is down is doing
+    // its job: the kubelet's restart back-off is its retry loop. While a needed dependency is not
+    // ready the pod is `dependency` (the evidence keeps the crash loop); once the dependencies
+    // are ready, or unknown, the crash loop is the story and shows as `crashloop`. Crash loops of
+    // any other container always show.
+    if (p->wait_class == WaitClass::kCrashloop && p->init &&
+        IsDependencyWaitContainer(ctx.opt, p->container->name)) {
+      std::vector<Dependency> needed = Needed(ctx);
+      if (needed.empty()) needed = {Dependency::kPd};
+      DepVerdict v = EvaluateDependencies(ctx, needed);
+      if (v.state == DepState::kNotReady) {
+        return Waiting(stage, WaitClass::kDependency, v.reason, start,
+                       v.evidence + "; " + ProblemEvidence(*p));
+      }
+    }
+    return Waiting(stage, p->wait_class, p->reason, start, ProblemEvidence(*p));
+  }
+
+  // The init container that runs now: the first that has not completed.
+  const ContainerStatus* current = nullptr;
+  for (const auto& c : pod.init_containers) {
+    if (c.state == ContainerState::kTerminated && c.exit_code == 0) continue;
+    current = &c;
+    break;
+  }
+  if (current == nullptr) {
+    return Waiting(stage, WaitClass::kStarting, r::kPodInitializing, start,
+                   pod.init_containers.empty() ? "init containers not started yet"
+                                               : "init containers completed");
+  }
+  std::string what =
+      "init container " + current->name +
+      (current->state == ContainerState::kRunning ? " running" : " " + current->reason);
+  if (IsDependencyWaitContainer(ctx.opt, current->name)) {
+    // A wait-for-pd container implies PD even for a component missing from the map.
+    std::vector<Dependency> needed = Needed(ctx);
+    if (needed.empty()) needed = {Dependency::kPd};
+    DepVerdict v = EvaluateDependencies(ctx, needed);
+    switch (v.state) {
+      case DepState::kNotReady:
+        return Waiting(stage, WaitClass::kDependency, v.reason, start, what + "; " + v.evidence);
+      case DepState::kUnknown:
+        return Waiting(stage, WaitClass::kStarting, r::kDependencyUnknown, start,
+                       what + "; " + v.evidence);
+      case DepState::kReady:
+        return ReadyDependencyWait(ctx, stage, start, v, what);
+    }
+  }
+  std::string_view why = r::kContainerWaiting;
+  if (current->state == ContainerState::kRunning) {
+    why = r::kInitRunning;
+  } else if (current->reason == "PodInitializing") {
+    why = r::kPodInitializing;
+  } else if (current->reason == "ContainerCreating") {
+    why = r::kContainerCreating;
+  }
+  return Waiting(stage, WaitClass::kStarting, why, start, what);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stage starting
+
+Classification ClassifyStarting(const Context& ctx, Timestamp start) {
+  const PodRecord& pod = ctx.pod;
+  const Stage stage = Stage::kStarting;
+
+  if (auto p = FindProblem(pod))
+    return Waiting(stage, p->wait_class, p->reason, start, ProblemEvidence(*p));
+
+  if (pod.containers.empty()) {
+    return Waiting(stage, WaitClass::kStarting, r::kContainerCreating, start,
+                   "containers not started yet");
+  }
+  for (const auto& c : pod.containers) {
+    if (c.state == ContainerState::kRunning) continue;
+    std::string_view why = r::kContainerWaiting;
+    if (c.reason == "ContainerCreating") why = r::kContainerCreating;
+    if (c.reason == "PodInitializing") why = r::kPodInitializing;
+    std::string what =
+        "container " + c.name + " " + (c.reason.empty() ? std::string("not running") : c.reason);
+    if (!c.message.empty()) what += ": " + c.message;
+    return Waiting(stage, WaitClass::kStarting, why, start, what);
+  }
+
+  // Every container runs; some are not ready.
+  const PodCondition* ready = pod.Condition("Ready");
+  const PodCondition* initialized = pod.Condition("Initialized");
+  std::string what = "Ready=False";
+  if (ready != nullptr && !ready->message.empty()) what += ": " + ready->message;
+
+  std::vector<Dependency> needed = Needed(ctx);
+  if (!needed.empty()) {
+    DepVerdict v = EvaluateDependencies(ctx, needed);
+    switch (v.state) {
+      case DepState::kNotReady:
+        return Waiting(stage, WaitClass::kDependency, v.reason, start, what + "; " + v.evidence);
+      case DepState::kUnknown:
+        return Waiting(stage, WaitClass::kNotReady, r::kDependencyUnknown, start,
+                       what + "; " + v.evidence);
+      case DepState::kReady:
+        // Waiting on a dependency means it became ready during this stage. If it was ready
+        // before the stage began, the pod never waited for it: its readiness is its own.
+        if (v.ready_since > start) return ReadyDependencyWait(ctx, stage, start, v, what);
+        what += "; " + v.evidence;
+        break;
+    }
+  }
+  // A pod that was Ready and lost it (Ready changed after Initialized did) is not starting up.
+  bool lost_readiness = ready != nullptr && initialized != nullptr &&
+                        ready->last_transition > initialized->last_transition;
+  if (!lost_readiness && ctx.now - start <= ctx.opt.dependency_ready_grace) {
+    return Waiting(stage, WaitClass::kStarting, r::kReadinessProbe, start, what);
+  }
+  return Waiting(stage, WaitClass::kNotReady, r::kReadinessProbe, start, what);
+}
+
+}  // namespace
+
+Classification Classify(const PodRecord& pod, std::span<const EventRecord> events,
+                        const ClusterDependencies* deps, const AutoscalerState& autoscaler,
+                        const ClassifierOptions& options, Timestamp now) {
+  if (pod.deleted != 0) return NotWaiting("being deleted");
+  if (pod.phase == PodPhase::kSucceeded) return NotWaiting("Succeeded");
+  if (pod.phase == PodPhase::kFailed) return NotWaiting("Failed");
+  const PodCondition* ready = pod.Condition("Ready");
+  if (IsTrue(ready)) return NotWaiting("Ready");
+
+  Context ctx{pod, {}, deps, autoscaler, options, now};
+  for (const auto& e : events) {
+    // Events of an earlier pod with the same name (a StatefulSet pod deleted and re-created).
+    if (!pod.uid.empty() && !e.pod_uid.empty() && e.pod_uid != pod.uid) continue;
+    if (pod.created != 0 && e.last != 0 && e.last < pod.created) continue;
+    ctx.events.push_back(&e);
+  }
+  std::stable_sort(ctx.events.begin(), ctx.events.end(),
+                   [](const EventRecord* a, const EventRecord* b) { return a->last < b->last; });
+
+  const PodCondition* scheduled = pod.Condition("PodScheduled");
+  const PodCondition* initialized = pod.Condition("Initialized");
+  auto or_created = [&](Timestamp t) { return t != 0 ? t : pod.created; };
+
+  if (!IsTrue(scheduled)) return ClassifyUnscheduled(ctx, pod.created);
+  if (!IsTrue(initialized))
+    return ClassifyInitializing(ctx, or_created(scheduled->last_transition));
+  Timestamp start = initialized->last_transition;
+  if (ready != nullptr) start = std::max(start, ready->last_transition);
+  return ClassifyStarting(ctx, or_created(start));
+}
+
+}  // namespace podwait

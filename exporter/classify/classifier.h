@@ -1,0 +1,55 @@
+#pragma once
+
+// The classifier (DESIGN §4): why a pod waits. A pure function of the pod record, the events for
+// it, its cluster's dependency state, the autoscaler state and the time: no I/O, no clock reads.
+// Thread-safe (no shared state). README.md in this folder is the decision table as implemented.
+
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "exporter/common/clock.h"
+#include "exporter/model/types.h"
+
+namespace podwait {
+
+// The classification knobs. Defaults equal Config's (exporter/config/config.h); the exporter maps
+// its Config onto this (podwait_classify does not depend on podwait_config).
+struct ClassifierOptions {
+  // An unschedulable pod is `scheduling` this long while an autoscaler is present (it has not
+  // decided yet). A pod without a PodScheduled verdict is `scheduling` regardless; after this
+  // long its reason becomes no_scheduler_decision.
+  Timestamp decision_grace = 60 * kSecond;
+  // A scale-up (TriggeredScaleUp, Karpenter nomination) older than this has failed: `capacity`,
+  // reason scale_up_timeout. cluster-autoscaler's --max-node-provision-time defaults to 15m.
+  Timestamp provision_timeout = 15 * kMinute;
+  // A pod still waiting this long after its dependencies became ready is `dependency_stuck`; a
+  // freshly started pod is `starting` this long before a failing readiness probe is `not_ready`.
+  Timestamp dependency_ready_grace = 2 * kMinute;
+  // Init containers that wait for a dependency (wait-for-pd and the like).
+  std::vector<std::string> dependency_init_containers = {"wait-for-pd"};
+  // component -> the dependencies it waits for (--dependency.map).
+  std::map<std::string, std::vector<Dependency>> dependency_map = {
+      {"tikv", {Dependency::kPd}},
+      {"tidb", {Dependency::kPd, Dependency::kTikv}},
+      {"tiflash", {Dependency::kPd, Dependency::kTikv}},
+      {"ticdc", {Dependency::kPd, Dependency::kTikv}},
+      {"pump", {Dependency::kPd}},
+  };
+};
+
+// Evidence is cut to this many bytes (at a UTF-8 boundary).
+inline constexpr size_t kMaxEvidenceLength = 512;
+
+// Classifies one pod at `now`.
+//   events: the events whose involvedObject is this pod (any order); events of an earlier pod with
+//           the same name (another uid, or older than the pod) are ignored.
+//   deps:   the pod's TiDB cluster's dependency state; nullptr when the cluster is unknown (every
+//           dependency then counts as unknown).
+// Returns waiting=false for Ready, Succeeded, Failed and deleted pods.
+Classification Classify(const PodRecord& pod, std::span<const EventRecord> events,
+                        const ClusterDependencies* deps, const AutoscalerState& autoscaler,
+                        const ClassifierOptions& options, Timestamp now);
+
+}  // namespace podwait
