@@ -1,0 +1,378 @@
+#include "exporter/kube/reflector.h"
+
+#include <algorithm>
+#include <random>
+
+#include "exporter/common/log.h"
+
+namespace podwait {
+namespace {
+
+uint64_t RandomSeed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+}  // namespace
+
+ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string resource,
+                                            std::string path) {
+  ReflectorOptions o;
+  o.resource = std::move(resource);
+  o.path = std::move(path);
+  o.page_size = config.kube_page_size;
+  o.watch_timeout = config.kube_watch_timeout;
+  return o;
+}
+
+Reflector::Reflector(const KubeContext& ctx, ReflectorOptions options, ReflectorHandler& handler)
+    : ctx_(ctx),
+      opts_([&] {
+        if (options.name.empty()) options.name = options.resource;
+        return std::move(options);
+      }()),
+      handler_(handler),
+      backoff_(opts_.backoff_initial_ms, opts_.backoff_max_ms,
+               opts_.seed != 0 ? opts_.seed : RandomSeed()),
+      relists_(ctx.metrics->WatchRelists(opts_.resource)),
+      synced_gauge_(ctx.metrics->WatchSynced(opts_.resource)),
+      objects_gauge_(ctx.metrics->Objects(opts_.resource)),
+      parse_errors_(ctx.metrics->ParseErrors(opts_.resource)),
+      last_event_(ctx.metrics->WatchLastEventTimestamp(opts_.resource)),
+      splitter_(opts_.max_line_bytes) {
+  for (int t = 0; t < 5; ++t) {
+    events_[t] = &ctx.metrics->WatchEvents(opts_.resource,
+                                           WatchEventTypeName(static_cast<WatchEventType>(t)));
+  }
+  ctx_.sync->Register(opts_.name);
+}
+
+Reflector::~Reflector() { Stop(); }
+
+void Reflector::Start() {
+  if (thread_.joinable()) return;
+  stop_ = false;
+  thread_ = std::thread([this] { Run(); });
+}
+
+void Reflector::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string Reflector::resource_version() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rv_;
+}
+
+void Reflector::SetResourceVersion(std::string_view rv) {
+  if (rv.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  rv_.assign(rv.data(), rv.size());
+}
+
+void Reflector::SleepMs(int64_t ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_.load(); });
+}
+
+void Reflector::UpdateObjects() {
+  if (auto n = handler_.ObjectCount()) objects_gauge_.Set(static_cast<double>(*n));
+}
+
+void Reflector::CountParseError(const std::string& what) {
+  parse_errors_.Increment();
+  // At most one warning per 10 s per reflector: a stream of bad lines must not flood the log.
+  const int64_t now = ctx_.clock->MonotonicMs();
+  if (now - last_parse_warn_ms_ >= 10 * kSecond) {
+    last_parse_warn_ms_ = now;
+    LogWarn("skipped a malformed object", {{"resource", opts_.name}, {"error", what}});
+  }
+}
+
+void Reflector::Restart(const std::string& reason) {
+  ctx_.metrics->WatchRestarts(opts_.resource, reason).Increment();
+}
+
+std::string Reflector::Url(bool watch, const std::string& continue_token) const {
+  std::string url = ctx_.endpoint.api_url + opts_.path + "?";
+  if (watch) {
+    url += "watch=true&allowWatchBookmarks=true&timeoutSeconds=" +
+           std::to_string(std::max<int64_t>(1, opts_.watch_timeout / kSecond));
+    url += "&resourceVersion=" + UrlEncode(resource_version());
+  } else {
+    url += "limit=" + std::to_string(opts_.page_size);
+    if (!continue_token.empty()) url += "&continue=" + UrlEncode(continue_token);
+  }
+  if (!opts_.label_selector.empty()) url += "&labelSelector=" + UrlEncode(opts_.label_selector);
+  if (!opts_.field_selector.empty()) url += "&fieldSelector=" + UrlEncode(opts_.field_selector);
+  return url;
+}
+
+HttpRequest Reflector::NewRequest(std::string url) const {
+  HttpRequest req;
+  req.url = std::move(url);
+  req.tls = ctx_.endpoint.tls;
+  req.cancel = &stop_;
+  req.headers.emplace_back("Accept", "application/json");
+  if (ctx_.tokens != nullptr) {
+    std::string token = ctx_.tokens->Token();
+    if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
+  }
+  return req;
+}
+
+std::string Reflector::FailureReason(const HttpResponse& response) {
+  retry_after_s_ = response.retry_after_s;
+  if (!response.error.empty()) return response.timed_out ? "timeout" : "connection";
+  if (response.status == 401) {
+    if (ctx_.tokens != nullptr) ctx_.tokens->Invalidate();
+    return "unauthorized";
+  }
+  if (response.status == 429) return "throttled";
+  if (response.status >= 500) return "server_error";
+  return "http_error";
+}
+
+Reflector::Outcome Reflector::List() {
+  handler_.OnListBegin();
+  std::string continue_token;
+  std::string rv;
+  size_t items = 0;
+  const int64_t start = ctx_.clock->MonotonicMs();
+  for (;;) {
+    if (stop_) {
+      handler_.OnListAbort();
+      return Outcome::kStopped;
+    }
+    HttpRequest req = NewRequest(Url(false, continue_token));
+    req.timeout_ms = opts_.list_timeout;
+    req.low_speed_time_s = std::max<int64_t>(1, opts_.list_timeout / kSecond / 2);
+    HttpResponse resp = client_->Get(req, opts_.max_page_bytes);
+    if (resp.cancelled || stop_) {
+      handler_.OnListAbort();
+      return Outcome::kStopped;
+    }
+    if (resp.error.empty() && resp.status == 404) {
+      handler_.OnListAbort();
+      return Outcome::kNotFound;
+    }
+    if (resp.error.empty() && resp.status == 410 && !continue_token.empty()) {
+      // The continue token expired between pages: the snapshot is gone, start over.
+      Restart("expired_continue");
+      LogInfo("list continue token expired; listing again", {{"resource", opts_.name}});
+      handler_.OnListAbort();
+      handler_.OnListBegin();
+      continue_token.clear();
+      items = 0;
+      continue;
+    }
+    if (!resp.ok()) {
+      const std::string reason = FailureReason(resp);
+      Restart(reason);
+      handler_.OnListAbort();
+      LogWarn("list failed", {{"resource", opts_.name},
+                              {"reason", reason},
+                              {"status", std::to_string(resp.status)},
+                              {"error", resp.error}});
+      return Outcome::kRetry;
+    }
+    // One page DOM at a time, parsed in place in the response buffer.
+    rapidjson::Document doc;
+    doc.ParseInsitu(resp.body.data());
+    if (doc.HasParseError() || !doc.IsObject()) {
+      CountParseError("list page is not a JSON object");
+      Restart("parse");
+      retry_after_s_ = -1;
+      handler_.OnListAbort();
+      return Outcome::kRetry;
+    }
+    auto list_items = doc.FindMember("items");
+    if (list_items != doc.MemberEnd() && list_items->value.IsArray()) {
+      for (const auto& item : list_items->value.GetArray()) {
+        ++items;
+        if (!item.IsObject()) {
+          CountParseError("list item is not an object");
+        } else if (!handler_.OnListItem(item)) {
+          CountParseError("list item rejected by its parser");
+        }
+      }
+    } else if (list_items != doc.MemberEnd() && !list_items->value.IsNull()) {
+      CountParseError("list items is not an array");
+    }
+    auto meta = doc.FindMember("metadata");
+    if (meta != doc.MemberEnd()) {
+      rv = std::string(StringMember(meta->value, "resourceVersion"));
+      continue_token = std::string(StringMember(meta->value, "continue"));
+    } else {
+      continue_token.clear();
+    }
+    if (continue_token.empty()) break;
+  }
+  handler_.OnListEnd(rv);
+  SetResourceVersion(rv);
+  if (rv.empty()) {
+    // Without a resourceVersion a watch would start "now" and could miss changes; the list is
+    // still applied, the watch starts from whatever the server considers current.
+    LogWarn("list without a resourceVersion", {{"resource", opts_.name}});
+  }
+  UpdateObjects();
+  LogInfo("listed", {{"resource", opts_.name},
+                     {"items", std::to_string(items)},
+                     {"resource_version", rv},
+                     {"ms", std::to_string(ctx_.clock->MonotonicMs() - start)}});
+  return Outcome::kOk;
+}
+
+void Reflector::HandleWatchLine(std::string_view line) {
+  ++stream_lines_;
+  WatchEvent ev;
+  std::string error;
+  if (!ParseWatchEvent(line, &event_doc_, &ev, &error)) {
+    CountParseError(error);
+    return;
+  }
+  last_event_.Set(static_cast<double>(ctx_.clock->Now()) / 1000.0);
+  events_[static_cast<int>(ev.type)]->Increment();
+  switch (ev.type) {
+    case WatchEventType::kBookmark:
+      SetResourceVersion(ObjectResourceVersion(*ev.object));
+      return;
+    case WatchEventType::kError: {
+      const ApiStatus status = ParseApiStatus(*ev.object);
+      if (IsResourceExpired(status)) {
+        stream_gone_ = true;
+      } else {
+        stream_error_ = true;
+        LogWarn("watch ERROR event", {{"resource", opts_.name},
+                                      {"code", std::to_string(status.code)},
+                                      {"reason", status.reason},
+                                      {"message", status.message}});
+      }
+      return;
+    }
+    case WatchEventType::kAdded:
+    case WatchEventType::kModified:
+    case WatchEventType::kDeleted:
+      if (!handler_.OnEvent(ev.type, *ev.object)) {
+        CountParseError(std::string(WatchEventTypeName(ev.type)) +
+                        " object rejected by its parser");
+      }
+      // Advance even past an object we could not parse: it would never parse better.
+      SetResourceVersion(ObjectResourceVersion(*ev.object));
+      UpdateObjects();
+      return;
+  }
+}
+
+Reflector::Outcome Reflector::Watch() {
+  HttpRequest req = NewRequest(Url(true, {}));
+  // The server ends the stream after timeoutSeconds; the client deadline is a safety net.
+  req.timeout_ms = opts_.watch_timeout + 30 * kSecond;
+  req.low_speed_time_s = opts_.idle_timeout_s;
+  splitter_.Reset();
+  stream_gone_ = false;
+  stream_error_ = false;
+  stream_lines_ = 0;
+  const uint64_t oversized_before = splitter_.oversized();
+  bool receiving = false;
+  watches_++;
+  HttpResponse resp = client_->Stream(req, [&](std::string_view chunk) {
+    if (!receiving) {
+      receiving = true;
+      synced_gauge_.Set(1);
+    }
+    splitter_.Feed(chunk, [this](std::string_view line) {
+      if (!stream_gone_ && !stream_error_) HandleWatchLine(line);
+    });
+    return !stop_ && !stream_gone_ && !stream_error_;
+  });
+  for (uint64_t i = oversized_before; i < splitter_.oversized(); ++i) {
+    CountParseError("watch line longer than the limit");
+  }
+  if (stop_ || resp.cancelled) return Outcome::kStopped;
+  if (receiving) backoff_.Reset();
+  if (stream_gone_) {
+    Restart("gone");
+    LogInfo("watch resourceVersion expired; relisting", {{"resource", opts_.name}});
+    return Outcome::kGone;
+  }
+  if (stream_error_) {
+    Restart("error_event");
+    retry_after_s_ = -1;
+    return Outcome::kRetry;
+  }
+  if (resp.error.empty() && resp.status == 410) {
+    Restart("gone");
+    LogInfo("watch answered 410 Gone; relisting", {{"resource", opts_.name}});
+    return Outcome::kGone;
+  }
+  if (!resp.error.empty() || resp.status < 200 || resp.status >= 300) {
+    const std::string reason = FailureReason(resp);
+    Restart(reason);
+    LogWarn("watch failed", {{"resource", opts_.name},
+                             {"reason", reason},
+                             {"status", std::to_string(resp.status)},
+                             {"error", resp.error}});
+    return Outcome::kRetry;
+  }
+  Restart("closed");
+  retry_after_s_ = -1;
+  // A server that closes watches at once must not make us spin.
+  return receiving ? Outcome::kClosed : Outcome::kRetry;
+}
+
+void Reflector::Run() {
+  client_ = ctx_.client_factory();
+  bool need_list = true;
+  while (!stop_) {
+    if (need_list) {
+      const Outcome o = List();
+      if (o == Outcome::kStopped) break;
+      if (o == Outcome::kOk) {
+        ++lists_;
+        need_list = false;
+        backoff_.Reset();
+        synced_gauge_.Set(1);
+        if (!synced_once_.exchange(true)) ctx_.sync->MarkSynced(opts_.name);
+        continue;
+      }
+      synced_gauge_.Set(0);
+      if (o == Outcome::kNotFound) {
+        if (handler_.OnNotFound()) {
+          LogInfo("resource not served by the API server; not watching it",
+                  {{"resource", opts_.name}, {"path", opts_.path}});
+          disabled_ = true;
+          ctx_.sync->Unregister(opts_.name);
+          return;
+        }
+        Restart("not_found");
+        retry_after_s_ = -1;
+      }
+      SleepMs(backoff_.Next(retry_after_s_));
+      continue;
+    }
+    const Outcome o = Watch();
+    switch (o) {
+      case Outcome::kStopped:
+        return;
+      case Outcome::kClosed:
+        break;  // resume at once from the last resourceVersion
+      case Outcome::kGone:
+        synced_gauge_.Set(0);
+        relists_.Increment();
+        need_list = true;
+        break;
+      default:
+        synced_gauge_.Set(0);
+        SleepMs(backoff_.Next(retry_after_s_));
+        break;
+    }
+  }
+}
+
+}  // namespace podwait

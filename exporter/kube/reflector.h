@@ -1,0 +1,172 @@
+#pragma once
+
+// A reflector keeps a local copy of one Kubernetes resource collection up to date: a paginated
+// list, then a watch from the list's resourceVersion, resumed after every disconnect and replaced
+// by a fresh list when the server says the resourceVersion is too old (410 Gone / Expired).
+
+#include <rapidjson/document.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "exporter/common/clock.h"
+#include "exporter/common/sync_status.h"
+#include "exporter/config/config.h"
+#include "exporter/kube/kube_config.h"
+#include "exporter/kube/watch_protocol.h"
+#include "exporter/metrics/self_metrics.h"
+#include "exporter/net/http_client.h"
+
+namespace podwait {
+
+// What a reflector feeds. Every call comes from the reflector's own thread, one at a time, so an
+// implementation needs locking only for what it shares with other threads (its store).
+//
+// Contract (it makes the handler's state equal to the server's, with no lost or ghost objects):
+//  - A list is OnListBegin(), then OnListItem() for every object of the collection, then
+//    OnListEnd(). The items between Begin and End are the COMPLETE collection: on OnListEnd the
+//    handler must replace its whole state with exactly those items (objects it held that were not
+//    listed are gone on the server and must be dropped). A list that fails midway ends with
+//    OnListAbort() instead: the handler drops what it staged and keeps its previous state (the
+//    reflector lists again later). The first list after Start() and every relist (after 410 Gone)
+//    follow the same sequence.
+//  - Between lists, OnEvent() delivers ADDED, MODIFIED and DELETED in server order. BOOKMARK and
+//    ERROR events are handled by the reflector and never reach the handler.
+//  - A handler returns false from OnListItem/OnEvent for an object it cannot parse; the reflector
+//    counts it in podwait_parse_errors_total{resource} and carries on.
+//  - `object` is only valid during the call: copy what you keep.
+//  - OnNotFound(): the list answered 404 (e.g. a CRD that is not installed). Return true to stop
+//    the reflector for good (it then unregisters from SyncStatus so /readyz does not wait for
+//    it), false to keep retrying with backoff.
+class ReflectorHandler {
+ public:
+  virtual ~ReflectorHandler() = default;
+  virtual void OnListBegin() = 0;
+  virtual bool OnListItem(const rapidjson::Value& object) = 0;
+  virtual void OnListEnd(const std::string& resource_version) = 0;
+  virtual void OnListAbort() = 0;
+  // type is kAdded, kModified or kDeleted.
+  virtual bool OnEvent(WatchEventType type, const rapidjson::Value& object) = 0;
+  virtual bool OnNotFound() { return false; }
+  // Objects held, for podwait_objects{resource}; nullopt to leave the gauge alone.
+  virtual std::optional<size_t> ObjectCount() const { return std::nullopt; }
+};
+
+using HttpClientFactory = std::function<std::unique_ptr<HttpClient>()>;
+
+// What every reflector of a process shares. The pointers must outlive the reflectors.
+struct KubeContext {
+  KubeEndpoint endpoint;
+  TokenSource* tokens = nullptr;  // nullptr: no Authorization header
+  HttpClientFactory client_factory = MakeCurlHttpClient;
+  const Clock* clock = &SystemClock::Instance();
+  SelfMetrics* metrics = nullptr;  // required
+  SyncStatus* sync = nullptr;      // required
+};
+
+struct ReflectorOptions {
+  std::string resource;  // metric label: pods, events, tidbclusters, configmaps
+  std::string name;      // unique name for SyncStatus and logs ("pods/tidb-prod"); default resource
+  std::string path;      // collection path, e.g. /api/v1/namespaces/x/pods
+  std::string label_selector;
+  std::string field_selector;
+  int64_t page_size = 500;
+  Timestamp watch_timeout = 5 * kMinute;  // server-side timeoutSeconds
+  // A watch that receives no byte for this long is a dead connection (the API server sends
+  // bookmarks about once a minute). Also the client-side deadline of a list page is list_timeout.
+  int64_t idle_timeout_s = 180;
+  Timestamp list_timeout = kMinute;
+  int64_t backoff_initial_ms = 500;
+  int64_t backoff_max_ms = 30'000;
+  size_t max_line_bytes = 16u << 20;  // longer watch lines (oversized objects) are skipped
+  size_t max_page_bytes = 512u << 20;
+  uint64_t seed = 0;  // backoff jitter; 0 picks a random seed
+};
+
+// Options for a resource from the exporter's Config (page size, watch timeout).
+ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string resource,
+                                            std::string path);
+
+// Runs list + watch for one collection on its own thread. Stop() returns within about a second
+// (in-flight requests are cancelled). Not copyable.
+class Reflector {
+ public:
+  // Registers options.name with ctx.sync (not ready until the first full list).
+  Reflector(const KubeContext& ctx, ReflectorOptions options, ReflectorHandler& handler);
+  ~Reflector();
+  Reflector(const Reflector&) = delete;
+  Reflector& operator=(const Reflector&) = delete;
+
+  void Start();
+  void Stop();
+
+  // Whether a full list has completed at least once.
+  bool synced() const { return synced_once_.load(); }
+  // The last resourceVersion seen (list, event or bookmark).
+  std::string resource_version() const;
+  // Full lists done (the first one included) and watch requests started.
+  uint64_t lists() const { return lists_.load(); }
+  uint64_t watches() const { return watches_.load(); }
+  // True once the reflector gave up because the collection does not exist (OnNotFound).
+  bool disabled() const { return disabled_.load(); }
+
+ private:
+  enum class Outcome { kOk, kStopped, kNotFound, kGone, kRetry, kClosed };
+
+  void Run();
+  Outcome List();
+  Outcome Watch();
+  void HandleWatchLine(std::string_view line);
+  HttpRequest NewRequest(std::string url) const;
+  std::string Url(bool watch, const std::string& continue_token) const;
+  // Classifies a failed response; returns the restart reason label.
+  std::string FailureReason(const HttpResponse& response);
+  void Restart(const std::string& reason);
+  void SleepMs(int64_t ms);
+  void SetResourceVersion(std::string_view rv);
+  void UpdateObjects();
+  void CountParseError(const std::string& what);
+
+  const KubeContext ctx_;
+  const ReflectorOptions opts_;
+  ReflectorHandler& handler_;
+  std::unique_ptr<HttpClient> client_;
+  Backoff backoff_;
+
+  // Metrics (cached references into SelfMetrics' families).
+  prometheus::Counter* events_[5];
+  prometheus::Counter& relists_;
+  prometheus::Gauge& synced_gauge_;
+  prometheus::Gauge& objects_gauge_;
+  prometheus::Counter& parse_errors_;
+  prometheus::Gauge& last_event_;
+
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> synced_once_{false};
+  std::atomic<bool> disabled_{false};
+  std::atomic<uint64_t> lists_{0};
+  std::atomic<uint64_t> watches_{0};
+  mutable std::mutex mu_;  // guards rv_ and the sleep
+  std::condition_variable cv_;
+  std::string rv_;
+  int64_t retry_after_s_ = -1;  // from the last failed response
+
+  // Per-watch-stream state (reflector thread only).
+  LineSplitter splitter_;
+  rapidjson::Document event_doc_;
+  bool stream_gone_ = false;
+  bool stream_error_ = false;
+  uint64_t stream_lines_ = 0;
+  int64_t last_parse_warn_ms_ = -1'000'000;
+
+  std::thread thread_;
+};
+
+}  // namespace podwait

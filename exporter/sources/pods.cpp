@@ -1,0 +1,206 @@
+#include "exporter/sources/pods.h"
+
+#include "exporter/kube/json.h"
+#include "exporter/kube/watch_protocol.h"
+
+namespace podwait {
+namespace {
+
+using json::Array;
+using json::Member;
+using json::Object;
+using json::Str;
+using json::Time;
+
+ConditionStatus ParseConditionStatus(std::string_view s) {
+  if (s == "True") return ConditionStatus::kTrue;
+  if (s == "False") return ConditionStatus::kFalse;
+  return ConditionStatus::kUnknown;
+}
+
+PodPhase ParsePhase(std::string_view s) {
+  if (s == "Pending") return PodPhase::kPending;
+  if (s == "Running") return PodPhase::kRunning;
+  if (s == "Succeeded") return PodPhase::kSucceeded;
+  if (s == "Failed") return PodPhase::kFailed;
+  return PodPhase::kUnknown;
+}
+
+ContainerStatus ParseContainerStatus(const rapidjson::Value& v, size_t max_message) {
+  ContainerStatus c;
+  c.name = std::string(Str(&v, "name"));
+  c.ready = json::Bool(&v, "ready");
+  c.restart_count = static_cast<int32_t>(json::Int(&v, "restartCount"));
+  const rapidjson::Value* state = Object(&v, "state");
+  bool exit_known = false;
+  if (const rapidjson::Value* w = Object(state, "waiting")) {
+    c.state = ContainerState::kWaiting;
+    c.reason = std::string(Str(w, "reason"));
+    c.message = BoundedText(Str(w, "message"), max_message);
+  } else if (const rapidjson::Value* r = Object(state, "running")) {
+    c.state = ContainerState::kRunning;
+    c.started_at = Time(r, "startedAt");
+  } else if (const rapidjson::Value* t = Object(state, "terminated")) {
+    c.state = ContainerState::kTerminated;
+    c.reason = std::string(Str(t, "reason"));
+    c.message = BoundedText(Str(t, "message"), max_message);
+    c.exit_code = static_cast<int32_t>(json::Int(t, "exitCode"));
+    c.started_at = Time(t, "startedAt");
+    exit_known = true;
+  }
+  if (!exit_known) {
+    if (const rapidjson::Value* lt = Object(Object(&v, "lastState"), "terminated")) {
+      c.exit_code = static_cast<int32_t>(json::Int(lt, "exitCode"));
+    }
+  }
+  return c;
+}
+
+std::vector<ContainerStatus> ParseContainerStatuses(const rapidjson::Value* status,
+                                                    const char* field, size_t max_message) {
+  std::vector<ContainerStatus> out;
+  const rapidjson::Value* list = Array(status, field);
+  if (list == nullptr) return out;
+  out.reserve(list->Size());
+  for (const auto& item : list->GetArray()) {
+    if (item.IsObject()) out.push_back(ParseContainerStatus(item, max_message));
+  }
+  return out;
+}
+
+}  // namespace
+
+PodParseOptions PodParseOptions::FromConfig(const Config& config) {
+  PodParseOptions o;
+  o.cluster_label = config.cluster_label;
+  o.component_label = config.component_label;
+  return o;
+}
+
+std::string BoundedText(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t cut = max_bytes;
+  // Back off over UTF-8 continuation bytes (10xxxxxx) so no sequence is split.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut));
+}
+
+PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& options) {
+  PodParseResult result;
+  if (!object.IsObject()) {
+    result.error = "pod is not a JSON object";
+    return result;
+  }
+  const rapidjson::Value* meta = Object(&object, "metadata");
+  if (meta == nullptr) {
+    result.error = "pod without metadata";
+    return result;
+  }
+  PodRecord& pod = result.pod;
+  pod.uid = std::string(Str(meta, "uid"));
+  pod.namespace_ = std::string(Str(meta, "namespace"));
+  pod.name = std::string(Str(meta, "name"));
+  if (pod.uid.empty() || pod.name.empty() || pod.namespace_.empty()) {
+    result.error = "pod without metadata.uid, name or namespace";
+    return result;
+  }
+  pod.resource_version = std::string(Str(meta, "resourceVersion"));
+  pod.created = Time(meta, "creationTimestamp");
+  pod.deleted = Time(meta, "deletionTimestamp");
+  if (const rapidjson::Value* labels = Object(meta, "labels")) {
+    pod.cluster = std::string(Str(labels, options.cluster_label.c_str()));
+    pod.component = std::string(Str(labels, options.component_label.c_str()));
+  }
+  if (const rapidjson::Value* owners = Array(meta, "ownerReferences")) {
+    const rapidjson::Value* chosen = nullptr;
+    for (const auto& o : owners->GetArray()) {
+      if (!o.IsObject()) continue;
+      if (chosen == nullptr) chosen = &o;
+      if (json::Bool(&o, "controller")) {
+        chosen = &o;
+        break;
+      }
+    }
+    if (chosen != nullptr) {
+      pod.owner_kind = std::string(Str(chosen, "kind"));
+      pod.owner_name = std::string(Str(chosen, "name"));
+    }
+  }
+  if (const rapidjson::Value* inits = Array(Object(&object, "spec"), "initContainers")) {
+    pod.init_container_names.reserve(inits->Size());
+    for (const auto& c : inits->GetArray()) {
+      std::string_view name = Str(&c, "name");
+      if (!name.empty()) pod.init_container_names.emplace_back(name);
+    }
+  }
+  const rapidjson::Value* status = Object(&object, "status");
+  pod.phase = ParsePhase(Str(status, "phase"));
+  if (const rapidjson::Value* conds = Array(status, "conditions")) {
+    pod.conditions.reserve(conds->Size());
+    for (const auto& c : conds->GetArray()) {
+      std::string_view type = Str(&c, "type");
+      if (type.empty()) continue;
+      PodCondition cond;
+      cond.type = std::string(type);
+      cond.status = ParseConditionStatus(Str(&c, "status"));
+      cond.reason = std::string(Str(&c, "reason"));
+      cond.message = BoundedText(Str(&c, "message"), options.max_message_bytes);
+      cond.last_transition = Time(&c, "lastTransitionTime");
+      pod.conditions.push_back(std::move(cond));
+    }
+  }
+  pod.init_containers =
+      ParseContainerStatuses(status, "initContainerStatuses", options.max_message_bytes);
+  pod.containers = ParseContainerStatuses(status, "containerStatuses", options.max_message_bytes);
+  result.ok = true;
+  return result;
+}
+
+PodSource::PodSource(PodStore& store, PodParseOptions options, std::string namespace_scope)
+    : store_(store), options_(std::move(options)), scope_(std::move(namespace_scope)) {}
+
+void PodSource::OnListBegin() { staged_.clear(); }
+
+bool PodSource::OnListItem(const rapidjson::Value& object) {
+  PodParseResult r = ParsePod(object, options_);
+  if (!r.ok) return false;
+  staged_.push_back(std::make_shared<const PodRecord>(std::move(r.pod)));
+  return true;
+}
+
+void PodSource::OnListEnd(const std::string&) {
+  store_.Replace(std::move(staged_), scope_);
+  staged_ = {};
+}
+
+void PodSource::OnListAbort() { staged_ = {}; }
+
+bool PodSource::OnEvent(WatchEventType type, const rapidjson::Value& object) {
+  PodParseResult r = ParsePod(object, options_);
+  if (!r.ok) return false;
+  if (type == WatchEventType::kDeleted) {
+    store_.Delete(r.pod.uid, r.pod.namespace_, r.pod.name);
+  } else {
+    store_.Upsert(std::move(r.pod));
+  }
+  return true;
+}
+
+std::vector<ReflectorOptions> PodReflectorOptions(const Config& config) {
+  std::vector<ReflectorOptions> out;
+  auto add = [&](const std::string& ns) {
+    ReflectorOptions o =
+        ReflectorOptionsFromConfig(config, "pods", ResourcePath("/api/v1", ns, "pods"));
+    o.name = ns.empty() ? "pods" : "pods/" + ns;
+    o.label_selector = config.selector;
+    out.push_back(std::move(o));
+  };
+  if (config.namespaces.empty()) {
+    add("");
+  } else {
+    for (const auto& ns : config.namespaces) add(ns);
+  }
+  return out;
+}
+
+}  // namespace podwait

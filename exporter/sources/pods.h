@@ -1,0 +1,66 @@
+#pragma once
+
+// Pods: the pure parser from a Kubernetes Pod document to the compact PodRecord, and the
+// reflector handler that keeps the PodStore equal to the API server's pods.
+
+#include <rapidjson/document.h>
+
+#include <string>
+#include <vector>
+
+#include "exporter/config/config.h"
+#include "exporter/kube/reflector.h"
+#include "exporter/model/types.h"
+#include "exporter/state/pod_store.h"
+
+namespace podwait {
+
+struct PodParseOptions {
+  std::string cluster_label = "app.kubernetes.io/instance";
+  std::string component_label = "app.kubernetes.io/component";
+  size_t max_message_bytes = 1024;  // condition and container messages are cut to this (UTF-8 safe)
+
+  static PodParseOptions FromConfig(const Config& config);
+};
+
+// A parse result: the record, or what was wrong with the document.
+struct PodParseResult {
+  bool ok = false;
+  PodRecord pod;
+  std::string error;
+};
+
+// Fills a PodRecord with only the fields it lists (model/types.h). Pure. A document that is not
+// an object, or lacks metadata.uid/name/namespace, is an error; unknown or malformed optional
+// fields are left at their defaults.
+PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& options);
+
+// Cuts `text` to at most max_bytes without splitting a UTF-8 sequence.
+std::string BoundedText(std::string_view text, size_t max_bytes);
+
+// Keeps a PodStore equal to the pods a reflector sees. With a namespace scope, a (re)list replaces
+// only that namespace's pods, so one PodSource per watched namespace can share one store.
+// Called only from its reflector's thread (ReflectorHandler contract).
+class PodSource final : public ReflectorHandler {
+ public:
+  PodSource(PodStore& store, PodParseOptions options, std::string namespace_scope = {});
+
+  void OnListBegin() override;
+  bool OnListItem(const rapidjson::Value& object) override;
+  void OnListEnd(const std::string& resource_version) override;
+  void OnListAbort() override;
+  bool OnEvent(WatchEventType type, const rapidjson::Value& object) override;
+  std::optional<size_t> ObjectCount() const override { return store_.Size(); }
+
+ private:
+  PodStore& store_;
+  const PodParseOptions options_;
+  const std::string scope_;
+  std::vector<PodPtr> staged_;  // the list in progress
+};
+
+// Reflector options for the pods the exporter watches: one per namespace of config.namespaces
+// (name "pods/<namespace>"), or one over all namespaces (name "pods"), with config.selector.
+std::vector<ReflectorOptions> PodReflectorOptions(const Config& config);
+
+}  // namespace podwait

@@ -1,0 +1,98 @@
+#pragma once
+
+// The pods the exporter knows, keyed by uid with a namespace/name index. Written by the pod
+// source (one reflector thread per watched namespace), read by the evaluator and the JSON view.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "exporter/model/types.h"
+
+namespace podwait {
+
+class EventStore;
+
+using PodPtr = std::shared_ptr<const PodRecord>;
+
+// What changed since a version (see PodStore::ChangesSince).
+struct PodChanges {
+  uint64_t version = 0;  // the store's version this answer is current to
+  bool full = false;     // `since` was too old: `upserted` holds every pod, `deleted` is empty
+  std::vector<PodPtr> upserted;  // added or modified (or all, when full)
+  struct Deleted {
+    std::string uid, namespace_, name;
+  };
+  std::vector<Deleted> deleted;
+};
+
+// Thread-safe. Records are immutable once stored (shared_ptr<const PodRecord>), so snapshots are
+// cheap: the lock is held only to copy pointers, never while a reader works on the records.
+// Every change bumps a monotonically increasing version; each record remembers the version that
+// last changed it, and deletions leave a bounded trail of tombstones, so a reader can ask for
+// the changes since the version it saw last.
+//
+// Event clean-up: when a pod leaves the store (Delete, or dropped by Replace), the store tells
+// the EventStore given to the constructor (if any) to forget that pod's events. Events whose pod
+// never shows up are pruned by EventStore::Prune (the event source calls it).
+class PodStore {
+ public:
+  // `events` may be nullptr; it must outlive the store.
+  explicit PodStore(EventStore* events = nullptr, size_t max_tombstones = 65536);
+  PodStore(const PodStore&) = delete;
+  PodStore& operator=(const PodStore&) = delete;
+
+  // Adds or replaces a pod (by uid). A different pod with the same namespace/name (an earlier
+  // incarnation whose deletion was missed) is removed. A record whose resourceVersion equals the
+  // stored one is not a change.
+  void Upsert(PodPtr pod);
+  void Upsert(PodRecord pod) { Upsert(std::make_shared<const PodRecord>(std::move(pod))); }
+  // Removes a pod by uid; with an empty uid, by namespace/name. Returns whether it was there.
+  bool Delete(std::string_view uid, std::string_view namespace_, std::string_view name);
+  // Makes the pods of one namespace (namespace_scope; "" means every namespace) exactly `pods`:
+  // pods of that scope not in `pods` are deleted, the others upserted. Pods of other namespaces
+  // are untouched (one reflector per namespace each replaces only its own).
+  void Replace(std::vector<PodPtr> pods, std::string_view namespace_scope = {});
+
+  PodPtr Get(std::string_view namespace_, std::string_view name) const;
+  PodPtr GetByUid(std::string_view uid) const;
+  bool Contains(std::string_view namespace_, std::string_view name) const;
+  size_t Size() const;
+  uint64_t Version() const;
+
+  // Every pod, in no particular order. *version (optional) receives the matching version.
+  std::vector<PodPtr> Snapshot(uint64_t* version = nullptr) const;
+  // Pods changed and deleted after version `since` (0: everything, as a full answer).
+  PodChanges ChangesSince(uint64_t since) const;
+
+ private:
+  struct Entry {
+    PodPtr pod;
+    uint64_t version = 0;
+  };
+  struct Tombstone {
+    uint64_t version;
+    PodChanges::Deleted pod;
+  };
+  // REQUIRES: mu_ held. Returns the removed pod's (uid, namespace, name) for event clean-up.
+  void EraseLocked(std::unordered_map<std::string, Entry>::iterator it,
+                   std::vector<PodChanges::Deleted>* removed);
+  void UpsertLocked(PodPtr pod, std::vector<PodChanges::Deleted>* removed);
+  void ForgetEvents(const std::vector<PodChanges::Deleted>& removed);
+
+  EventStore* const events_;
+  const size_t max_tombstones_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, Entry> by_uid_;
+  std::unordered_map<std::string, std::string> uid_by_key_;  // "namespace/name" -> uid
+  std::deque<Tombstone> tombstones_;
+  uint64_t version_ = 0;
+  uint64_t trail_start_ = 0;  // ChangesSince(v) is exact for v >= trail_start_
+};
+
+}  // namespace podwait
