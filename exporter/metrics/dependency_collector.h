@@ -1,0 +1,45 @@
+#pragma once
+
+#include <prometheus/collectable.h>
+
+#include "exporter/metrics/self_metrics.h"
+#include "exporter/sources/pd_client.h"
+#include "exporter/state/dependency_store.h"
+
+namespace podwait {
+
+// Renders the dependency part of the metric contract (DESIGN §5) from the DependencyStore at
+// scrape time:
+//   podwait_dependency_ready{namespace,tidb_cluster,dependency}  1/0; absent while unknown
+//   podwait_dependency_ready_since_timestamp_seconds{...}        only while ready
+//   podwait_pd_probe_success{namespace,tidb_cluster}             once the cluster was probed
+//   podwait_pd_members{namespace,tidb_cluster,health}            from /health (or the TidbCluster)
+//   podwait_pd_leader{namespace,tidb_cluster}
+//   podwait_cluster_initialized{namespace,tidb_cluster}          PD is_initialized, when reported
+//   podwait_tikv_stores{namespace,tidb_cluster,state}            by state_name, TiFlash excluded
+//   podwait_failover_members{namespace,tidb_cluster,component}   from the TidbCluster status
+// PD facts come from the source that decided readiness (PD API, else TidbCluster status); a
+// cluster whose PD cannot be reached has none. tidb_cluster is "<namespace>-<name>". Thread-safe.
+class DependencyCollector final : public prometheus::Collectable {
+ public:
+  // `store` must outlive the collector.
+  explicit DependencyCollector(const DependencyStore& store);
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  const DependencyStore& store_;
+};
+
+// Forwards PD client/prober reports to the self-metrics: podwait_probe_duration_seconds
+// {endpoint}, podwait_probe_errors_total{endpoint,kind}, podwait_probe_round_seconds.
+class SelfMetricsProbeObserver final : public PdProbeObserver {
+ public:
+  explicit SelfMetricsProbeObserver(SelfMetrics& metrics) : metrics_(metrics) {}
+  void OnRequest(PdEndpoint endpoint, double seconds, PdErrorKind kind) override;
+  void OnRound(double seconds) override;
+
+ private:
+  SelfMetrics& metrics_;
+};
+
+}  // namespace podwait

@@ -1,0 +1,272 @@
+#include "exporter/state/dependency_store.h"
+
+#include "exporter/common/log.h"
+#include "exporter/common/shard.h"
+
+namespace podwait {
+namespace {
+
+DependencyStatus Status(Readiness r, std::string_view reason = {}) {
+  DependencyStatus s;
+  s.readiness = r;
+  s.reason = std::string(reason);
+  return s;
+}
+
+// tikv follows pd: when pd is not ready (or unknown), so is tikv, for the same cause.
+DependencyStatus TikvBlockedByPd(const DependencyStatus& pd) {
+  if (pd.readiness == Readiness::kUnknown) {
+    return Status(Readiness::kUnknown, kReasonDependencyUnknown);
+  }
+  return Status(Readiness::kNotReady, kReasonPdNotReady);
+}
+
+ClusterDependencies FromPdApi(const PdFacts& f) {
+  ClusterDependencies d;
+  if (!f.has_leader) {
+    d.pd = Status(Readiness::kNotReady, kReasonNoPdLeader);
+  } else if (f.health_known && !f.HealthyMajority()) {
+    d.pd = Status(Readiness::kNotReady, kReasonPdUnhealthyMajority);
+  } else {
+    d.pd = Status(Readiness::kReady);
+  }
+  if (d.pd.readiness != Readiness::kReady) {
+    d.tikv = TikvBlockedByPd(d.pd);
+  } else if (f.not_bootstrapped) {
+    d.tikv = Status(Readiness::kNotReady, kReasonTikvNotBootstrapped);
+  } else if (f.is_initialized.has_value() && !*f.is_initialized) {
+    d.tikv = Status(Readiness::kNotReady, kReasonClusterNotInitialized);
+  } else if (!f.stores_known) {
+    // PD answers but /stores did not: nothing says whether a TiKV store is up.
+    d.tikv = Status(Readiness::kUnknown, kReasonDependencyUnknown);
+  } else if (f.TikvStoresIn("Up") == 0) {
+    d.tikv = Status(Readiness::kNotReady, kReasonNoTikvStoreUp);
+  } else {
+    d.tikv = Status(Readiness::kReady);
+  }
+  return d;
+}
+
+ClusterDependencies FromTidbCluster(const TidbClusterStatus& tc) {
+  ClusterDependencies d;
+  const int total = static_cast<int>(tc.pd_members.size());
+  const int healthy = tc.PdHealthy();
+  if (total == 0) {
+    d.pd = Status(Readiness::kNotReady, kReasonPdNotReady);
+  } else if (tc.pd_leader.empty()) {
+    d.pd = Status(Readiness::kNotReady, kReasonNoPdLeader);
+  } else if (healthy * 2 <= total) {
+    d.pd = Status(Readiness::kNotReady, kReasonPdUnhealthyMajority);
+  } else {
+    d.pd = Status(Readiness::kReady);
+  }
+  if (d.pd.readiness != Readiness::kReady) {
+    d.tikv = TikvBlockedByPd(d.pd);
+  } else if (tc.TikvStoresIn("Up") == 0) {
+    d.tikv = Status(Readiness::kNotReady, tc.tikv_stores.empty() && !tc.tikv_bootstrapped
+                                              ? kReasonTikvNotBootstrapped
+                                              : kReasonNoTikvStoreUp);
+  } else {
+    d.tikv = Status(Readiness::kReady);
+  }
+  return d;
+}
+
+ClusterDependencies FromPods(int ready_pd_pods) {
+  ClusterDependencies d;
+  if (ready_pd_pods > 0) {
+    d.pd = Status(Readiness::kUnknown, kReasonDependencyUnknown);
+  } else {
+    d.pd = Status(Readiness::kNotReady, kReasonPdNotReady);
+  }
+  d.tikv = TikvBlockedByPd(d.pd);
+  return d;
+}
+
+}  // namespace
+
+std::string_view DependencySourceName(DependencySource s) {
+  switch (s) {
+    case DependencySource::kPdApi:
+      return "pd-api";
+    case DependencySource::kTidbCluster:
+      return "tidbcluster";
+    case DependencySource::kPods:
+      return "pods";
+  }
+  return "unknown";
+}
+
+DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
+  DependencyEvaluation out;
+  const bool may_use_api = in.readiness_source != "tidbcluster";
+  const bool may_use_tc = in.readiness_source != "pd-api";
+  if (may_use_api && in.pd != nullptr && in.pd->reachable) {
+    out.deps = FromPdApi(*in.pd);
+    out.source = DependencySource::kPdApi;
+  } else if (may_use_tc && in.tc != nullptr) {
+    out.deps = FromTidbCluster(*in.tc);
+    out.source = DependencySource::kTidbCluster;
+  } else {
+    out.deps = FromPods(in.ready_pd_pods);
+    out.source = DependencySource::kPods;
+  }
+  return out;
+}
+
+DependencyStatus ApplyTransition(const DependencyStatus& previous, DependencyStatus next,
+                                 Readiness* last_known, Timestamp now) {
+  switch (next.readiness) {
+    case Readiness::kReady:
+      next.ready_since = (*last_known == Readiness::kReady && previous.ready_since != 0)
+                             ? previous.ready_since
+                             : now;
+      *last_known = Readiness::kReady;
+      break;
+    case Readiness::kNotReady:
+      next.ready_since = previous.ready_since;
+      *last_known = Readiness::kNotReady;
+      break;
+    case Readiness::kUnknown:
+      next.ready_since = previous.ready_since;
+      break;
+  }
+  return next;
+}
+
+DependencyStore::DependencyStore(const Config& config, const Clock& clock)
+    : config_(config), clock_(clock) {}
+
+void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
+  DependencyInputs in;
+  in.pd = e->pd ? &*e->pd : nullptr;
+  auto tc = tidbclusters_.find(key);
+  in.tc = tc == tidbclusters_.end() ? nullptr : &tc->second;
+  in.ready_pd_pods = e->ready_pd_pods;
+  in.readiness_source = config_.readiness_source;
+  DependencyEvaluation eval = EvaluateDependencies(in);
+  const Timestamp now = clock_.Now();
+  for (Dependency d : kAllDependencies) {
+    const int i = static_cast<int>(d);
+    DependencyStatus next =
+        ApplyTransition(e->deps.Get(d), eval.deps.Get(d), &e->last_known[i], now);
+    const DependencyStatus& prev = e->deps.Get(d);
+    if (next.readiness != prev.readiness || next.reason != prev.reason) {
+      LogDebug("dependency changed",
+               {{"namespace", key.namespace_},
+                {"cluster", key.name},
+                {"dependency", std::string(DependencyName(d))},
+                {"readiness", next.readiness == Readiness::kReady      ? "ready"
+                              : next.readiness == Readiness::kNotReady ? "not_ready"
+                                                                       : "unknown"},
+                {"reason", next.reason},
+                {"source", std::string(DependencySourceName(eval.source))}});
+    }
+    e->deps.Get(d) = std::move(next);
+  }
+  e->source = eval.source;
+}
+
+void DependencyStore::SyncClusters(const std::map<ClusterKey, ClusterInfo>& clusters) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = clusters_.begin(); it != clusters_.end();) {
+    if (clusters.count(it->first) == 0) {
+      it = clusters_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& [key, info] : clusters) {
+    auto [it, inserted] = clusters_.try_emplace(key);
+    if (inserted || it->second.ready_pd_pods != info.ready_pd_pods) {
+      it->second.ready_pd_pods = info.ready_pd_pods;
+      Reevaluate(key, &it->second);
+    }
+  }
+}
+
+void DependencyStore::OnPdProbe(const ClusterKey& cluster, PdFacts facts) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = clusters_.find(cluster);
+  if (it == clusters_.end()) return;
+  it->second.pd = std::move(facts);
+  Reevaluate(cluster, &it->second);
+}
+
+void DependencyStore::ReplaceTidbClusters(const std::vector<TidbClusterStatus>& all) {
+  std::lock_guard<std::mutex> lock(mu_);
+  tidbclusters_.clear();
+  for (const auto& tc : all) {
+    if (ShardOf(tc.key.namespace_, tc.key.name, config_.total_shards) != config_.shard) continue;
+    tidbclusters_[tc.key] = tc;
+  }
+  for (auto& [key, entry] : clusters_) Reevaluate(key, &entry);
+}
+
+void DependencyStore::OnTidbCluster(const TidbClusterStatus& status) {
+  if (ShardOf(status.key.namespace_, status.key.name, config_.total_shards) != config_.shard) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  tidbclusters_[status.key] = status;
+  auto it = clusters_.find(status.key);
+  if (it != clusters_.end()) Reevaluate(status.key, &it->second);
+}
+
+void DependencyStore::OnTidbClusterDeleted(const ClusterKey& cluster) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (tidbclusters_.erase(cluster) == 0) return;
+  auto it = clusters_.find(cluster);
+  if (it != clusters_.end()) Reevaluate(cluster, &it->second);
+}
+
+std::map<ClusterKey, ClusterDependencies> DependencyStore::Snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<ClusterKey, ClusterDependencies> out;
+  for (const auto& [key, entry] : clusters_) out.emplace_hint(out.end(), key, entry.deps);
+  return out;
+}
+
+std::optional<ClusterDependencies> DependencyStore::Get(const ClusterKey& cluster) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = clusters_.find(cluster);
+  if (it == clusters_.end()) return std::nullopt;
+  return it->second.deps;
+}
+
+std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<ClusterKey, ClusterDependencyView> out;
+  for (const auto& [key, entry] : clusters_) {
+    ClusterDependencyView& v = out[key];
+    v.deps = entry.deps;
+    v.source = entry.source;
+    v.pd = entry.pd;
+    v.ready_pd_pods = entry.ready_pd_pods;
+    auto tc = tidbclusters_.find(key);
+    if (tc == tidbclusters_.end()) continue;
+    v.has_tidbcluster = true;
+    v.tc_pd_members_healthy = tc->second.PdHealthy();
+    v.tc_pd_members_unhealthy =
+        static_cast<int>(tc->second.pd_members.size()) - v.tc_pd_members_healthy;
+    v.tc_pd_has_leader = !tc->second.pd_leader.empty();
+    for (const auto& s : tc->second.tikv_stores) ++v.tc_tikv_stores[s.state];
+    for (const char* c : {"pd", "tidb", "tikv", "tiflash"}) v.failover_members[c] = 0;
+    for (const auto& f : tc->second.failure_members) ++v.failover_members[f.component];
+  }
+  return out;
+}
+
+std::vector<FailureMember> DependencyStore::FailureMembers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<FailureMember> out;
+  for (const auto& [key, tc] : tidbclusters_) {
+    if (clusters_.count(key) == 0) continue;
+    for (const auto& f : tc.failure_members) {
+      out.push_back(FailureMember{key.namespace_, key.name, f.component, f.pod_name, f.created_at});
+    }
+  }
+  return out;
+}
+
+}  // namespace podwait

@@ -1,0 +1,129 @@
+#pragma once
+
+// Per-cluster dependency state (DESIGN §4): whether `pd` and `tikv` are ready, not ready or
+// unknown, since when they are ready, and why not. Inputs: PD probe results (PdFacts), TidbCluster
+// status, and the number of Ready PD pods (the fallback when the PD API cannot be reached).
+//
+// Rules (EvaluateDependencies):
+//  - pd ready   = PD answers with a leader and a healthy majority of /health.
+//  - tikv ready = pd ready, is_initialized, and at least one TiKV store Up (TiFlash stores don't
+//    count). When PD does not report is_initialized (PD < 3.0), the stores decide.
+//  - When the chosen source cannot say (the PD API is unreachable and, for `both`, no TidbCluster
+//    status exists): no Ready PD pod -> not ready (pd_not_ready); Ready PD pods -> unknown
+//    (dependency_unknown): a network policy or a probe problem, not a PD outage.
+//  - readiness_source: pd-api (only the API), tidbcluster (only the TidbCluster status), both
+//    (the API when it answers, the TidbCluster status otherwise).
+//
+// ready_since: set when a dependency becomes ready after having been not ready (or on the first
+// sight of it ready). An unknown spell in between keeps it: ready -> unknown -> ready is the same
+// ready period as far as anyone can tell; ready -> not ready -> ready starts a new one. It keeps
+// its last value while not ready ("when it last became ready"; 0 if never seen ready).
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exporter/common/clock.h"
+#include "exporter/config/config.h"
+#include "exporter/model/types.h"
+#include "exporter/sources/pd_facts.h"
+#include "exporter/sources/tidbcluster.h"
+#include "exporter/state/cluster_registry.h"
+#include "exporter/state/waiting_tracker.h"
+
+namespace podwait {
+
+// Normalized reasons (DependencyStatus::reason).
+inline constexpr std::string_view kReasonPdNotReady = "pd_not_ready";
+inline constexpr std::string_view kReasonNoPdLeader = "no_pd_leader";
+inline constexpr std::string_view kReasonPdUnhealthyMajority = "pd_unhealthy_majority";
+inline constexpr std::string_view kReasonClusterNotInitialized = "cluster_not_initialized";
+inline constexpr std::string_view kReasonNoTikvStoreUp = "no_tikv_store_up";
+inline constexpr std::string_view kReasonTikvNotBootstrapped = "tikv_not_bootstrapped";
+inline constexpr std::string_view kReasonDependencyUnknown = "dependency_unknown";
+
+// Which input decided a cluster's readiness.
+enum class DependencySource : uint8_t { kPdApi, kTidbCluster, kPods };
+std::string_view DependencySourceName(DependencySource s);  // pd-api, tidbcluster, pods
+
+struct DependencyInputs {
+  const PdFacts* pd = nullptr;            // last probe; nullptr when never probed
+  const TidbClusterStatus* tc = nullptr;  // nullptr when no TidbCluster
+  int ready_pd_pods = 0;
+  std::string_view readiness_source = "both";
+};
+
+struct DependencyEvaluation {
+  ClusterDependencies deps;  // ready_since left 0: transitions are the store's business
+  DependencySource source = DependencySource::kPods;
+};
+
+// Pure: readiness and reasons from the inputs.
+DependencyEvaluation EvaluateDependencies(const DependencyInputs& in);
+
+// Applies one evaluation to the previous status of a dependency: keeps or sets ready_since per
+// the rules above. *last_known is the last non-unknown readiness seen (kUnknown before any).
+DependencyStatus ApplyTransition(const DependencyStatus& previous, DependencyStatus next,
+                                 Readiness* last_known, Timestamp now);
+
+// Everything known about one cluster, for metrics and views.
+struct ClusterDependencyView {
+  ClusterDependencies deps;
+  DependencySource source = DependencySource::kPods;
+  std::optional<PdFacts> pd;  // last probe, if any
+  bool has_tidbcluster = false;
+  // From the TidbCluster status (when present).
+  int tc_pd_members_healthy = 0;
+  int tc_pd_members_unhealthy = 0;
+  bool tc_pd_has_leader = false;
+  std::map<std::string, int> tc_tikv_stores;    // state -> count
+  std::map<std::string, int> failover_members;  // component -> count (pd, tidb, tikv, tiflash)
+  int ready_pd_pods = 0;
+};
+
+// Thread-safe. Readers get copies; no lock is held while callers use them.
+class DependencyStore {
+ public:
+  DependencyStore(const Config& config, const Clock& clock);
+  DependencyStore(const DependencyStore&) = delete;
+  DependencyStore& operator=(const DependencyStore&) = delete;
+
+  // The registry's full set (membership and Ready PD pods). Clusters not in it are dropped with
+  // their probe results. Use as the ClusterRegistry listener.
+  void SyncClusters(const std::map<ClusterKey, ClusterInfo>& clusters);
+  // A probe result; ignored for a cluster that is not (or no longer) known.
+  void OnPdProbe(const ClusterKey& cluster, PdFacts facts);
+  // TidbCluster status: the full set after a (re)list, one upsert, one delete. Kept for every
+  // cluster of this shard even before the registry lists it.
+  void ReplaceTidbClusters(const std::vector<TidbClusterStatus>& all);
+  void OnTidbCluster(const TidbClusterStatus& status);
+  void OnTidbClusterDeleted(const ClusterKey& cluster);
+
+  std::map<ClusterKey, ClusterDependencies> Snapshot() const;
+  std::optional<ClusterDependencies> Get(const ClusterKey& cluster) const;
+  std::map<ClusterKey, ClusterDependencyView> Views() const;
+  // Failover members/stores of every known cluster, for the failover-during-wait metric.
+  std::vector<FailureMember> FailureMembers() const;
+
+ private:
+  struct Entry {
+    int ready_pd_pods = 0;
+    std::optional<PdFacts> pd;
+    ClusterDependencies deps;
+    DependencySource source = DependencySource::kPods;
+    Readiness last_known[2] = {Readiness::kUnknown, Readiness::kUnknown};
+  };
+  // REQUIRES: mu_ held.
+  void Reevaluate(const ClusterKey& key, Entry* entry);
+
+  const Config config_;
+  const Clock& clock_;
+  mutable std::mutex mu_;
+  std::map<ClusterKey, Entry> clusters_;
+  std::map<ClusterKey, TidbClusterStatus> tidbclusters_;
+};
+
+}  // namespace podwait
