@@ -1,0 +1,485 @@
+// The reflector against a scripted in-process HTTP client: list pagination, watch resume,
+// bookmarks, 410 relists with replace semantics, backoff on 429/5xx, 401 token re-read, 404,
+// malformed lines, and a prompt stop. Payloads are made up in the shape of kube-apiserver's list
+// and watch answers.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "exporter/kube/json.h"
+#include "exporter/kube/reflector.h"
+#include "tests/support/process.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::UnorderedElementsAre;
+using namespace std::chrono_literals;
+
+// One scripted answer: returns the response, and for a stream feeds on_data.
+using Step =
+    std::function<HttpResponse(const HttpRequest&, const std::function<bool(std::string_view)>*)>;
+
+// Shared between the test and the fake client (which runs on the reflector's thread).
+struct Script {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Step> steps;
+  std::vector<std::string> urls;
+  std::vector<std::string> auth;  // Authorization header of each request
+  std::vector<int64_t> times_ms;  // steady time of each request
+
+  void Push(Step s) {
+    std::lock_guard<std::mutex> lock(mu);
+    steps.push_back(std::move(s));
+    cv.notify_all();
+  }
+  size_t Requests() {
+    std::lock_guard<std::mutex> lock(mu);
+    return urls.size();
+  }
+  std::string Url(size_t i) {
+    std::lock_guard<std::mutex> lock(mu);
+    return i < urls.size() ? urls[i] : "";
+  }
+};
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Waits for a scripted step; with none, behaves like an idle connection until cancelled.
+class FakeClient final : public HttpClient {
+ public:
+  explicit FakeClient(Script* script) : script_(script) {}
+  HttpResponse Get(const HttpRequest& req, size_t) override { return Next(req, nullptr); }
+  HttpResponse Stream(const HttpRequest& req,
+                      const std::function<bool(std::string_view)>& on_data) override {
+    return Next(req, &on_data);
+  }
+
+ private:
+  HttpResponse Next(const HttpRequest& req, const std::function<bool(std::string_view)>* on_data) {
+    Step step;
+    {
+      std::unique_lock<std::mutex> lock(script_->mu);
+      script_->urls.push_back(req.url);
+      std::string auth;
+      for (const auto& [k, v] : req.headers) {
+        if (k == "Authorization") auth = v;
+      }
+      script_->auth.push_back(auth);
+      script_->times_ms.push_back(SteadyMs());
+      while (script_->steps.empty()) {
+        if (req.cancel != nullptr && req.cancel->load()) {
+          HttpResponse r;
+          r.cancelled = true;
+          r.error = "cancelled";
+          return r;
+        }
+        script_->cv.wait_for(lock, 10ms);
+      }
+      step = std::move(script_->steps.front());
+      script_->steps.pop_front();
+    }
+    return step(req, on_data);
+  }
+  Script* script_;
+};
+
+// --- payload helpers -------------------------------------------------------------------------
+
+std::string PodJson(const std::string& name, const std::string& rv) {
+  return R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":")" + name +
+         R"(","namespace":"tidb","uid":"uid-)" + name + R"(","resourceVersion":")" + rv +
+         R"("},"status":{"phase":"Pending"}})";
+}
+
+Step ListPage(std::vector<std::string> items, std::string rv, std::string cont = "") {
+  return [=](const HttpRequest&, const std::function<bool(std::string_view)>*) {
+    HttpResponse r;
+    r.status = 200;
+    r.body = R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":")" + rv + "\"";
+    if (!cont.empty()) r.body += R"(,"continue":")" + cont + "\"";
+    r.body += R"(},"items":[)";
+    for (size_t i = 0; i < items.size(); ++i) r.body += (i ? "," : "") + items[i];
+    r.body += "]}";
+    return r;
+  };
+}
+
+std::string Event(const std::string& type, const std::string& object) {
+  return R"({"type":")" + type + R"(","object":)" + object + "}\n";
+}
+std::string Bookmark(const std::string& rv) {
+  return Event("BOOKMARK", R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" +
+                               rv + R"("}})");
+}
+
+// A watch answer: the bytes in chunks of `chunk` bytes, then a clean close (or an error).
+Step WatchStream(std::string bytes, size_t chunk = 7, std::string end_error = "") {
+  return [=](const HttpRequest&, const std::function<bool(std::string_view)>* on_data) {
+    HttpResponse r;
+    r.status = 200;
+    for (size_t i = 0; i < bytes.size(); i += chunk) {
+      if (!(*on_data)(std::string_view(bytes).substr(i, chunk))) return r;
+    }
+    r.error = end_error;
+    return r;
+  };
+}
+
+Step Status(int code, std::string body = "", int64_t retry_after = -1) {
+  return [=](const HttpRequest&, const std::function<bool(std::string_view)>*) {
+    HttpResponse r;
+    r.status = code;
+    r.body = body;
+    r.retry_after_s = retry_after;
+    return r;
+  };
+}
+
+Step ConnectionRefused() {
+  return [](const HttpRequest&, const std::function<bool(std::string_view)>*) {
+    HttpResponse r;
+    r.error = "Couldn't connect to server";
+    return r;
+  };
+}
+
+// A handler that keeps name -> resourceVersion with the replace contract, and a call log.
+class MapHandler final : public ReflectorHandler {
+ public:
+  void OnListBegin() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    staged_.clear();
+    log_.push_back("begin");
+  }
+  bool OnListItem(const rapidjson::Value& o) override {
+    auto name = json::Str(json::Object(&o, "metadata"), "name");
+    if (name.empty()) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    staged_[std::string(name)] = std::string(ObjectResourceVersion(o));
+    return true;
+  }
+  void OnListEnd(const std::string& rv) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    objects_ = std::move(staged_);
+    staged_.clear();
+    log_.push_back("end@" + rv);
+  }
+  void OnListAbort() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    staged_.clear();
+    log_.push_back("abort");
+  }
+  bool OnEvent(WatchEventType type, const rapidjson::Value& o) override {
+    auto name = json::Str(json::Object(&o, "metadata"), "name");
+    if (name.empty()) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (type == WatchEventType::kDeleted) {
+      objects_.erase(std::string(name));
+    } else {
+      objects_[std::string(name)] = std::string(ObjectResourceVersion(o));
+    }
+    log_.push_back(std::string(WatchEventTypeName(type)) + ":" + std::string(name));
+    return true;
+  }
+  bool OnNotFound() override {
+    not_found_ = true;
+    return stop_on_not_found_;
+  }
+  std::optional<size_t> ObjectCount() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return objects_.size();
+  }
+
+  std::map<std::string, std::string> objects() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return objects_;
+  }
+  std::vector<std::string> log() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return log_;
+  }
+  bool stop_on_not_found_ = true;
+  std::atomic<bool> not_found_{false};
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::string> staged_, objects_;
+  std::vector<std::string> log_;
+};
+
+class ReflectorTest : public ::testing::Test {
+ protected:
+  ReflectorTest() {
+    ctx_.endpoint.api_url = "http://api.test";
+    ctx_.client_factory = [this] { return std::make_unique<FakeClient>(&script_); };
+    ctx_.metrics = &metrics_;
+    ctx_.sync = &sync_;
+    opts_.resource = "pods";
+    opts_.path = "/api/v1/namespaces/tidb/pods";
+    opts_.label_selector = "app.kubernetes.io/managed-by=tidb-operator";
+    opts_.page_size = 2;
+    opts_.backoff_initial_ms = 20;
+    opts_.backoff_max_ms = 80;
+    opts_.seed = 42;
+  }
+
+  std::unique_ptr<Reflector> StartReflector() {
+    auto r = std::make_unique<Reflector>(ctx_, opts_, handler_);
+    r->Start();
+    return r;
+  }
+  bool WaitForRequests(size_t n) {
+    return testing::WaitFor([&] { return script_.Requests() >= n; }, 5s);
+  }
+  double Counter(prometheus::Counter& c) { return c.Value(); }
+
+  Script script_;
+  SelfMetrics metrics_;
+  SyncStatus sync_;
+  KubeContext ctx_;
+  ReflectorOptions opts_;
+  MapHandler handler_;
+};
+
+TEST_F(ReflectorTest, ListsAcrossPagesThenWatchesFromTheListVersion) {
+  script_.Push(ListPage({PodJson("a", "5"), PodJson("b", "6")}, "10", "tok+1/="));
+  script_.Push(ListPage({PodJson("c", "7")}, "10"));
+  auto r = std::make_unique<Reflector>(ctx_, opts_, handler_);
+  EXPECT_FALSE(sync_.AllSynced());
+  r->Start();
+  ASSERT_TRUE(WaitForRequests(3));
+  EXPECT_TRUE(r->synced());
+  EXPECT_TRUE(sync_.AllSynced());
+  EXPECT_THAT(handler_.objects(),
+              UnorderedElementsAre(std::pair<const std::string, std::string>("a", "5"),
+                                   std::pair<const std::string, std::string>("b", "6"),
+                                   std::pair<const std::string, std::string>("c", "7")));
+  EXPECT_EQ(script_.Url(0),
+            "http://api.test/api/v1/namespaces/tidb/pods?limit=2&labelSelector=app.kubernetes.io%2F"
+            "managed-by%3Dtidb-operator");
+  EXPECT_THAT(script_.Url(1), HasSubstr("limit=2&continue=tok%2B1%2F%3D"));
+  EXPECT_THAT(script_.Url(2), HasSubstr("?watch=true&allowWatchBookmarks=true&timeoutSeconds=300"
+                                        "&resourceVersion=10&labelSelector="));
+  EXPECT_EQ(metrics_.WatchSynced("pods").Value(), 1);
+  EXPECT_EQ(metrics_.Objects("pods").Value(), 3);
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "end@10"}));
+  r->Stop();
+}
+
+TEST_F(ReflectorTest, AppliesEventsAndResumesFromTheLastVersionIncludingBookmarks) {
+  script_.Push(ListPage({PodJson("a", "5")}, "10"));
+  script_.Push(WatchStream(Event("ADDED", PodJson("b", "11")) +
+                           Event("MODIFIED", PodJson("a", "12")) +
+                           Event("DELETED", PodJson("b", "13")) + Bookmark("20")));
+  // The server ends the watch (timeoutSeconds); the next one must resume at the bookmark.
+  script_.Push(WatchStream(Event("ADDED", PodJson("c", "21")), 3, "Connection reset by peer"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(4));
+  EXPECT_THAT(script_.Url(2), HasSubstr("resourceVersion=20&"));
+  // The dropped connection resumes from the last event, without a relist.
+  EXPECT_THAT(script_.Url(3), HasSubstr("watch=true"));
+  EXPECT_THAT(script_.Url(3), HasSubstr("resourceVersion=21&"));
+  EXPECT_EQ(r->lists(), 1u);
+  EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "12"}, {"c", "21"}}));
+  EXPECT_EQ(metrics_.WatchEvents("pods", "ADDED").Value(), 2);
+  EXPECT_EQ(metrics_.WatchEvents("pods", "BOOKMARK").Value(), 1);
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "closed").Value(), 1);
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "connection").Value(), 1);
+  EXPECT_EQ(metrics_.WatchRelists("pods").Value(), 0);
+  EXPECT_GT(metrics_.WatchLastEventTimestamp("pods").Value(), 1e9);
+  r->Stop();
+}
+
+TEST_F(ReflectorTest, ErrorEvent410RelistsAndReplacesTheWholeSet) {
+  script_.Push(ListPage({PodJson("a", "5"), PodJson("b", "6")}, "10"));
+  script_.Push(WatchStream(
+      Event("ADDED", PodJson("c", "11")) +
+      Event(
+          "ERROR",
+          R"j({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 10 (40)","reason":"Expired","code":410})j") +
+      Event("ADDED", PodJson("never", "12"))));
+  // The relist: b and c are gone on the server, d is new.
+  script_.Push(ListPage({PodJson("a", "30")}, "40", "next"));
+  script_.Push(ListPage({PodJson("d", "35")}, "40"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(5));
+  EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "30"}, {"d", "35"}}));
+  EXPECT_THAT(script_.Url(4), HasSubstr("resourceVersion=40&"));
+  EXPECT_EQ(r->lists(), 2u);
+  EXPECT_EQ(metrics_.WatchRelists("pods").Value(), 1);
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "gone").Value(), 1);
+  EXPECT_EQ(metrics_.WatchEvents("pods", "ERROR").Value(), 1);
+  EXPECT_THAT(handler_.log(), Not(::testing::Contains("ADDED:never")));
+  r->Stop();
+}
+
+TEST_F(ReflectorTest, Http410OnTheWatchRelists) {
+  script_.Push(ListPage({PodJson("a", "5")}, "10"));
+  script_.Push(Status(410, R"({"kind":"Status","code":410,"reason":"Gone"})"));
+  script_.Push(ListPage({}, "50"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(4));
+  EXPECT_TRUE(handler_.objects().empty());
+  EXPECT_EQ(r->lists(), 2u);
+  EXPECT_THAT(script_.Url(3), HasSubstr("resourceVersion=50&"));
+  r->Stop();
+}
+
+TEST_F(ReflectorTest, ExpiredContinueTokenRestartsTheListFromScratch) {
+  script_.Push(ListPage({PodJson("a", "5"), PodJson("b", "6")}, "10", "old-token"));
+  script_.Push(Status(410, R"({"kind":"Status","code":410,"reason":"Expired",
+    "message":"The provided continue parameter is too old to display a consistent list result."})"));
+  script_.Push(ListPage({PodJson("a", "5")}, "60"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(4));
+  EXPECT_THAT(script_.Url(2), Not(HasSubstr("continue=")));
+  EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "5"}}));
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "abort", "begin", "end@60"}));
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "expired_continue").Value(), 1);
+  r->Stop();
+}
+
+TEST_F(ReflectorTest, BacksOffOn429HonouringRetryAfterAndOn500) {
+  script_.Push(Status(429, R"({"kind":"Status","code":429,"reason":"TooManyRequests"})", 1));
+  script_.Push(Status(500, "internal error"));
+  script_.Push(ListPage({PodJson("a", "5")}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(4));
+  EXPECT_TRUE(r->synced());
+  std::lock_guard<std::mutex> lock(script_.mu);
+  EXPECT_GE(script_.times_ms[1] - script_.times_ms[0], 1000);  // Retry-After: 1
+  EXPECT_GE(script_.times_ms[2] - script_.times_ms[1], 20);    // exponential, second step
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "throttled").Value(), 1);
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "server_error").Value(), 1);
+}
+
+TEST_F(ReflectorTest, WatchFailuresBackOffAndKeepTheResourceVersion) {
+  script_.Push(ListPage({PodJson("a", "5")}, "10"));
+  script_.Push(Status(503, "unavailable"));
+  script_.Push(ConnectionRefused());
+  script_.Push(WatchStream(Event("ADDED", PodJson("b", "11"))));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(5));
+  for (int i = 1; i <= 3; ++i) EXPECT_THAT(script_.Url(i), HasSubstr("resourceVersion=10&"));
+  EXPECT_THAT(script_.Url(4), HasSubstr("resourceVersion=11&"));
+  EXPECT_EQ(r->lists(), 1u);
+  EXPECT_EQ(handler_.objects().size(), 2u);
+  r->Stop();
+}
+
+TEST_F(ReflectorTest, MalformedLinesAndObjectsAreCountedAndSkipped) {
+  script_.Push(ListPage({PodJson("a", "5"), R"({"kind":"Pod","metadata":{}})", "17"}, "10"));
+  script_.Push(WatchStream("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\n" +
+                           Event("ADDED", PodJson("b", "11")) + "garbage\n" +
+                           Event("MODIFIED", R"({"metadata":{"resourceVersion":"12"}})") +
+                           Event("ADDED", PodJson("c", "13"))));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  ASSERT_TRUE(testing::WaitFor([&] { return handler_.objects().size() == 3; }, 5s));
+  // list: one item without a name, one that is not an object; watch: two bad lines, one bad object
+  EXPECT_EQ(metrics_.ParseErrors("pods").Value(), 5);
+  EXPECT_EQ(handler_.objects(),
+            (std::map<std::string, std::string>{{"a", "5"}, {"b", "11"}, {"c", "13"}}));
+  r->Stop();
+}
+
+TEST_F(ReflectorTest, OversizedWatchLineIsCountedAndSkipped) {
+  opts_.max_line_bytes = 512;
+  script_.Push(ListPage({}, "10"));
+  std::string big = PodJson("big", "11");
+  big.insert(big.size() - 1, R"(,"spec":{"padding":")" + std::string(2000, 'x') + "\"}");
+  script_.Push(WatchStream(Event("ADDED", big) + Event("ADDED", PodJson("small", "12")), 100));
+  auto r = StartReflector();
+  ASSERT_TRUE(testing::WaitFor([&] { return handler_.objects().count("small") == 1; }, 5s));
+  EXPECT_EQ(handler_.objects().count("big"), 0u);
+  EXPECT_EQ(metrics_.ParseErrors("pods").Value(), 1);
+  r->Stop();
+}
+
+TEST_F(ReflectorTest, UnauthorizedRereadsTheTokenFile) {
+  const std::string path = testing::MakeTempDir() + "/token";
+  { std::ofstream(path) << "expired-token\n"; }
+  FakeClock clock;
+  TokenSource tokens(path, clock);
+  ctx_.tokens = &tokens;
+  script_.Push(Status(401, R"({"kind":"Status","code":401,"reason":"Unauthorized"})"));
+  script_.Push(ListPage({}, "10"));
+  tokens.Token();  // cached before the rotation
+  { std::ofstream(path, std::ios::trunc) << "rotated-token\n"; }
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  std::lock_guard<std::mutex> lock(script_.mu);
+  EXPECT_EQ(script_.auth[0], "Bearer expired-token");
+  EXPECT_EQ(script_.auth[1], "Bearer rotated-token");
+  EXPECT_EQ(script_.auth[2], "Bearer rotated-token");
+}
+
+TEST_F(ReflectorTest, NotFoundDisablesWhenTheHandlerSaysSo) {
+  opts_.resource = "tidbclusters";
+  opts_.path = "/apis/pingcap.com/v1alpha1/tidbclusters";
+  script_.Push(Status(404, R"({"kind":"Status","code":404,"reason":"NotFound"})"));
+  auto r = StartReflector();
+  EXPECT_FALSE(sync_.AllSynced());
+  ASSERT_TRUE(testing::WaitFor([&] { return r->disabled(); }, 5s));
+  EXPECT_TRUE(handler_.not_found_);
+  EXPECT_TRUE(sync_.AllSynced());  // unregistered: /readyz does not wait for a missing CRD
+  EXPECT_EQ(script_.Requests(), 1u);
+}
+
+TEST_F(ReflectorTest, NotFoundRetriesWhenTheHandlerWantsTo) {
+  handler_.stop_on_not_found_ = false;
+  script_.Push(Status(404, ""));
+  script_.Push(ListPage({PodJson("a", "1")}, "2"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  EXPECT_TRUE(r->synced());
+  EXPECT_FALSE(r->disabled());
+}
+
+TEST_F(ReflectorTest, StopsPromptlyDuringAnIdleWatchAndDuringBackoff) {
+  script_.Push(ListPage({}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(2));  // now inside an idle watch
+  auto t0 = std::chrono::steady_clock::now();
+  r->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+
+  opts_.backoff_initial_ms = 60'000;
+  opts_.backoff_max_ms = 60'000;
+  script_.Push(Status(500, ""));
+  auto r2 = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  std::this_thread::sleep_for(50ms);  // now sleeping in a long backoff
+  t0 = std::chrono::steady_clock::now();
+  r2->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+}
+
+TEST(ReflectorOptions, FromConfig) {
+  Config config;
+  config.kube_page_size = 250;
+  config.kube_watch_timeout = 2 * kMinute;
+  ReflectorOptions o = ReflectorOptionsFromConfig(config, "pods", "/api/v1/pods");
+  EXPECT_EQ(o.page_size, 250);
+  EXPECT_EQ(o.watch_timeout, 2 * kMinute);
+  EXPECT_EQ(o.path, "/api/v1/pods");
+}
+
+}  // namespace
+}  // namespace podwait
