@@ -1,0 +1,157 @@
+// The TidbCluster parser and the reflector handler.
+//
+// The documents below are made up; their shape follows tidb-operator's
+// pkg/apis/pingcap/v1alpha1/types.go (TidbClusterStatus: pd.members map with health, pd.leader,
+// tikv.stores map with id/podName/state, tikv.bootStrapped, {pd,tidb}.failureMembers and
+// {tikv,tiflash}.failureStores maps with podName/createdAt; spec.<component>.replicas).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include "exporter/sources/tidbcluster.h"
+#include "exporter/sources/tidbcluster_source.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+constexpr const char* kTc = R"({
+  "apiVersion": "pingcap.com/v1alpha1",
+  "kind": "TidbCluster",
+  "metadata": {"name": "basic", "namespace": "prod", "uid": "u-1", "resourceVersion": "77"},
+  "spec": {"version": "v8.1.0", "pd": {"replicas": 3, "baseImage": "pingcap/pd"},
+           "tikv": {"replicas": 3}, "tidb": {"replicas": 2}},
+  "status": {
+    "clusterID": "7452180154224557728",
+    "pd": {
+      "synced": true, "phase": "Normal",
+      "members": {
+        "basic-pd-0": {"name": "basic-pd-0", "id": "1428427862495950874", "clientURL": "http://basic-pd-0.basic-pd-peer.prod.svc:2379", "health": true, "lastTransitionTime": "2024-12-25T03:04:00Z"},
+        "basic-pd-1": {"name": "basic-pd-1", "id": "2548954049902922308", "clientURL": "http://basic-pd-1.basic-pd-peer.prod.svc:2379", "health": true},
+        "basic-pd-2": {"name": "basic-pd-2", "id": "12818309996638325969", "clientURL": "http://basic-pd-2.basic-pd-peer.prod.svc:2379", "health": false}
+      },
+      "leader": {"name": "basic-pd-1", "id": "2548954049902922308", "clientURL": "http://basic-pd-1.basic-pd-peer.prod.svc:2379", "health": true},
+      "failureMembers": {
+        "basic-pd-2": {"podName": "basic-pd-2", "memberID": "12818309996638325969", "memberDeleted": false, "createdAt": "2024-12-25T04:00:00Z"}
+      }
+    },
+    "tikv": {
+      "synced": true, "phase": "Normal", "bootStrapped": true,
+      "stores": {
+        "1": {"id": "1", "podName": "basic-tikv-0", "ip": "basic-tikv-0.basic-tikv-peer.prod.svc", "leaderCount": 25, "state": "Up"},
+        "4": {"id": "4", "podName": "basic-tikv-1", "ip": "basic-tikv-1.basic-tikv-peer.prod.svc", "leaderCount": 0, "state": "Down"}
+      },
+      "failureStores": {
+        "4": {"podName": "basic-tikv-1", "storeID": "4", "createdAt": "2024-12-25T05:00:00Z"}
+      }
+    },
+    "tidb": {
+      "phase": "Normal",
+      "members": {"basic-tidb-0": {"name": "basic-tidb-0", "health": false}},
+      "failureMembers": {"basic-tidb-0": {"podName": "basic-tidb-0", "createdAt": "2024-12-25T06:00:00Z"}}
+    },
+    "tiflash": {"failureStores": {}}
+  }
+})";
+
+TEST(TidbClusterParseTest, ReadsStatusAndSpec) {
+  auto r = ParseTidbCluster(kTc);
+  ASSERT_TRUE(r.ok()) << r.error;
+  const TidbClusterStatus& tc = *r.value;
+  EXPECT_EQ(tc.key, (ClusterKey{"prod", "basic"}));
+  EXPECT_EQ(tc.uid, "u-1");
+  EXPECT_EQ(tc.resource_version, "77");
+  EXPECT_THAT(tc.pd_members, ElementsAre(Pair("basic-pd-0", true), Pair("basic-pd-1", true),
+                                         Pair("basic-pd-2", false)));
+  EXPECT_EQ(tc.PdHealthy(), 2);
+  EXPECT_EQ(tc.pd_leader, "basic-pd-1");
+  EXPECT_TRUE(tc.tikv_bootstrapped);
+  ASSERT_EQ(tc.tikv_stores.size(), 2u);
+  EXPECT_EQ(tc.TikvStoresIn("Up"), 1);
+  EXPECT_EQ(tc.tikv_stores[1].pod_name, "basic-tikv-1");
+  EXPECT_EQ(tc.pd_replicas, 3);
+  EXPECT_EQ(tc.tikv_replicas, 3);
+  EXPECT_EQ(tc.tidb_replicas, 2);
+  EXPECT_EQ(tc.tiflash_replicas, -1);
+  EXPECT_THAT(tc.failure_members, ElementsAre(Field(&TidbFailureMember::component, "pd"),
+                                              Field(&TidbFailureMember::component, "tidb"),
+                                              Field(&TidbFailureMember::component, "tikv")));
+  EXPECT_EQ(tc.failure_members[0].pod_name, "basic-pd-2");
+  EXPECT_EQ(tc.failure_members[0].created_at, 1735099200000);  // 2024-12-25T04:00:00Z
+  EXPECT_EQ(tc.failure_members[2].id, "4");
+  EXPECT_EQ(tc.failure_members[2].pod_name, "basic-tikv-1");
+}
+
+TEST(TidbClusterParseTest, FreshObjectWithoutStatus) {
+  auto r = ParseTidbCluster(
+      R"({"metadata":{"name":"new","namespace":"x"},"spec":{"pd":{"replicas":1}}})");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_TRUE(r.value->pd_members.empty());
+  EXPECT_EQ(r.value->pd_replicas, 1);
+  EXPECT_TRUE(r.value->pd_leader.empty());
+}
+
+TEST(TidbClusterParseTest, BrokenDocuments) {
+  EXPECT_FALSE(ParseTidbCluster("").ok());
+  EXPECT_FALSE(ParseTidbCluster("<html></html>").ok());
+  EXPECT_FALSE(ParseTidbCluster(std::string(kTc).substr(0, 400)).ok());
+  EXPECT_FALSE(ParseTidbCluster("[]").ok());
+  EXPECT_THAT(ParseTidbCluster(R"({"spec":{}})").error, HasSubstr("metadata"));
+  EXPECT_FALSE(ParseTidbCluster(
+                   R"({"metadata":{"name":"a","namespace":"b"},"status":{"pd":{"members":[]}}})")
+                   .ok());
+  EXPECT_FALSE(
+      ParseTidbCluster(
+          R"({"metadata":{"name":"a","namespace":"b"},"status":{"pd":{"members":{"x":{"health":"yes"}}}}})")
+          .ok());
+  EXPECT_FALSE(
+      ParseTidbCluster(
+          R"({"metadata":{"name":"a","namespace":"b"},"status":{"tikv":{"failureStores":{"1":{"createdAt":"soon"}}}}})")
+          .ok());
+  EXPECT_FALSE(ParseTidbCluster(
+                   R"({"metadata":{"name":"a","namespace":"b"},"spec":{"tikv":{"replicas":"3"}}})")
+                   .ok());
+  EXPECT_FALSE(ParseTidbCluster(R"({"metadata":{"name":1,"namespace":"b"}})").ok());
+}
+
+TEST(TidbClusterSourceTest, ListThenEventsThenNotFound) {
+  std::vector<std::string> log;
+  TidbClusterCallbacks cb;
+  cb.replace = [&](const std::vector<TidbClusterStatus>& all) {
+    log.push_back("replace " + std::to_string(all.size()));
+  };
+  cb.upsert = [&](const TidbClusterStatus& tc) { log.push_back("upsert " + tc.key.Key()); };
+  cb.remove = [&](const ClusterKey& k) { log.push_back("remove " + k.Key()); };
+  TidbClusterSource source(cb);
+
+  rapidjson::Document good, bad, other;
+  good.Parse(kTc);
+  bad.Parse(R"({"metadata":{"name":"x","namespace":"y"},"status":{"pd":[]}})");
+  other.Parse(R"({"metadata":{"name":"other","namespace":"prod"}})");
+
+  source.OnListBegin();
+  EXPECT_TRUE(source.OnListItem(good));
+  EXPECT_FALSE(source.OnListItem(bad));  // counted by the reflector, skipped
+  source.OnListEnd("100");
+  EXPECT_EQ(source.ObjectCount(), std::optional<size_t>(1));
+
+  source.OnListBegin();
+  EXPECT_TRUE(source.OnListItem(other));
+  source.OnListAbort();  // staged items dropped, previous state kept
+  EXPECT_EQ(source.ObjectCount(), std::optional<size_t>(1));
+
+  EXPECT_TRUE(source.OnEvent(WatchEventType::kAdded, other));
+  EXPECT_EQ(source.ObjectCount(), std::optional<size_t>(2));
+  EXPECT_TRUE(source.OnEvent(WatchEventType::kDeleted, good));
+  EXPECT_EQ(source.ObjectCount(), std::optional<size_t>(1));
+  EXPECT_TRUE(source.OnNotFound());
+  EXPECT_THAT(log, ElementsAre("replace 1", "upsert prod/other", "remove prod/basic"));
+}
+
+}  // namespace
+}  // namespace podwait
