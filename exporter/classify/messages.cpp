@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <limits>
+#include <system_error>
 
 #include "exporter/classify/reasons.h"
 
@@ -39,13 +41,14 @@ bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// Parses the leading digits of `s` (at most 9, so it never overflows). Returns the number of
-// characters consumed (0: no digits).
+// Parses the leading digits of `s` (saturating at INT_MAX). Returns the number of characters
+// consumed (0: no digits).
 size_t LeadingInt(std::string_view s, int* out) {
   size_t n = 0;
-  while (n < s.size() && n < 9 && IsDigit(s[n])) ++n;
+  while (n < s.size() && IsDigit(s[n])) ++n;
   if (n == 0) return 0;
-  std::from_chars(s.data(), s.data() + n, *out);
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + n, *out);
+  if (ec == std::errc::result_out_of_range) *out = std::numeric_limits<int>::max();
   return n;
 }
 
@@ -155,7 +158,10 @@ std::vector<std::pair<int, std::string_view>> SplitCounted(std::string_view list
 
 FitReason NormalizeFitReason(std::string_view text, int count) {
   text = Trim(text);
-  while (!text.empty() && text.back() == '.') text.remove_suffix(1);
+  while (!text.empty() && (text.back() == '.' || text.back() == ',')) {
+    text.remove_suffix(1);
+    text = Trim(text);
+  }
   const std::string l = Lower(text);
   using K = FitKind;
   namespace r = reason;
@@ -241,7 +247,7 @@ FitError ParseFitError(std::string_view message) {
     return out;
   }
   std::string_view list;
-  constexpr std::string_view kAvail = " nodes are available: ";
+  constexpr std::string_view kAvail = " nodes are available:";
   constexpr std::string_view kOld = "No nodes are available that match all of the predicates: ";
   size_t avail = m.find(kAvail);
   if (avail != std::string_view::npos) {
@@ -370,9 +376,9 @@ std::optional<KarpenterNomination> ParseKarpenterNominated(std::string_view mess
 std::optional<std::vector<KarpenterPoolVerdict>> ParseKarpenterFailedScheduling(
     std::string_view message) {
   std::string_view m = Trim(message);
-  constexpr std::string_view kPrefix = "Failed to schedule pod, ";
+  constexpr std::string_view kPrefix = "Failed to schedule pod,";
   if (!StartsWithNoCase(m, kPrefix)) return std::nullopt;
-  std::string_view rest = m.substr(kPrefix.size());
+  std::string_view rest = Trim(m.substr(kPrefix.size()));
   std::vector<KarpenterPoolVerdict> out;
   size_t start = 0;
   while (start <= rest.size()) {

@@ -1,0 +1,307 @@
+// The cluster-autoscaler status ConfigMap parser (exporter/classify/ca_status.h) on both formats,
+// and autoscaler detection (exporter/classify/autoscaler.h).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "exporter/classify/autoscaler.h"
+#include "exporter/classify/ca_status.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+::testing::Matcher<const NodeGroupStatus&> Group(const std::string& name, bool in_progress,
+                                                 bool backoff, const std::string& why = "") {
+  return AllOf(Field("name", &NodeGroupStatus::name, name),
+               Field("scale_up_in_progress", &NodeGroupStatus::scale_up_in_progress, in_progress),
+               Field("backoff", &NodeGroupStatus::backoff, backoff),
+               Field("backoff_reason", &NodeGroupStatus::backoff_reason, why));
+}
+
+// The old text format, as cluster-autoscaler's own clusterstate test writes it (tab-indented,
+// LastProbeTime/LastTransitionTime continuation lines); the second group is put in Backoff after
+// the "ScaleUp: Backoff (ready=1 cloudProviderTarget=3)" line of a public status reader's test.
+constexpr std::string_view kTextStatus = R"(
+Cluster-autoscaler status at 2020-11-25 08:19:44.090873082 +0000 UTC:
+Cluster-wide:
+	Health:      Healthy (ready=4 unready=2 notStarted=1 longNotStarted=0 registered=5 longUnregistered=5)
+								LastProbeTime:      2020-11-25 08:19:44.088071148 +0000 UTC m=+2030.020714775
+								LastTransitionTime: 2020-11-25 07:46:04.409158551 +0000 UTC m=+10.341802256
+	ScaleUp:     InProgress (ready=4 registered=5)
+								LastProbeTime:      2020-11-25 08:19:44.088071148 +0000 UTC m=+2030.020714775
+								LastTransitionTime: 2020-11-25 08:18:33.613103712 +0000 UTC m=+1959.545747280
+	ScaleDown:   CandidatesPresent (candidates=1)
+								LastProbeTime:      2020-11-25 08:19:44.088071148 +0000 UTC m=+2030.020714775
+								LastTransitionTime: 2020-11-25 08:19:34.073648791 +0000 UTC m=+2020.006292413
+
+NodeGroups:
+	Name:        foo
+	Health:      Healthy (ready=1 unready=2 notStarted=3 longNotStarted=0 registered=5 longUnregistered=6 cloudProviderTarget=2 (minSize=1, maxSize=3))
+								LastProbeTime:      2020-11-25 08:19:44.088071148 +0000 UTC m=+2030.020714775
+								LastTransitionTime: 2020-11-25 07:46:04.409158551 +0000 UTC m=+10.341802256
+	ScaleUp:     InProgress (ready=1 cloudProviderTarget=2)
+								LastProbeTime:      2020-11-25 08:19:44.088071148 +0000 UTC m=+2030.020714775
+								LastTransitionTime: 2020-11-25 08:18:33.613103712 +0000 UTC m=+1959.545747280
+	ScaleDown:   CandidatesPresent (candidates=1)
+								LastProbeTime:      2020-11-25 08:19:44.088071148 +0000 UTC m=+2030.020714775
+								LastTransitionTime: 2020-11-25 08:19:34.073648791 +0000 UTC m=+2020.006292413
+
+	Name:        https://content.googleapis.com/compute/v1/projects/p/zones/us-east1-b/instanceGroups/mig-a
+	Health:      Healthy (ready=1 unready=0 notStarted=0 longNotStarted=0 registered=1 longUnregistered=0 cloudProviderTarget=3 (minSize=0, maxSize=5))
+								LastProbeTime:      2020-11-25 08:19:44.088071148 +0000 UTC m=+2030.020714775
+	ScaleUp:     Backoff (ready=1 cloudProviderTarget=3)
+								LastProbeTime:      2020-11-25 08:19:44.088071148 +0000 UTC m=+2030.020714775
+	ScaleDown:   NoCandidates (candidates=0)
+)";
+
+// The YAML format of CA >= 1.30 (clusterstate/api ClusterAutoscalerStatus), as CA's own
+// clusterstate test writes it, with a third group in Backoff carrying backoffInfo (errorCode /
+// errorMessage) as public readers of the ConfigMap see it.
+constexpr std::string_view kYamlStatus = R"(
+time: 2020-11-25 08:19:44.090873082 +0000 UTC
+autoscalerStatus: Running
+clusterWide:
+  health:
+    status: Healthy
+    nodeCounts:
+      registered:
+        total: 5
+        ready: 4
+        notStarted: 1
+        unready:
+          total: 2
+          resourceUnready: 0
+      longUnregistered: 5
+      unregistered: 6
+    lastProbeTime: "2020-11-25T08:19:44.088071148Z"
+    lastTransitionTime: "2020-11-25T07:46:04.409158551Z"
+  scaleUp:
+    status: InProgress
+    lastProbeTime: "2020-11-25T08:19:44.088071148Z"
+    lastTransitionTime: "2020-11-25T08:18:33.613103712Z"
+  scaleDown:
+    status: CandidatesPresent
+    candidates: 1
+nodeGroups:
+- name: foo
+  health:
+    status: Healthy
+    cloudProviderTarget: 2
+    minSize: 1
+    maxSize: 3
+  scaleUp:
+    status: InProgress
+    lastProbeTime: "2020-11-25T08:19:44.088071148Z"
+    lastTransitionTime: "2020-11-25T08:18:33.613103712Z"
+  scaleDown:
+    status: CandidatesPresent
+    candidates: 1
+- name: bar
+  health:
+    status: Healthy
+  scaleUp:
+    status: NoActivity
+- name: mig-a
+  health:
+    status: Unhealthy
+    cloudProviderTarget: 3
+    minSize: 0
+    maxSize: 5
+  scaleUp:
+    status: Backoff
+    backoffInfo:
+      errorCode: QUOTA_EXCEEDED
+      errorMessage: Instance creation failed due to quota
+)";
+
+TEST(CaStatus, TextFormat) {
+  CaStatusParse p = ParseCaStatus(kTextStatus);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.value->format, CaStatus::Format::kText);
+  EXPECT_EQ(p.value->cluster_scale_up, "InProgress");
+  EXPECT_THAT(p.value->node_groups,
+              ElementsAre(Group("foo", true, false),
+                          Group("https://content.googleapis.com/compute/v1/projects/p/zones/"
+                                "us-east1-b/instanceGroups/mig-a",
+                                false, true)));
+}
+
+TEST(CaStatus, YamlFormat) {
+  CaStatusParse p = ParseCaStatus(kYamlStatus);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.value->format, CaStatus::Format::kYaml);
+  EXPECT_EQ(p.value->autoscaler_status, "Running");
+  EXPECT_EQ(p.value->cluster_scale_up, "InProgress");
+  EXPECT_THAT(p.value->node_groups,
+              ElementsAre(Group("foo", true, false), Group("bar", false, false),
+                          Group("mig-a", false, true, "QUOTA_EXCEEDED")));
+}
+
+TEST(CaStatus, YamlBackoffMessageWithoutCodeAndClusterWideBackoff) {
+  // Made up in the YAML format above: a group without errorCode, cluster-wide scale-up Backoff.
+  CaStatusParse p = ParseCaStatus(
+      "autoscalerStatus: Running\n"
+      "clusterWide:\n  scaleUp:\n    status: Backoff\n"
+      "nodeGroups:\n- name: eks-tikv-ng\n  scaleUp:\n    status: Backoff\n"
+      "    backoffInfo:\n      errorMessage: 'Could not launch On-Demand Instances. "
+      "InsufficientInstanceCapacity'\n");
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_THAT(p.value->node_groups, ElementsAre(Group("eks-tikv-ng", false, true,
+                                                      "Could not launch On-Demand Instances. "
+                                                      "InsufficientInstanceCapacity")));
+  AutoscalerState state;
+  ApplyCaStatus(*p.value, &state);
+  EXPECT_TRUE(state.cluster_scale_up_backoff);
+  ASSERT_EQ(state.node_groups.size(), 1u);
+  EXPECT_TRUE(state.node_groups[0].backoff);
+}
+
+TEST(CaStatus, ApplyCopiesGroupsAndClusterBackoff) {
+  CaStatusParse p = ParseCaStatus(kYamlStatus);
+  ASSERT_TRUE(p.ok());
+  AutoscalerState state;
+  state.cluster_autoscaler = true;
+  ApplyCaStatus(*p.value, &state);
+  EXPECT_TRUE(state.cluster_autoscaler);  // presence is not the parser's business
+  EXPECT_FALSE(state.cluster_scale_up_backoff);
+  EXPECT_EQ(state.node_groups.size(), 3u);
+}
+
+TEST(CaStatus, InitializingWithoutGroups) {
+  // A CA that just started writes only its state (seen in public ConfigMap dumps).
+  CaStatusParse p = ParseCaStatus(
+      "time: 2024-05-02 10:00:00 +0000 UTC\nautoscalerStatus: "
+      "Initializing\n");
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.value->autoscaler_status, "Initializing");
+  EXPECT_THAT(p.value->node_groups, IsEmpty());
+}
+
+TEST(CaStatus, BadInputIsAnErrorNeverACrash) {
+  EXPECT_THAT(ParseCaStatus("").error, HasSubstr("empty"));
+  EXPECT_THAT(ParseCaStatus("hello world").error, HasSubstr("not a mapping"));
+  EXPECT_THAT(ParseCaStatus("[1, 2, 3]").error, HasSubstr("not a mapping"));
+  EXPECT_THAT(ParseCaStatus("foo: bar").error, HasSubstr("none of"));
+  EXPECT_THAT(ParseCaStatus("nodeGroups: 5").error, HasSubstr("not a list"));
+  EXPECT_THAT(ParseCaStatus("nodeGroups: [").error, HasSubstr("neither"));
+  EXPECT_THAT(ParseCaStatus("autoscalerStatus: Running\n\tbad: tab").error, HasSubstr("neither"));
+  // Wrong types inside are skipped, not fatal.
+  CaStatusParse odd = ParseCaStatus(
+      "autoscalerStatus: [x]\nclusterWide: 3\nnodeGroups:\n- name: [a]\n- 7\n- name: ok\n  "
+      "scaleUp: {status: {x: 1}, backoffInfo: [1]}\n");
+  ASSERT_TRUE(odd.ok()) << odd.error;
+  EXPECT_EQ(odd.value->autoscaler_status, "");
+  EXPECT_THAT(odd.value->node_groups, ElementsAre(Group("ok", false, false)));
+  // Text format cut short.
+  CaStatusParse cut = ParseCaStatus(
+      "Cluster-autoscaler status at 2020-11-25:\nNodeGroups:\n  "
+      "ScaleUp: Backoff\n  Name:");
+  ASSERT_TRUE(cut.ok());
+  EXPECT_THAT(cut.value->node_groups, ElementsAre(Group("", false, false)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Autoscaler detection
+
+constexpr Timestamp kNow = 1'714'644'000'000;
+
+TEST(DetectAutoscaler, ParsesTheFlag) {
+  EXPECT_EQ(ParseAutoscalerMode("auto"), AutoscalerMode::kAuto);
+  EXPECT_EQ(ParseAutoscalerMode("cluster-autoscaler"), AutoscalerMode::kClusterAutoscaler);
+  EXPECT_EQ(ParseAutoscalerMode("karpenter"), AutoscalerMode::kKarpenter);
+  EXPECT_EQ(ParseAutoscalerMode("none"), AutoscalerMode::kNone);
+  EXPECT_EQ(ParseAutoscalerMode("Karpenter"), std::nullopt);
+  EXPECT_EQ(ParseAutoscalerMode(""), std::nullopt);
+}
+
+TEST(DetectAutoscaler, AutoFromConfigMapAndRecentEvents) {
+  AutoscalerState s;
+  DetectAutoscaler(AutoscalerMode::kAuto, {}, kNow, &s);
+  EXPECT_FALSE(s.cluster_autoscaler);
+  EXPECT_FALSE(s.karpenter);
+  EXPECT_FALSE(s.Any());
+
+  DetectAutoscaler(AutoscalerMode::kAuto, {.ca_status_configmap = true}, kNow, &s);
+  EXPECT_TRUE(s.cluster_autoscaler);
+  EXPECT_FALSE(s.karpenter);
+  EXPECT_TRUE(s.Any());
+
+  // Events: recent means within the hour, the edge included.
+  DetectAutoscaler(AutoscalerMode::kAuto,
+                   {.last_ca_event = kNow - kAutoscalerRecent,
+                    .last_karpenter_event = kNow - kAutoscalerRecent - 1},
+                   kNow, &s);
+  EXPECT_TRUE(s.cluster_autoscaler);
+  EXPECT_FALSE(s.karpenter);
+  DetectAutoscaler(AutoscalerMode::kAuto, {.last_karpenter_event = kNow - 5 * kMinute}, kNow, &s);
+  EXPECT_FALSE(s.cluster_autoscaler);
+  EXPECT_TRUE(s.karpenter);
+  // A future timestamp (clock skew) counts as recent.
+  DetectAutoscaler(AutoscalerMode::kAuto, {.last_karpenter_event = kNow + kMinute}, kNow, &s);
+  EXPECT_TRUE(s.karpenter);
+  // A custom window.
+  DetectAutoscaler(AutoscalerMode::kAuto, {.last_ca_event = kNow - 10 * kMinute}, kNow, &s,
+                   5 * kMinute);
+  EXPECT_FALSE(s.cluster_autoscaler);
+}
+
+TEST(DetectAutoscaler, ForcedModesIgnoreSignals) {
+  AutoscalerSignals all{
+      .ca_status_configmap = true, .last_ca_event = kNow, .last_karpenter_event = kNow};
+  AutoscalerState s;
+  s.node_groups.push_back({"grp", true, false, ""});
+  DetectAutoscaler(AutoscalerMode::kNone, all, kNow, &s);
+  EXPECT_TRUE(s.forced_none);
+  EXPECT_FALSE(s.Any());
+  EXPECT_EQ(s.node_groups.size(), 1u);  // left alone
+  DetectAutoscaler(AutoscalerMode::kKarpenter, {}, kNow, &s);
+  EXPECT_FALSE(s.forced_none);
+  EXPECT_TRUE(s.karpenter);
+  EXPECT_FALSE(s.cluster_autoscaler);
+  DetectAutoscaler(AutoscalerMode::kClusterAutoscaler, {}, kNow, &s);
+  EXPECT_TRUE(s.cluster_autoscaler);
+  EXPECT_FALSE(s.karpenter);
+  EXPECT_TRUE(s.Any());
+}
+
+EventRecord Event(std::string reason, std::string source, std::string message) {
+  EventRecord e;
+  e.reason = std::move(reason);
+  e.source = std::move(source);
+  e.message = std::move(message);
+  return e;
+}
+
+TEST(EventAutoscalerKind, ByReasonSourceAndMessage) {
+  // Sources as `kubectl describe` shows them in the public examples quoted in
+  // classify_messages_test.cpp.
+  EXPECT_EQ(EventAutoscalerKind(Event("TriggeredScaleUp", "cluster-autoscaler",
+                                      "pod triggered scale-up: [{g 1->2 (max: 3)}]")),
+            AutoscalerKind::kClusterAutoscaler);
+  EXPECT_EQ(EventAutoscalerKind(Event("NotTriggerScaleUp", "", "pod didn't trigger scale-up:")),
+            AutoscalerKind::kClusterAutoscaler);
+  EXPECT_EQ(EventAutoscalerKind(
+                Event("Nominated", "karpenter", "Pod should schedule on: nodeclaim/default-tn8fg")),
+            AutoscalerKind::kKarpenter);
+  EXPECT_EQ(EventAutoscalerKind(Event("FailedScheduling", "eks-auto-mode/compute",
+                                      "Failed to schedule pod, incompatible with nodepool \"a\"")),
+            AutoscalerKind::kKarpenter);
+  EXPECT_EQ(EventAutoscalerKind(Event("FailedScheduling", "",
+                                      "Failed to schedule pod, all available instance types "
+                                      "exceed limits for nodepool \"b\"")),
+            AutoscalerKind::kKarpenter);
+  EXPECT_EQ(EventAutoscalerKind(Event("FailedScheduling", "default-scheduler",
+                                      "0/3 nodes are available: 3 Insufficient cpu.")),
+            AutoscalerKind::kNone);
+  EXPECT_EQ(EventAutoscalerKind(Event("Scheduled", "default-scheduler", "Successfully assigned")),
+            AutoscalerKind::kNone);
+}
+
+}  // namespace
+}  // namespace podwait
