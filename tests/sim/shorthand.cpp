@@ -1,0 +1,1054 @@
+#include "tests/sim/shorthand.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "exporter/common/time_format.h"
+
+namespace podwait::sim {
+
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+std::string Str(const rapidjson::Value& spec, const char* key, const std::string& fallback = "") {
+  if (!spec.IsObject()) return fallback;
+  auto it = spec.FindMember(key);
+  if (it == spec.MemberEnd() || !it->value.IsString()) return fallback;
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+int64_t Int(const rapidjson::Value& spec, const char* key, int64_t fallback) {
+  if (!spec.IsObject()) return fallback;
+  auto it = spec.FindMember(key);
+  if (it == spec.MemberEnd() || !it->value.IsNumber()) return fallback;
+  return it->value.IsInt64() ? it->value.GetInt64() : static_cast<int64_t>(it->value.GetDouble());
+}
+
+bool Bool(const rapidjson::Value& spec, const char* key, bool fallback) {
+  if (!spec.IsObject()) return fallback;
+  auto it = spec.FindMember(key);
+  if (it == spec.MemberEnd() || !it->value.IsBool()) return fallback;
+  return it->value.GetBool();
+}
+
+const rapidjson::Value* Member(const rapidjson::Value& spec, const char* key) {
+  if (!spec.IsObject()) return nullptr;
+  auto it = spec.FindMember(key);
+  return it == spec.MemberEnd() ? nullptr : &it->value;
+}
+
+std::vector<std::string> StrList(const rapidjson::Value& spec, const char* key) {
+  std::vector<std::string> out;
+  const rapidjson::Value* v = Member(spec, key);
+  if (v && v->IsArray()) {
+    for (const auto& e : v->GetArray()) {
+      if (e.IsString()) out.emplace_back(e.GetString());
+    }
+  } else if (v && v->IsString()) {
+    out.emplace_back(v->GetString());
+  }
+  return out;
+}
+
+// A time field of a shorthand: relative or absolute; `fallback` when absent.
+bool TimeField(const rapidjson::Value& spec, const char* key, Timestamp now, Timestamp fallback,
+               Timestamp* out, std::string* error) {
+  std::string text = Str(spec, key);
+  if (text.empty()) {
+    *out = fallback;
+    return true;
+  }
+  if (!ResolveTime(text, now, out)) {
+    *error = std::string("bad time in \"") + key + "\": " + text;
+    return false;
+  }
+  return true;
+}
+
+void S(Writer& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+void KV(Writer& w, const char* k, std::string_view v) {
+  w.Key(k);
+  S(w, v);
+}
+void KT(Writer& w, const char* k, Timestamp t) { KV(w, k, FormatRfc3339(t / 1000 * 1000)); }
+
+// Copies a JSON value (from the spec) through the writer.
+void CopyMap(Writer& w, const rapidjson::Value* v) {
+  if (!v || !v->IsObject()) return;
+  for (const auto& m : v->GetObject()) {
+    w.Key(m.name.GetString(), m.name.GetStringLength());
+    m.value.Accept(w);
+  }
+}
+
+bool Finish(rapidjson::StringBuffer& sb, rapidjson::Document* out, std::string* error) {
+  out->Parse(sb.GetString(), sb.GetSize());
+  if (out->HasParseError()) {
+    *error = "internal: shorthand produced invalid JSON";
+    return false;
+  }
+  return true;
+}
+
+std::string Hex16(uint64_t v) {
+  char buf[20];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += " ";
+    out += v[i];
+  }
+  return out;
+}
+
+void Condition(Writer& w, const char* type, bool status, Timestamp ltt, const std::string& reason,
+               const std::string& message) {
+  w.StartObject();
+  w.Key("lastProbeTime");
+  w.Null();
+  KT(w, "lastTransitionTime", ltt);
+  if (!message.empty()) KV(w, "message", message);
+  if (!reason.empty()) KV(w, "reason", reason);
+  KV(w, "status", status ? "True" : "False");
+  KV(w, "type", type);
+  w.EndObject();
+}
+
+struct ContainerState {
+  std::string name;
+  std::string image;
+  enum Kind { kWaiting, kRunning, kTerminated } kind = kWaiting;
+  std::string reason;   // waiting or terminated reason
+  std::string message;  // waiting message
+  int exit_code = 0;
+  bool ready = false;
+  bool started = false;
+  int64_t restarts = 0;
+  Timestamp started_at = 0;
+  Timestamp finished_at = 0;
+  bool crashed_before = false;  // lastState.terminated (CrashLoopBackOff)
+  std::string id;
+};
+
+void WriteContainerStatus(Writer& w, const ContainerState& c, bool init) {
+  w.StartObject();
+  if (c.kind != ContainerState::kWaiting || c.crashed_before) KV(w, "containerID", c.id);
+  KV(w, "image", c.image);
+  KV(w, "imageID",
+     c.kind == ContainerState::kWaiting && !c.crashed_before
+         ? ""
+         : "docker.io/" + c.image.substr(0, c.image.find(':')) +
+               "@sha256:" + Hex16(StableHash(c.image)) + Hex16(StableHash(c.image + "1")) +
+               Hex16(StableHash(c.image + "2")) + Hex16(StableHash(c.image + "3")));
+  w.Key("lastState");
+  w.StartObject();
+  if (c.crashed_before) {
+    w.Key("terminated");
+    w.StartObject();
+    KV(w, "containerID", c.id);
+    w.Key("exitCode");
+    w.Int(1);
+    KT(w, "finishedAt", c.finished_at);
+    KV(w, "reason", "Error");
+    KT(w, "startedAt", c.started_at);
+    w.EndObject();
+  }
+  w.EndObject();
+  KV(w, "name", c.name);
+  w.Key("ready");
+  w.Bool(c.ready);
+  w.Key("restartCount");
+  w.Int64(c.restarts);
+  if (!init) {
+    w.Key("started");
+    w.Bool(c.started);
+  }
+  w.Key("state");
+  w.StartObject();
+  switch (c.kind) {
+    case ContainerState::kWaiting:
+      w.Key("waiting");
+      w.StartObject();
+      if (!c.message.empty()) KV(w, "message", c.message);
+      KV(w, "reason", c.reason);
+      w.EndObject();
+      break;
+    case ContainerState::kRunning:
+      w.Key("running");
+      w.StartObject();
+      KT(w, "startedAt", c.started_at);
+      w.EndObject();
+      break;
+    case ContainerState::kTerminated:
+      w.Key("terminated");
+      w.StartObject();
+      KV(w, "containerID", c.id);
+      w.Key("exitCode");
+      w.Int(c.exit_code);
+      KT(w, "finishedAt", c.finished_at);
+      KV(w, "reason", c.reason);
+      KT(w, "startedAt", c.started_at);
+      w.EndObject();
+      break;
+  }
+  w.EndObject();
+  w.EndObject();
+}
+
+void WriteContainerSpec(Writer& w, const std::string& name, const std::string& image,
+                        const std::string& component, bool init) {
+  w.StartObject();
+  if (init) {
+    w.Key("command");
+    w.StartArray();
+    S(w, "/wait-for-pd");
+    S(w, component == "tidb" ? "--initialized" : "--leader");
+    w.EndArray();
+  }
+  KV(w, "image", image);
+  KV(w, "imagePullPolicy", "IfNotPresent");
+  KV(w, "name", name);
+  w.Key("resources");
+  w.StartObject();
+  if (!init) {
+    w.Key("requests");
+    w.StartObject();
+    KV(w, "cpu", component == "tikv" ? "4" : component == "pd" ? "1" : "2");
+    KV(w, "memory", component == "tikv" ? "16Gi" : component == "pd" ? "4Gi" : "8Gi");
+    w.EndObject();
+  }
+  w.EndObject();
+  KV(w, "terminationMessagePath", "/dev/termination-log");
+  KV(w, "terminationMessagePolicy", "File");
+  w.EndObject();
+}
+
+}  // namespace
+
+uint64_t StableHash(std::string_view text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+bool ResolveTime(std::string_view text, Timestamp now, Timestamp* out) {
+  if (text.size() > 3 && text.substr(0, 2) == "${" && text.back() == '}') {
+    text = text.substr(2, text.size() - 3);
+  }
+  if (text.substr(0, 3) == "now") text = text.substr(3);
+  if (text.empty()) {
+    *out = now;
+    return true;
+  }
+  if (text[0] == '-' || text[0] == '+') {
+    auto d = ParseDuration(text.substr(1));
+    if (!d) return false;
+    *out = text[0] == '-' ? now - *d : now + *d;
+    return true;
+  }
+  auto t = ParseRfc3339(text);
+  if (!t) return false;
+  *out = *t;
+  return true;
+}
+
+void ExpandTimes(rapidjson::Value& v, rapidjson::Document::AllocatorType& alloc, Timestamp now) {
+  if (v.IsObject()) {
+    for (auto& m : v.GetObject()) ExpandTimes(m.value, alloc, now);
+  } else if (v.IsArray()) {
+    for (auto& e : v.GetArray()) ExpandTimes(e, alloc, now);
+  } else if (v.IsString()) {
+    std::string_view s(v.GetString(), v.GetStringLength());
+    if (s.find("${now") == std::string_view::npos) return;
+    std::string out;
+    size_t pos = 0;
+    while (true) {
+      size_t start = s.find("${now", pos);
+      if (start == std::string_view::npos) break;
+      size_t end = s.find('}', start);
+      if (end == std::string_view::npos) break;
+      Timestamp t;
+      out.append(s.substr(pos, start - pos));
+      if (ResolveTime(s.substr(start, end - start + 1), now, &t)) {
+        out += FormatRfc3339(t / 1000 * 1000);
+      } else {
+        out.append(s.substr(start, end - start + 1));
+      }
+      pos = end + 1;
+    }
+    out.append(s.substr(pos));
+    v.SetString(out.c_str(), static_cast<rapidjson::SizeType>(out.size()), alloc);
+  }
+}
+
+bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
+               std::string* error) {
+  std::string ns = Str(spec, "namespace");
+  std::string name = Str(spec, "name");
+  if (ns.empty() || name.empty()) {
+    *error = "pod shorthand needs namespace and name";
+    return false;
+  }
+  std::string component = Str(spec, "component");
+  std::string cluster = Str(spec, "cluster");
+  if (component.empty() || cluster.empty()) {
+    // "<cluster>-<component>-<ordinal>"
+    size_t last = name.rfind('-');
+    size_t prev =
+        last == std::string::npos || last == 0 ? std::string::npos : name.rfind('-', last - 1);
+    if (prev != std::string::npos) {
+      if (component.empty()) component = name.substr(prev + 1, last - prev - 1);
+      if (cluster.empty()) cluster = name.substr(0, prev);
+    }
+  }
+  if (component.empty() || cluster.empty()) {
+    *error = "pod shorthand " + name +
+             ": give cluster and component (or a <cluster>-<component>-<n> name)";
+    return false;
+  }
+  std::string stage = Str(spec, "stage", "ready");
+  static const char* const kStages[] = {"pending",   "unschedulable", "gated",   "init",
+                                        "creating",  "waiting",       "running", "ready",
+                                        "succeeded", "failed"};
+  bool known = false;
+  for (const char* s : kStages) known = known || stage == s;
+  if (!known) {
+    *error = "pod shorthand " + name + ": unknown stage " + stage;
+    return false;
+  }
+  Timestamp created, scheduled_at, initialized_at, ready_at, deleting = 0;
+  if (!TimeField(spec, "created", now, now, &created, error)) return false;
+  if (!TimeField(spec, "scheduledAt", now, created + 1000, &scheduled_at, error)) return false;
+  if (!TimeField(spec, "initializedAt", now, scheduled_at + 2000, &initialized_at, error))
+    return false;
+  if (!TimeField(spec, "readyAt", now, initialized_at + 5000, &ready_at, error)) return false;
+  if (!Str(spec, "deleting").empty() && !TimeField(spec, "deleting", now, now, &deleting, error)) {
+    return false;
+  }
+  Timestamp unsched_since;
+  if (!TimeField(spec, "since", now, created, &unsched_since, error)) return false;
+
+  std::string version = Str(spec, "version", "v8.1.0");
+  std::string image = Str(spec, "image", "pingcap/" + component + ":" + version);
+  std::vector<std::string> inits = StrList(spec, "initContainers");
+  if (Bool(spec, "waitForPd", false) &&
+      std::find(inits.begin(), inits.end(), "wait-for-pd") == inits.end()) {
+    inits.insert(inits.begin(), "wait-for-pd");
+  }
+  std::vector<std::string> mains = StrList(spec, "containers");
+  if (mains.empty()) mains.push_back(component);
+  std::string node = Str(spec, "node",
+                         "ip-10-0-" + std::to_string(StableHash(name) % 200) + "-" +
+                             std::to_string(StableHash(ns + name) % 250 + 1) + ".ec2.internal");
+  std::string pod_ip = "10.1." + std::to_string(StableHash(name + "ip") % 250) + "." +
+                       std::to_string(StableHash(ns + name + "ip") % 250 + 1);
+  std::string host_ip = "10.0." + std::to_string(StableHash(node) % 250) + "." +
+                        std::to_string(StableHash(node + "h") % 250 + 1);
+  int64_t restarts = Int(spec, "restarts", -1);
+  bool scheduled = stage != "pending" && stage != "unschedulable" && stage != "gated";
+  bool initialized = scheduled && stage != "init";
+  bool running_stage = stage == "running" || stage == "ready";
+  std::string reason = Str(spec, "reason", stage == "waiting" ? "ContainerCreating" : "");
+  bool crashloop = stage == "waiting" && reason == "CrashLoopBackOff";
+  std::string phase = Str(spec, "phase");
+  if (phase.empty()) {
+    if (stage == "succeeded")
+      phase = "Succeeded";
+    else if (stage == "failed")
+      phase = "Failed";
+    else if (running_stage || crashloop)
+      phase = "Running";
+    else
+      phase = "Pending";
+  }
+  std::string uid = Str(spec, "uid");
+
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartObject();
+  KV(w, "apiVersion", "v1");
+  KV(w, "kind", "Pod");
+  // metadata
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("annotations");
+  w.StartObject();
+  KV(w, "prometheus.io/scrape", "true");
+  CopyMap(w, Member(spec, "annotations"));
+  w.EndObject();
+  KT(w, "creationTimestamp", created);
+  if (deleting) {
+    w.Key("deletionGracePeriodSeconds");
+    w.Int(30);
+    KT(w, "deletionTimestamp", deleting);
+  }
+  KV(w, "generateName", cluster + "-" + component + "-");
+  w.Key("labels");
+  w.StartObject();
+  KV(w, "app.kubernetes.io/component", component);
+  KV(w, "app.kubernetes.io/instance", cluster);
+  KV(w, "app.kubernetes.io/managed-by", "tidb-operator");
+  KV(w, "app.kubernetes.io/name", "tidb-cluster");
+  KV(w, "apps.kubernetes.io/pod-index", name.substr(name.rfind('-') + 1));
+  KV(w, "statefulset.kubernetes.io/pod-name", name);
+  CopyMap(w, Member(spec, "labels"));
+  w.EndObject();
+  KV(w, "name", name);
+  KV(w, "namespace", ns);
+  const rapidjson::Value* owner = Member(spec, "owner");
+  if (!(owner && owner->IsBool() && !owner->GetBool())) {
+    std::string okind = owner ? Str(*owner, "kind", "StatefulSet") : "StatefulSet";
+    std::string oname =
+        owner ? Str(*owner, "name", cluster + "-" + component) : cluster + "-" + component;
+    w.Key("ownerReferences");
+    w.StartArray();
+    w.StartObject();
+    KV(w, "apiVersion", okind == "StatefulSet" ? "apps/v1" : "v1");
+    w.Key("blockOwnerDeletion");
+    w.Bool(true);
+    w.Key("controller");
+    w.Bool(true);
+    KV(w, "kind", okind);
+    KV(w, "name", oname);
+    KV(w, "uid", "5e1e0000-0000-4000-8000-" + Hex16(StableHash(ns + "/" + oname)).substr(4));
+    w.EndObject();
+    w.EndArray();
+  }
+  if (!uid.empty()) KV(w, "uid", uid);
+  w.EndObject();
+  // spec
+  w.Key("spec");
+  w.StartObject();
+  w.Key("containers");
+  w.StartArray();
+  for (const auto& c : mains) WriteContainerSpec(w, c, image, component, false);
+  w.EndArray();
+  KV(w, "dnsPolicy", "ClusterFirst");
+  KV(w, "hostname", name);
+  if (!inits.empty()) {
+    w.Key("initContainers");
+    w.StartArray();
+    for (const auto& c : inits) {
+      WriteContainerSpec(w, c, c == "wait-for-pd" ? "pingcap/wait-for-pd:v0.1.0" : image, component,
+                         true);
+    }
+    w.EndArray();
+  }
+  if (scheduled) KV(w, "nodeName", node);
+  w.Key("priority");
+  w.Int(0);
+  KV(w, "restartPolicy", "Always");
+  if (stage == "gated") {
+    w.Key("schedulingGates");
+    w.StartArray();
+    w.StartObject();
+    KV(w, "name", Str(spec, "gate", "example.com/gate"));
+    w.EndObject();
+    w.EndArray();
+  }
+  KV(w, "schedulerName", "default-scheduler");
+  KV(w, "serviceAccountName", "default");
+  KV(w, "subdomain", cluster + "-" + component + "-peer");
+  w.Key("terminationGracePeriodSeconds");
+  w.Int(30);
+  w.EndObject();
+  // status
+  w.Key("status");
+  w.StartObject();
+  if (stage != "pending") {
+    w.Key("conditions");
+    w.StartArray();
+    if (!scheduled) {
+      if (stage == "gated") {
+        Condition(w, "PodScheduled", false, unsched_since, "SchedulingGated",
+                  "Scheduling is blocked due to non-empty scheduling gates");
+      } else {
+        Condition(w, "PodScheduled", false, unsched_since, "Unschedulable",
+                  Str(spec, "message",
+                      "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are "
+                      "available: 3 No preemption victims found for incoming pod."));
+      }
+    } else {
+      size_t init_index = static_cast<size_t>(Int(spec, "initIndex", 0));
+      std::vector<std::string> pending_inits;
+      if (!initialized) {
+        for (size_t i = init_index; i < inits.size(); ++i) pending_inits.push_back(inits[i]);
+      }
+      bool ready = stage == "ready";
+      bool done = stage == "succeeded" || stage == "failed";
+      std::string unready = "containers with unready status: [" + Join(mains) + "]";
+      if (initialized) {
+        Condition(w, "Initialized", true, initialized_at, done ? "PodCompleted" : "", "");
+      } else {
+        Condition(w, "Initialized", false, scheduled_at, "ContainersNotInitialized",
+                  "containers with incomplete status: [" + Join(pending_inits) + "]");
+      }
+      Condition(w, "Ready", ready, ready ? ready_at : scheduled_at,
+                ready  ? ""
+                : done ? "PodCompleted"
+                       : "ContainersNotReady",
+                ready || done ? "" : unready);
+      Condition(w, "ContainersReady", ready, ready ? ready_at : scheduled_at,
+                ready  ? ""
+                : done ? "PodCompleted"
+                       : "ContainersNotReady",
+                ready || done ? "" : unready);
+      Condition(w, "PodScheduled", true, scheduled_at, "", "");
+    }
+    w.EndArray();
+  }
+  if (scheduled) {
+    // container statuses
+    std::string message = Str(spec, "containerMessage");
+    w.Key("containerStatuses");
+    w.StartArray();
+    for (const auto& c : mains) {
+      ContainerState st;
+      st.name = c;
+      st.image = image;
+      st.id = "containerd://" + Hex16(StableHash(ns + name + c)) + Hex16(StableHash(c + name));
+      if (!initialized) {
+        st.reason = "PodInitializing";
+      } else if (stage == "creating") {
+        st.reason = "ContainerCreating";
+      } else if (stage == "waiting") {
+        st.reason = reason;
+        st.message = message;
+        if (crashloop) {
+          st.restarts = restarts < 0 ? 5 : restarts;
+          st.crashed_before = true;
+          st.started_at = now - 90 * 1000;
+          st.finished_at = now - 60 * 1000;
+          if (st.message.empty()) {
+            st.message = "back-off 5m0s restarting failed container=" + c + " pod=" + name + "_" +
+                         ns + "(" + (uid.empty() ? "uid" : uid) + ")";
+          }
+        } else if (reason == "ImagePullBackOff" && st.message.empty()) {
+          st.message = "Back-off pulling image \"" + image + "\"";
+        }
+      } else if (running_stage) {
+        st.kind = ContainerState::kRunning;
+        st.started = true;
+        st.ready = stage == "ready";
+        st.started_at = initialized_at + 1000;
+        if (restarts > 0) st.restarts = restarts;
+      } else {  // succeeded / failed
+        st.kind = ContainerState::kTerminated;
+        st.started_at = initialized_at + 1000;
+        st.finished_at = now;
+        st.exit_code = stage == "failed" ? 1 : 0;
+        st.reason = stage == "failed" ? "Error" : "Completed";
+      }
+      WriteContainerStatus(w, st, false);
+    }
+    w.EndArray();
+    KV(w, "hostIP", host_ip);
+    if (!inits.empty()) {
+      size_t init_index = static_cast<size_t>(Int(spec, "initIndex", 0));
+      std::string init_state = Str(spec, "initState", "running");
+      w.Key("initContainerStatuses");
+      w.StartArray();
+      for (size_t i = 0; i < inits.size(); ++i) {
+        ContainerState st;
+        st.name = inits[i];
+        st.image = inits[i] == "wait-for-pd" ? "pingcap/wait-for-pd:v0.1.0" : image;
+        st.id = "containerd://" + Hex16(StableHash(ns + name + inits[i])) +
+                Hex16(StableHash(inits[i] + name));
+        if (initialized || i < init_index) {
+          st.kind = ContainerState::kTerminated;
+          st.reason = "Completed";
+          st.started_at = scheduled_at + 1000;
+          st.finished_at = initialized_at;
+        } else if (i == init_index) {
+          if (init_state == "running") {
+            st.kind = ContainerState::kRunning;
+            st.started_at = scheduled_at + 1000;
+          } else {
+            st.reason = init_state;
+            if (init_state == "CrashLoopBackOff") {
+              st.restarts = restarts < 0 ? 5 : restarts;
+              st.crashed_before = true;
+              st.started_at = now - 90 * 1000;
+              st.finished_at = now - 60 * 1000;
+              st.message = "back-off 5m0s restarting failed container=" + inits[i] +
+                           " pod=" + name + "_" + ns + "(" + (uid.empty() ? "uid" : uid) + ")";
+            }
+          }
+        } else {
+          st.reason = "PodInitializing";
+        }
+        WriteContainerStatus(w, st, true);
+      }
+      w.EndArray();
+    }
+  }
+  if (!Str(spec, "nominatedNode").empty()) KV(w, "nominatedNodeName", Str(spec, "nominatedNode"));
+  KV(w, "phase", phase);
+  if (scheduled) {
+    KV(w, "podIP", pod_ip);
+    w.Key("podIPs");
+    w.StartArray();
+    w.StartObject();
+    KV(w, "ip", pod_ip);
+    w.EndObject();
+    w.EndArray();
+  }
+  KV(w, "qosClass", "Burstable");
+  if (scheduled) KT(w, "startTime", scheduled_at);
+  w.EndObject();
+  w.EndObject();
+  return Finish(sb, out, error);
+}
+
+bool ExpandEvent(const rapidjson::Value& spec, Timestamp now, const PodUidLookup& lookup,
+                 rapidjson::Document* out, std::string* error) {
+  std::string ns = Str(spec, "namespace");
+  std::string pod = Str(spec, "pod");
+  std::string reason = Str(spec, "reason");
+  if (ns.empty() || pod.empty() || reason.empty()) {
+    *error = "event shorthand needs namespace, pod and reason";
+    return false;
+  }
+  std::string source = Str(spec, "source");
+  std::string type = Str(spec, "type");
+  std::string message = Str(spec, "message");
+  if (reason == "FailedScheduling" || reason == "Scheduled") {
+    if (source.empty()) source = "default-scheduler";
+    if (type.empty()) type = reason == "Scheduled" ? "Normal" : "Warning";
+    if (message.empty()) {
+      message =
+          reason == "Scheduled"
+              ? "Successfully assigned " + ns + "/" + pod + " to " + Str(spec, "node", "node-1")
+              : "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are "
+                "available: 3 No preemption victims found for incoming pod.";
+    }
+  } else if (reason == "TriggeredScaleUp") {
+    if (source.empty()) source = "cluster-autoscaler";
+    if (message.empty()) message = "pod triggered scale-up: [{eks-tikv-ng 3->4 (max: 10)}]";
+  } else if (reason == "NotTriggerScaleUp") {
+    if (source.empty()) source = "cluster-autoscaler";
+    if (message.empty()) message = "pod didn't trigger scale-up: 1 max node group size reached";
+  } else if (reason == "Nominated") {
+    if (source.empty()) source = "karpenter";
+    if (message.empty()) message = "Pod should schedule on: nodeclaim/default-x7k2p";
+  }
+  if (source.empty()) source = "kubelet";
+  if (type.empty()) type = "Normal";
+  if (message.empty()) message = reason;
+  Timestamp first, last;
+  if (!TimeField(spec, "first", now, now, &first, error)) return false;
+  if (!TimeField(spec, "last", now, first, &last, error)) return false;
+  int64_t count = Int(spec, "count", 1);
+  // The scheduler writes events.k8s.io/v1 events (eventTime, series, reportingController; no
+  // source, no first/lastTimestamp); client-go's old recorder (cluster-autoscaler, karpenter,
+  // kubelet) writes core/v1 events.
+  std::string style = Str(spec, "style", source == "default-scheduler" ? "events.k8s.io" : "core");
+  std::string uid = Str(spec, "podUid");
+  if (uid.empty() && lookup) uid = lookup(ns, pod);
+  std::string name =
+      Str(spec, "name", pod + "." + Hex16(StableHash(ns + pod + reason + message)).substr(0, 16));
+
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartObject();
+  KV(w, "apiVersion", "v1");
+  KV(w, "kind", "Event");
+  w.Key("metadata");
+  w.StartObject();
+  KT(w, "creationTimestamp", first);
+  KV(w, "name", name);
+  KV(w, "namespace", ns);
+  w.EndObject();
+  w.Key("involvedObject");
+  w.StartObject();
+  KV(w, "apiVersion", "v1");
+  KV(w, "kind", "Pod");
+  KV(w, "name", pod);
+  KV(w, "namespace", ns);
+  if (!uid.empty()) KV(w, "uid", uid);
+  w.EndObject();
+  KV(w, "reason", reason);
+  KV(w, "message", message);
+  KV(w, "type", type);
+  if (style == "core") {
+    w.Key("source");
+    w.StartObject();
+    KV(w, "component", source);
+    w.EndObject();
+    KT(w, "firstTimestamp", first);
+    KT(w, "lastTimestamp", last);
+    w.Key("count");
+    w.Int64(count);
+    w.Key("eventTime");
+    w.Null();
+    KV(w, "reportingComponent", source);
+    KV(w, "reportingInstance", "");
+  } else {
+    w.Key("source");
+    w.StartObject();
+    w.EndObject();
+    w.Key("firstTimestamp");
+    w.Null();
+    w.Key("lastTimestamp");
+    w.Null();
+    char micro[40];
+    std::string base = FormatRfc3339(first / 1000 * 1000);  // "...Z"
+    std::snprintf(micro, sizeof(micro), "%s.%06dZ", base.substr(0, base.size() - 1).c_str(),
+                  static_cast<int>(StableHash(name) % 1000000));
+    KV(w, "eventTime", micro);
+    KV(w, "action", reason == "Scheduled" ? "Binding" : "Scheduling");
+    KV(w, "reportingComponent", source);
+    KV(w, "reportingInstance", source + "-" + Str(spec, "instance", "control-plane"));
+    if (count > 1) {
+      w.Key("series");
+      w.StartObject();
+      w.Key("count");
+      w.Int64(count);
+      std::string lb = FormatRfc3339(last / 1000 * 1000);
+      KV(w, "lastObservedTime", lb.substr(0, lb.size() - 1) + ".000000Z");
+      w.EndObject();
+    }
+  }
+  w.EndObject();
+  return Finish(sb, out, error);
+}
+
+namespace {
+
+// Members a "healthy" field selects: true/false, a count, or a list of names.
+bool Healthy(const rapidjson::Value* h, size_t index, const std::string& name) {
+  if (!h) return true;
+  if (h->IsBool()) return h->GetBool();
+  if (h->IsNumber()) return static_cast<int64_t>(index) < h->GetInt64();
+  if (h->IsArray()) {
+    for (const auto& e : h->GetArray()) {
+      if (e.IsString() && name == e.GetString()) return true;
+    }
+    return false;
+  }
+  return true;
+}
+
+std::string MemberId(const std::string& ns, const std::string& cluster, size_t i) {
+  // Full-range uint64 ids like PD's; every third one is above INT64_MAX.
+  uint64_t id = StableHash(ns + "/" + cluster + "/pd/" + std::to_string(i));
+  if (i % 3 == 2)
+    id |= 0x8000000000000000ULL;
+  else
+    id &= 0x7fffffffffffffffULL;
+  return std::to_string(id);
+}
+
+}  // namespace
+
+std::string PdMemberId(const std::string& ns, const std::string& cluster, size_t i) {
+  return MemberId(ns, cluster, i);
+}
+
+bool ExpandTidbCluster(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
+                       std::string* error) {
+  std::string ns = Str(spec, "namespace");
+  std::string name = Str(spec, "name");
+  if (ns.empty() || name.empty()) {
+    *error = "tidbcluster shorthand needs namespace and name";
+    return false;
+  }
+  std::string version = Str(spec, "version", "v8.1.0");
+  Timestamp created;
+  if (!TimeField(spec, "created", now, now, &created, error)) return false;
+  static const rapidjson::Value kEmpty(rapidjson::kObjectType);
+  const rapidjson::Value* pd = Member(spec, "pd");
+  const rapidjson::Value* tikv = Member(spec, "tikv");
+  const rapidjson::Value* tidb = Member(spec, "tidb");
+  const rapidjson::Value* tiflash = Member(spec, "tiflash");
+  const rapidjson::Value& pds = pd ? *pd : kEmpty;
+  const rapidjson::Value& tikvs = tikv ? *tikv : kEmpty;
+  const rapidjson::Value& tidbs = tidb ? *tidb : kEmpty;
+  int64_t pd_replicas = Int(pds, "replicas", 3);
+  std::string peer_suffix = "." + name + "-pd-peer." + ns + ".svc:2379";
+
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartObject();
+  KV(w, "apiVersion", "pingcap.com/v1alpha1");
+  KV(w, "kind", "TidbCluster");
+  w.Key("metadata");
+  w.StartObject();
+  KT(w, "creationTimestamp", created);
+  w.Key("generation");
+  w.Int(1);
+  KV(w, "name", name);
+  KV(w, "namespace", ns);
+  w.EndObject();
+  w.Key("spec");
+  w.StartObject();
+  auto comp_spec = [&](const char* comp, const rapidjson::Value& s, int64_t def) {
+    w.Key(comp);
+    w.StartObject();
+    KV(w, "baseImage", std::string("pingcap/") + comp);
+    w.Key("replicas");
+    w.Int64(Int(s, "replicas", def));
+    w.EndObject();
+  };
+  comp_spec("pd", pds, 3);
+  comp_spec("tikv", tikvs, 3);
+  comp_spec("tidb", tidbs, 2);
+  if (tiflash) comp_spec("tiflash", *tiflash, 1);
+  KV(w, "version", version);
+  w.EndObject();
+
+  w.Key("status");
+  w.StartObject();
+  KV(w, "clusterID", std::to_string(StableHash(ns + "/" + name) & 0x7fffffffffffffffULL));
+  // pd
+  w.Key("pd");
+  w.StartObject();
+  const rapidjson::Value* healthy = Member(pds, "healthy");
+  std::string leader = Str(pds, "leader", name + "-pd-0");
+  const rapidjson::Value* leader_v = Member(pds, "leader");
+  bool has_leader = !(leader_v && leader_v->IsNull()) &&
+                    !(leader_v && leader_v->IsBool() && !leader_v->GetBool());
+  auto write_member = [&](size_t i, const std::string& mname) {
+    w.StartObject();
+    KV(w, "clientURL", "http://" + mname + peer_suffix);
+    w.Key("health");
+    w.Bool(Healthy(healthy, i, mname));
+    KV(w, "id", MemberId(ns, name, i));
+    KT(w, "lastTransitionTime", created);
+    KV(w, "name", mname);
+    w.EndObject();
+  };
+  if (has_leader) {
+    size_t li = 0;
+    for (size_t i = 0; i < static_cast<size_t>(pd_replicas); ++i) {
+      if (name + "-pd-" + std::to_string(i) == leader) li = i;
+    }
+    w.Key("leader");
+    write_member(li, leader);
+  }
+  w.Key("members");
+  w.StartObject();
+  for (size_t i = 0; i < static_cast<size_t>(pd_replicas); ++i) {
+    std::string mname = name + "-pd-" + std::to_string(i);
+    w.Key(mname.c_str());
+    write_member(i, mname);
+  }
+  w.EndObject();
+  auto failures = [&](const rapidjson::Value& s, const char* key, const char* out_key,
+                      bool stores) {
+    const rapidjson::Value* f = Member(s, key);
+    if (!f || !f->IsArray()) return true;
+    w.Key(out_key);
+    w.StartObject();
+    for (const auto& e : f->GetArray()) {
+      std::string pod = Str(e, "pod");
+      std::string store_id = Str(e, "storeId", "1");
+      Timestamp at;
+      if (!TimeField(e, "createdAt", now, now, &at, error)) return false;
+      w.Key(stores ? store_id.c_str() : pod.c_str());
+      w.StartObject();
+      KT(w, "createdAt", at);
+      if (!stores && std::string(out_key) == "failureMembers" && &s == &pds) {
+        KV(w, "memberID", MemberId(ns, name, pod.empty() ? 0 : StableHash(pod) % 7));
+        w.Key("memberDeleted");
+        w.Bool(Bool(e, "memberDeleted", false));
+        KV(w, "pvcUID", "");
+      }
+      KV(w, "podName", pod);
+      if (stores) KV(w, "storeID", store_id);
+      w.EndObject();
+    }
+    w.EndObject();
+    return true;
+  };
+  if (!failures(pds, "failureMembers", "failureMembers", false)) return false;
+  KV(w, "phase", Str(pds, "phase", "Normal"));
+  w.Key("synced");
+  w.Bool(true);
+  w.EndObject();
+  // tikv / tiflash
+  auto store_comp = [&](const char* comp, const rapidjson::Value& s) {
+    w.Key(comp);
+    w.StartObject();
+    if (!failures(s, "failureStores", "failureStores", true)) return false;
+    KV(w, "phase", Str(s, "phase", "Normal"));
+    w.Key("stores");
+    w.StartObject();
+    const rapidjson::Value* st = Member(s, "stores");
+    if (st && st->IsArray()) {
+      for (const auto& e : st->GetArray()) {
+        std::string id = Str(e, "id");
+        if (id.empty() && Member(e, "id") && Member(e, "id")->IsNumber()) {
+          id = std::to_string(Int(e, "id", 0));
+        }
+        std::string pod = Str(e, "pod", Str(e, "podName"));
+        w.Key(id.c_str());
+        w.StartObject();
+        KV(w, "id", id);
+        KV(w, "ip", pod + "." + name + "-" + comp + "-peer." + ns + ".svc");
+        KT(w, "lastTransitionTime", created);
+        w.Key("leaderCount");
+        w.Int(0);
+        KV(w, "podName", pod);
+        KV(w, "state", Str(e, "state", "Up"));
+        w.EndObject();
+      }
+    }
+    w.EndObject();
+    w.Key("synced");
+    w.Bool(true);
+    w.EndObject();
+    return true;
+  };
+  if (!store_comp("tikv", tikvs)) return false;
+  if (tiflash && !store_comp("tiflash", *tiflash)) return false;
+  // tidb
+  w.Key("tidb");
+  w.StartObject();
+  if (!failures(tidbs, "failureMembers", "failureMembers", false)) return false;
+  KV(w, "phase", Str(tidbs, "phase", "Normal"));
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  return Finish(sb, out, error);
+}
+
+bool ExpandConfigMap(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
+                     std::string* error) {
+  std::string ns = Str(spec, "namespace");
+  std::string name = Str(spec, "name");
+  if (ns.empty() || name.empty()) {
+    *error = "configmap shorthand needs namespace and name";
+    return false;
+  }
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartObject();
+  KV(w, "apiVersion", "v1");
+  KV(w, "kind", "ConfigMap");
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("annotations");
+  w.StartObject();
+  CopyMap(w, Member(spec, "annotations"));
+  w.EndObject();
+  KT(w, "creationTimestamp", now);
+  KV(w, "name", name);
+  KV(w, "namespace", ns);
+  w.EndObject();
+  w.Key("data");
+  w.StartObject();
+  CopyMap(w, Member(spec, "data"));
+  w.EndObject();
+  w.EndObject();
+  return Finish(sb, out, error);
+}
+
+bool ExpandAutoscalerStatus(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
+                            std::string* error) {
+  // Made up, following the shape of cluster-autoscaler's status ConfigMap: the plain-text report
+  // of CA < 1.30 ("text") and the YAML report of CA >= 1.30 ("yaml").
+  std::string format = Str(spec, "format", "yaml");
+  std::string scale_up = Str(spec, "scaleUp", "NoActivity");
+  std::string group = Str(spec, "nodeGroup", "eks-tikv-ng");
+  int64_t ready = Int(spec, "ready", 3);
+  int64_t target = Int(spec, "target", scale_up == "InProgress" ? ready + 1 : ready);
+  int64_t max_size = Int(spec, "maxSize", 10);
+  Timestamp since;
+  if (!TimeField(spec, "since", now, now - 60 * 1000, &since, error)) return false;
+  std::string t_now = FormatRfc3339(now / 1000 * 1000);
+  std::string t_since = FormatRfc3339(since / 1000 * 1000);
+  auto go_time = [](const std::string& rfc) {  // "2024-01-02 03:04:05.123456789 +0000 UTC"
+    return rfc.substr(0, 10) + " " + rfc.substr(11, 8) + ".000000000 +0000 UTC";
+  };
+  std::string status;
+  std::string counts = "ready=" + std::to_string(ready) +
+                       " unready=0 (resourceUnready=0) notStarted=0 longNotStarted=0 registered=" +
+                       std::to_string(ready) + " longUnregistered=0";
+  if (format == "text") {
+    std::string cw_scale = scale_up == "Backoff" ? "NoActivity" : scale_up;
+    status = "Cluster-autoscaler status at " + go_time(t_now) +
+             ":\nCluster-wide:\n  Health:      Healthy (" + counts +
+             ")\n               LastProbeTime:      " + go_time(t_now) +
+             "\n               LastTransitionTime: " + go_time(t_since) +
+             "\n  ScaleUp:     " + cw_scale + " (ready=" + std::to_string(ready) +
+             " registered=" + std::to_string(ready) +
+             ")\n               LastProbeTime:      " + go_time(t_now) +
+             "\n               LastTransitionTime: " + go_time(t_since) +
+             "\n  ScaleDown:   NoCandidates (candidates=0)\n               LastProbeTime:      " +
+             go_time(t_now) + "\n               LastTransitionTime: " + go_time(t_since) +
+             "\n\nNodeGroups:\n  Name:        " + group + "\n  Health:      " +
+             (scale_up == "Backoff" ? std::string("Unhealthy") : std::string("Healthy")) + " (" +
+             counts + " cloudProviderTarget=" + std::to_string(target) +
+             " (minSize=1, maxSize=" + std::to_string(max_size) +
+             "))\n               LastProbeTime:      " + go_time(t_now) +
+             "\n               LastTransitionTime: " + go_time(t_since) +
+             "\n  ScaleUp:     " + scale_up + " (ready=" + std::to_string(ready) +
+             " cloudProviderTarget=" + std::to_string(target) +
+             ")\n               LastProbeTime:      " + go_time(t_now) +
+             "\n               LastTransitionTime: " + go_time(t_since) + "\n";
+  } else {
+    std::string cw_scale = scale_up == "Backoff" ? "NoActivity" : scale_up;
+    std::string nodes =
+        "      registered:\n        total: " + std::to_string(ready) +
+        "\n        ready: " + std::to_string(ready) +
+        "\n        notStarted: 0\n      longUnregistered: 0\n      unregistered: 0\n";
+    status = "time: " + go_time(t_now) +
+             "\nautoscalerStatus: Running\nclusterWide:\n  health:\n    status: Healthy\n    "
+             "nodeCounts:\n" +
+             nodes + "    lastProbeTime: \"" + t_now + "\"\n    lastTransitionTime: \"" + t_since +
+             "\"\n  scaleUp:\n    status: " + cw_scale + "\n    lastProbeTime: \"" + t_now +
+             "\"\n    lastTransitionTime: \"" + t_since +
+             "\"\n  scaleDown:\n    status: NoCandidates\n    lastProbeTime: \"" + t_now +
+             "\"\n    lastTransitionTime: \"" + t_since + "\"\nnodeGroups:\n- name: " + group +
+             "\n  health:\n    status: " + (scale_up == "Backoff" ? "Unhealthy" : "Healthy") +
+             "\n    nodeCounts:\n" + nodes + "    cloudProviderTarget: " + std::to_string(target) +
+             "\n    minSize: 1\n    maxSize: " + std::to_string(max_size) +
+             "\n    lastProbeTime: \"" + t_now + "\"\n    lastTransitionTime: \"" + t_since +
+             "\"\n  scaleUp:\n    status: " + scale_up + "\n" +
+             (scale_up == "Backoff"
+                  ? "    backoffInfo:\n      errorCode: \"" +
+                        Str(spec, "errorCode", "OutOfResource") + "\"\n      errorMessage: \"" +
+                        Str(spec, "errorMessage", "capacity not available") + "\"\n"
+                  : std::string()) +
+             "    lastProbeTime: \"" + t_now + "\"\n    lastTransitionTime: \"" + t_since +
+             "\"\n  scaleDown:\n    status: NoCandidates\n    lastProbeTime: \"" + t_now +
+             "\"\n    lastTransitionTime: \"" + t_since + "\"\n";
+  }
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartObject();
+  KV(w, "apiVersion", "v1");
+  KV(w, "kind", "ConfigMap");
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("annotations");
+  w.StartObject();
+  KV(w, "cluster-autoscaler.kubernetes.io/last-updated", go_time(t_now));
+  w.EndObject();
+  KV(w, "name", Str(spec, "name", "cluster-autoscaler-status"));
+  KV(w, "namespace", Str(spec, "namespace", "kube-system"));
+  w.EndObject();
+  w.Key("data");
+  w.StartObject();
+  KV(w, "status", status);
+  w.EndObject();
+  w.EndObject();
+  return Finish(sb, out, error);
+}
+
+}  // namespace podwait::sim

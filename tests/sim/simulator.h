@@ -1,0 +1,146 @@
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "exporter/common/clock.h"
+#include "tests/sim/http_server.h"
+#include "tests/sim/pd.h"
+#include "tests/sim/store.h"
+
+namespace podwait::sim {
+
+struct SimOptions {
+  std::string token_file;                // when set: Bearer token required on /api and /apis
+  int64_t bookmark_interval_ms = 10000;  // BOOKMARK events on watches that allow them
+  bool gone_as_event = false;            // too-old resourceVersion: ERROR event instead of HTTP 410
+  int64_t default_watch_timeout_s = 1800;  // when the client gives no timeoutSeconds
+  size_t history = 200000;                 // watch history (events) kept
+  double time_scale = 1.0;                 // timeline speed-up (2 = twice as fast)
+  bool manual = false;                     // steps run only via POST /_sim/advance
+  uint64_t seed = 1;
+  int64_t churn_per_second = 0;
+};
+
+// The scenario simulator: a Kubernetes API (pods, events, tidbclusters, configmaps), a PD API per
+// TiDB cluster, kube-state-metrics-shaped series and a control API, all driven by a scenario.
+// Thread-safe: HTTP handlers run on many threads.
+class Simulator {
+ public:
+  Simulator(SimOptions options, const Clock& clock);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  // Loads a scenario (JSON text): applies its initial objects, remembers its steps.
+  bool LoadScenario(const std::string& text, std::string* error);
+  // Applies one op, or an array of ops, or {"apply":[ops]}.
+  bool Apply(const rapidjson::Value& ops, std::string* error);
+  // Runs the next step now (false when none is left).
+  bool AdvanceOne(std::string* error);
+  // Runs steps up to and including the named one.
+  bool AdvanceTo(const std::string& name, std::string* error);
+
+  // N TiDB clusters with M pods each (see README, "Load generation").
+  bool Generate(int clusters, int pods_per_cluster, std::string* error);
+
+  // Starts the real-time timeline (unless manual) and the churn thread.
+  void Start();
+  void Stop();
+
+  void Handle(const Request& req, Responder& resp);
+
+  Store& store() { return store_; }
+  size_t steps_done() const;
+
+ private:
+  struct Step {
+    std::string name;
+    int64_t at_ms = 0;
+    std::string ops_json;  // the "apply" array, re-parsed when the step runs
+  };
+  // A fault that answers the next matching Kubernetes API requests.
+  struct RequestFault {
+    std::string kind;  // "status", "hang", "gone", "close", "reset"
+    std::optional<Resource> resource;
+    std::string verb;  // list, watch, get, any
+    int count = 1;
+    int code = 500;
+    int64_t retry_after_s = -1;
+    int64_t hang_ms = 30000;
+    bool gone_as_event = false;
+  };
+  struct WatchRequest;
+
+  bool ApplyOne(const rapidjson::Value& op, std::string* error);
+  bool ApplyFault(const rapidjson::Value& op, std::string* error);
+  bool UpsertDocument(rapidjson::Document doc, std::string* error);
+  bool RunStepLocked(size_t index, std::string* error);
+  void TimelineLoop();
+  void ChurnLoop();
+
+  bool CheckToken(const Request& req, Responder& resp);
+  std::optional<RequestFault> TakeFault(Resource r, const std::string& verb);
+  bool ServeFault(const RequestFault& f, Resource r, Responder& resp);
+  void HandleKube(const Request& req, Responder& resp);
+  void ServeList(const Request& req, Responder& resp, Resource r, const std::string& ns,
+                 const Selector& labels, const Selector& fields);
+  void ServeWatch(const Request& req, Responder& resp, Resource r, const std::string& ns,
+                  const Selector& labels, const Selector& fields);
+  void HandlePd(const Request& req, Responder& resp);
+  void HandleControl(const Request& req, Responder& resp);
+  std::string StateJson(const Request& req);
+  void SleepInterruptible(int64_t ms);
+
+  SimOptions options_;
+  const Clock& clock_;
+  Store store_;
+  bool tidbclusters_crd_ = true;
+
+  mutable std::mutex ops_mu_;  // serializes ops and steps
+  std::vector<Step> steps_;
+  size_t next_step_ = 0;
+  std::condition_variable steps_cv_;
+
+  std::mutex pd_mu_;
+  std::map<std::string, PdState> pd_;  // "ns/cluster"
+
+  std::mutex fault_mu_;
+  std::deque<RequestFault> faults_;
+  std::atomic<uint64_t> drop_generation_{0};
+  std::atomic<bool> drop_reset_{false};
+  std::atomic<uint64_t> gone_generation_{0};
+  std::atomic<bool> gone_event_{false};
+  std::atomic<int64_t> stall_until_ms_{0};
+  std::atomic<int> malformed_pending_[kResourceCount] = {};
+  std::atomic<uint64_t> continue_floor_{0};
+  std::atomic<int> open_watches_{0};
+
+  std::atomic<bool> stopping_{false};
+  std::mutex sleep_mu_;
+  std::condition_variable sleep_cv_;
+  std::thread timeline_thread_;
+  std::thread churn_thread_;
+  int64_t start_ms_ = 0;
+  uint64_t oversized_count_ = 0;
+};
+
+// kube-state-metrics-shaped series for the given pods (Prometheus text format 0.0.4).
+std::string RenderKsm(const std::vector<ObjectPtr>& pods);
+
+// base64 (standard alphabet, padded) for continue tokens.
+std::string Base64Encode(std::string_view data);
+std::optional<std::string> Base64Decode(std::string_view text);
+
+}  // namespace podwait::sim

@@ -1,0 +1,572 @@
+#include "tests/sim/store.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+
+#include "exporter/common/time_format.h"
+
+namespace podwait::sim {
+
+namespace {
+
+const ResourceInfo kInfos[kResourceCount] = {
+    {Resource::kPods, "pods", "Pod", "PodList", "v1", true},
+    {Resource::kEvents, "events", "Event", "EventList", "v1", true},
+    {Resource::kTidbClusters, "tidbclusters", "TidbCluster", "TidbClusterList",
+     "pingcap.com/v1alpha1", false},
+    {Resource::kConfigMaps, "configmaps", "ConfigMap", "ConfigMapList", "v1", true},
+};
+
+const char* const kPodFields[] = {
+    "metadata.name",      "metadata.namespace", "spec.nodeName",
+    "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+    "status.phase",       "status.podIP",       "status.nominatedNodeName"};
+const char* const kEventFields[] = {"metadata.name",
+                                    "metadata.namespace",
+                                    "involvedObject.kind",
+                                    "involvedObject.namespace",
+                                    "involvedObject.name",
+                                    "involvedObject.uid",
+                                    "involvedObject.apiVersion",
+                                    "involvedObject.resourceVersion",
+                                    "involvedObject.fieldPath",
+                                    "reason",
+                                    "reportingComponent",
+                                    "source",
+                                    "type"};
+const char* const kMetaFields[] = {"metadata.name", "metadata.namespace"};
+
+template <size_t N>
+bool Contains(const char* const (&arr)[N], std::string_view f) {
+  for (const char* a : arr) {
+    if (f == a) return true;
+  }
+  return false;
+}
+
+// Value at a dotted path, as a string ("" when absent or not a scalar).
+std::string StringAt(const rapidjson::Value& root, std::string_view path) {
+  const rapidjson::Value* v = &root;
+  while (!path.empty()) {
+    size_t dot = path.find('.');
+    std::string part(path.substr(0, dot));
+    path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+    if (!v->IsObject()) return "";
+    auto it = v->FindMember(part.c_str());
+    if (it == v->MemberEnd()) return "";
+    v = &it->value;
+  }
+  if (v->IsString()) return std::string(v->GetString(), v->GetStringLength());
+  if (v->IsBool()) return v->GetBool() ? "true" : "false";
+  if (v->IsInt64()) return std::to_string(v->GetInt64());
+  if (v->IsUint64()) return std::to_string(v->GetUint64());
+  return "";
+}
+
+bool ValidLabelKey(std::string_view k) {
+  if (k.empty() || k.size() > 316) return false;
+  for (char c : k) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
+          c == '/')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string Trimmed(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return std::string(s);
+}
+
+// Splits on commas that are not inside parentheses.
+std::vector<std::string> SplitTopLevel(std::string_view text) {
+  std::vector<std::string> out;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || (text[i] == ',' && depth == 0)) {
+      out.push_back(Trimmed(text.substr(start, i - start)));
+      start = i + 1;
+    } else if (text[i] == '(') {
+      ++depth;
+    } else if (text[i] == ')') {
+      --depth;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+const ResourceInfo& Info(Resource r) { return kInfos[static_cast<int>(r)]; }
+
+std::optional<Resource> ResourceFromPlural(std::string_view plural) {
+  for (const auto& i : kInfos) {
+    if (plural == i.plural) return i.resource;
+  }
+  return std::nullopt;
+}
+
+std::optional<Resource> ResourceFromKind(std::string_view kind) {
+  for (const auto& i : kInfos) {
+    if (kind == i.kind) return i.resource;
+  }
+  return std::nullopt;
+}
+
+bool FieldSupported(Resource r, std::string_view field) {
+  switch (r) {
+    case Resource::kPods:
+      return Contains(kPodFields, field);
+    case Resource::kEvents:
+      return Contains(kEventFields, field);
+    default:
+      return Contains(kMetaFields, field);
+  }
+}
+
+const char* EventTypeName(EventType t) {
+  switch (t) {
+    case EventType::kAdded:
+      return "ADDED";
+    case EventType::kModified:
+      return "MODIFIED";
+    case EventType::kDeleted:
+      return "DELETED";
+  }
+  return "ERROR";
+}
+
+void Object::AppendListItem(std::string* out) const {
+  if (!Info(resource).core || body_offset == 0) {
+    out->append(json);
+    return;
+  }
+  out->push_back('{');
+  out->append(json, body_offset, std::string::npos);
+}
+
+std::string Object::FieldValue(std::string_view field) const {
+  for (const auto& [k, v] : fields) {
+    if (k == field) return v;
+  }
+  return "";
+}
+
+bool Selector::Matches(const KeyValues& kv) const {
+  for (const auto& r : reqs) {
+    const std::string* value = nullptr;
+    for (const auto& [k, v] : kv) {
+      if (k == r.key) {
+        value = &v;
+        break;
+      }
+    }
+    switch (r.op) {
+      case Requirement::kEq:
+        if (!value || *value != r.values[0]) return false;
+        break;
+      case Requirement::kNotEq:
+        if (value && *value == r.values[0]) return false;
+        break;
+      case Requirement::kExists:
+        if (!value) return false;
+        break;
+      case Requirement::kNotExists:
+        if (value) return false;
+        break;
+      case Requirement::kIn:
+        if (!value || std::find(r.values.begin(), r.values.end(), *value) == r.values.end()) {
+          return false;
+        }
+        break;
+      case Requirement::kNotIn:
+        if (value && std::find(r.values.begin(), r.values.end(), *value) != r.values.end()) {
+          return false;
+        }
+        break;
+    }
+  }
+  return true;
+}
+
+std::optional<Selector> ParseLabelSelector(std::string_view text, std::string* error) {
+  Selector sel;
+  if (Trimmed(text).empty()) return sel;
+  for (const std::string& part : SplitTopLevel(text)) {
+    Requirement req;
+    if (part.empty()) {
+      *error = "empty requirement in label selector";
+      return std::nullopt;
+    }
+    size_t pos;
+    if (part[0] == '!') {
+      req.key = Trimmed(std::string_view(part).substr(1));
+      req.op = Requirement::kNotExists;
+    } else if ((pos = part.find("!=")) != std::string::npos) {
+      req.key = Trimmed(std::string_view(part).substr(0, pos));
+      req.op = Requirement::kNotEq;
+      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 2)));
+    } else if ((pos = part.find("==")) != std::string::npos) {
+      req.key = Trimmed(std::string_view(part).substr(0, pos));
+      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 2)));
+    } else if ((pos = part.find('=')) != std::string::npos) {
+      req.key = Trimmed(std::string_view(part).substr(0, pos));
+      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 1)));
+    } else if ((pos = part.find(" notin ")) != std::string::npos ||
+               (pos = part.find(" in ")) != std::string::npos) {
+      bool notin = part.compare(pos, 7, " notin ") == 0;
+      req.key = Trimmed(std::string_view(part).substr(0, pos));
+      req.op = notin ? Requirement::kNotIn : Requirement::kIn;
+      std::string set = Trimmed(std::string_view(part).substr(pos + (notin ? 7 : 4)));
+      if (set.size() < 2 || set.front() != '(' || set.back() != ')') {
+        *error = "set requirement needs (values): " + part;
+        return std::nullopt;
+      }
+      for (const std::string& v : SplitTopLevel(std::string_view(set).substr(1, set.size() - 2))) {
+        req.values.push_back(v);
+      }
+    } else {
+      req.key = part;
+      req.op = Requirement::kExists;
+    }
+    if (!ValidLabelKey(req.key)) {
+      *error = "invalid label key \"" + req.key + "\"";
+      return std::nullopt;
+    }
+    sel.reqs.push_back(std::move(req));
+  }
+  return sel;
+}
+
+std::optional<Selector> ParseFieldSelector(std::string_view text, std::string* error) {
+  Selector sel;
+  if (Trimmed(text).empty()) return sel;
+  for (const std::string& part : SplitTopLevel(text)) {
+    Requirement req;
+    size_t pos;
+    if ((pos = part.find("!=")) != std::string::npos) {
+      req.op = Requirement::kNotEq;
+      req.key = Trimmed(std::string_view(part).substr(0, pos));
+      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 2)));
+    } else if ((pos = part.find("==")) != std::string::npos) {
+      req.key = Trimmed(std::string_view(part).substr(0, pos));
+      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 2)));
+    } else if ((pos = part.find('=')) != std::string::npos) {
+      req.key = Trimmed(std::string_view(part).substr(0, pos));
+      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 1)));
+    } else {
+      *error = "invalid selector: '" + part + "'; can't understand '" + part + "'";
+      return std::nullopt;
+    }
+    sel.reqs.push_back(std::move(req));
+  }
+  return sel;
+}
+
+std::string ToJson(const rapidjson::Value& v) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  v.Accept(w);
+  return std::string(sb.GetString(), sb.GetSize());
+}
+
+std::string JsonEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  return out;
+}
+
+std::string StatusJson(int code, std::string_view reason, std::string_view message) {
+  return "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+         "\"message\":\"" +
+         JsonEscape(message) + "\",\"reason\":\"" + JsonEscape(reason) +
+         "\",\"details\":{},\"code\":" + std::to_string(code) + "}";
+}
+
+ObjectPtr BuildObject(Resource r, rapidjson::Document& doc, uint64_t rv, std::string* error) {
+  if (!doc.IsObject()) {
+    *error = "document is not a JSON object";
+    return nullptr;
+  }
+  auto meta_it = doc.FindMember("metadata");
+  if (meta_it == doc.MemberEnd() || !meta_it->value.IsObject()) {
+    *error = "document has no metadata";
+    return nullptr;
+  }
+  rapidjson::Value& meta = meta_it->value;
+  auto& alloc = doc.GetAllocator();
+  auto obj = std::make_shared<Object>();
+  obj->resource = r;
+  obj->name = StringAt(meta, "name");
+  obj->ns = StringAt(meta, "namespace");
+  if (obj->name.empty()) {
+    *error = "metadata.name is empty";
+    return nullptr;
+  }
+  if (obj->ns.empty()) {
+    *error = "metadata.namespace is empty (all simulated resources are namespaced)";
+    return nullptr;
+  }
+  obj->uid = StringAt(meta, "uid");
+  obj->creation = StringAt(meta, "creationTimestamp");
+  obj->rv = rv;
+  std::string rv_text = std::to_string(rv);
+  auto rv_it = meta.FindMember("resourceVersion");
+  if (rv_it != meta.MemberEnd()) {
+    rv_it->value.SetString(rv_text.c_str(), static_cast<rapidjson::SizeType>(rv_text.size()),
+                           alloc);
+  } else {
+    meta.AddMember("resourceVersion", rapidjson::Value(rv_text.c_str(), alloc), alloc);
+  }
+  auto labels_it = meta.FindMember("labels");
+  if (labels_it != meta.MemberEnd() && labels_it->value.IsObject()) {
+    for (auto& m : labels_it->value.GetObject()) {
+      if (m.value.IsString()) obj->labels.emplace_back(m.name.GetString(), m.value.GetString());
+    }
+  }
+  auto add_field = [&](const char* f, const std::string& v) { obj->fields.emplace_back(f, v); };
+  if (r == Resource::kPods) {
+    for (const char* f : kPodFields) add_field(f, StringAt(doc, f));
+  } else if (r == Resource::kEvents) {
+    for (const char* f : kEventFields) {
+      std::string_view fv(f);
+      add_field(f, StringAt(doc, fv == "source" ? "source.component" : fv));
+    }
+  } else {
+    for (const char* f : kMetaFields) add_field(f, StringAt(doc, f));
+  }
+  const ResourceInfo& info = Info(r);
+  std::string head =
+      std::string("{\"kind\":\"") + info.kind + "\",\"apiVersion\":\"" + info.api_version + "\",";
+  // Serialize the members other than kind/apiVersion.
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  for (auto& m : doc.GetObject()) {
+    std::string_view key(m.name.GetString(), m.name.GetStringLength());
+    if (key == "kind" || key == "apiVersion") continue;
+    w.Key(m.name.GetString(), m.name.GetStringLength());
+    m.value.Accept(w);
+  }
+  w.EndObject();
+  std::string_view rest(sb.GetString(), sb.GetSize());  // "{...}"
+  obj->json.reserve(head.size() + rest.size());
+  obj->json = head;
+  obj->json.append(rest.substr(1));
+  obj->body_offset = head.size();
+  return obj;
+}
+
+Store::Store(size_t history_limit, uint64_t seed, const Clock& clock)
+    : history_limit_(history_limit < 16 ? 16 : history_limit), clock_(clock), rng_(seed) {}
+
+std::string Store::NewUid() {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t a = rng_();
+  uint64_t b = rng_();
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+                static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)),
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+ObjectPtr Store::Upsert(Resource r, rapidjson::Document doc, std::string* error) {
+  if (!doc.IsObject() || !doc.HasMember("metadata") || !doc["metadata"].IsObject()) {
+    *error = "document has no metadata";
+    return nullptr;
+  }
+  auto& alloc = doc.GetAllocator();
+  rapidjson::Value& meta = doc["metadata"];
+  std::string ns = StringAt(meta, "namespace");
+  std::string name = StringAt(meta, "name");
+  std::string fresh_uid;
+  if (StringAt(meta, "uid").empty()) fresh_uid = NewUid();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& objects = objects_[static_cast<int>(r)];
+  auto it = objects.find(Key(ns, name));
+  ObjectPtr prev = it == objects.end() ? nullptr : it->second;
+  auto set_meta = [&](const char* key, const std::string& value) {
+    auto m = meta.FindMember(key);
+    if (m != meta.MemberEnd()) {
+      m->value.SetString(value.c_str(), static_cast<rapidjson::SizeType>(value.size()), alloc);
+    } else {
+      meta.AddMember(rapidjson::Value(key, alloc), rapidjson::Value(value.c_str(), alloc), alloc);
+    }
+  };
+  if (StringAt(meta, "uid").empty()) set_meta("uid", prev ? prev->uid : fresh_uid);
+  if (StringAt(meta, "creationTimestamp").empty()) {
+    set_meta("creationTimestamp", prev && !prev->creation.empty()
+                                      ? prev->creation
+                                      : FormatRfc3339(clock_.Now() / 1000 * 1000));
+  }
+  ObjectPtr obj = BuildObject(r, doc, rv_ + 1, error);
+  if (!obj) return nullptr;
+  ++rv_;
+  if (prev) {
+    it->second = obj;
+  } else {
+    objects.emplace(Key(ns, name), obj);
+  }
+  Record(prev ? EventType::kModified : EventType::kAdded, obj, prev);
+  return obj;
+}
+
+bool Store::Delete(Resource r, const std::string& ns, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& objects = objects_[static_cast<int>(r)];
+  auto it = objects.find(Key(ns, name));
+  if (it == objects.end()) return false;
+  rapidjson::Document doc;
+  doc.Parse(it->second->json.c_str(), it->second->json.size());
+  std::string error;
+  ObjectPtr gone = BuildObject(r, doc, rv_ + 1, &error);
+  if (!gone) return false;
+  ++rv_;
+  objects.erase(it);
+  Record(EventType::kDeleted, gone, nullptr);
+  return true;
+}
+
+void Store::Record(EventType type, ObjectPtr obj, ObjectPtr prev) {
+  history_.push_back({type, std::move(obj), std::move(prev)});
+  while (history_.size() > history_limit_) {
+    history_.pop_front();
+    ++history_base_;
+  }
+  cv_.notify_all();
+}
+
+ObjectPtr Store::Get(Resource r, const std::string& ns, const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto& objects = objects_[static_cast<int>(r)];
+  auto it = objects.find(Key(ns, name));
+  return it == objects.end() ? nullptr : it->second;
+}
+
+std::vector<ObjectPtr> Store::Snapshot(Resource r, const std::string& ns) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto& objects = objects_[static_cast<int>(r)];
+  std::vector<ObjectPtr> out;
+  if (ns.empty()) {
+    out.reserve(objects.size());
+    for (const auto& [k, v] : objects) out.push_back(v);
+  } else {
+    std::string prefix = ns + "/";
+    for (auto it = objects.lower_bound(prefix);
+         it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+      out.push_back(it->second);
+    }
+  }
+  return out;
+}
+
+size_t Store::Count(Resource r) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return objects_[static_cast<int>(r)].size();
+}
+
+Store::ListPage Store::List(Resource r, const ListQuery& q) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto& objects = objects_[static_cast<int>(r)];
+  ListPage page;
+  page.rv = rv_;
+  std::string prefix = q.ns.empty() ? std::string() : q.ns + "/";
+  auto it = q.start_key.empty() ? objects.lower_bound(prefix) : objects.upper_bound(q.start_key);
+  auto in_range = [&](decltype(it) i) {
+    return i != objects.end() &&
+           (prefix.empty() || i->first.compare(0, prefix.size(), prefix) == 0);
+  };
+  bool filtered = !q.labels.empty() || !q.fields.empty();
+  for (; in_range(it); ++it) {
+    const ObjectPtr& o = it->second;
+    if (filtered && (!q.labels.Matches(o->labels) || !q.fields.Matches(o->fields))) continue;
+    if (q.limit > 0 && page.items.size() == q.limit) {
+      page.last_key = Key(page.items.back()->ns, page.items.back()->name);
+      if (!filtered) {
+        int64_t remaining = 0;
+        for (auto j = it; in_range(j); ++j) ++remaining;
+        page.remaining = remaining;
+      }
+      break;
+    }
+    page.items.push_back(o);
+  }
+  return page;
+}
+
+uint64_t Store::CurrentRv() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rv_;
+}
+
+uint64_t Store::OldestWatchableRv() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return history_base_ - 1;
+}
+
+void Store::Compact() {
+  std::lock_guard<std::mutex> lock(mu_);
+  history_.clear();
+  history_base_ = rv_ + 1;
+  cv_.notify_all();
+}
+
+bool Store::Since(uint64_t after, size_t max, std::vector<HistoryEntry>* out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (after + 1 < history_base_) return false;
+  for (uint64_t rv = after + 1; rv <= rv_ && out->size() < max; ++rv) {
+    out->push_back(history_[rv - history_base_]);
+  }
+  return true;
+}
+
+void Store::WaitForChange(uint64_t after, int64_t deadline_ms) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  int64_t now = clock_.MonotonicMs();
+  if (rv_ > after || now >= deadline_ms) return;
+  cv_.wait_for(lock, std::chrono::milliseconds(deadline_ms - now));
+}
+
+void Store::WakeAll() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  cv_.notify_all();
+}
+
+}  // namespace podwait::sim
