@@ -1,0 +1,283 @@
+// ParsePod on the real pod documents of tests/fixtures/real/k8s (YAML, converted to JSON here the
+// way the API server would serve them), plus literal edge cases, and PodSource's replace contract.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <yaml-cpp/yaml.h>
+
+#include "exporter/common/time_format.h"
+#include "exporter/sources/pods.h"
+#include "tests/support/process.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::ElementsAre;
+
+// YAML -> RapidJSON. Plain scalars become numbers, booleans or null where YAML would read them
+// so; quoted scalars stay strings (status: "False" is a string, ready: false a boolean).
+void ToJson(const YAML::Node& node, rapidjson::Value* out, rapidjson::Document::AllocatorType& a) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      out->SetObject();
+      for (const auto& kv : node) {
+        rapidjson::Value key(kv.first.Scalar().c_str(), a);
+        rapidjson::Value value;
+        ToJson(kv.second, &value, a);
+        out->AddMember(key, value, a);
+      }
+      return;
+    case YAML::NodeType::Sequence:
+      out->SetArray();
+      for (const auto& item : node) {
+        rapidjson::Value value;
+        ToJson(item, &value, a);
+        out->PushBack(value, a);
+      }
+      return;
+    case YAML::NodeType::Scalar: {
+      const std::string& s = node.Scalar();
+      if (node.Tag() == "?") {  // plain scalar
+        if (s == "null" || s == "~") return out->SetNull(), void();
+        if (s == "true") return out->SetBool(true), void();
+        if (s == "false") return out->SetBool(false), void();
+        char* end = nullptr;
+        const long long v = std::strtoll(s.c_str(), &end, 10);
+        if (!s.empty() && end != nullptr && *end == '\0') return out->SetInt64(v), void();
+      }
+      out->SetString(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
+      return;
+    }
+    default:
+      out->SetNull();
+  }
+}
+
+rapidjson::Document LoadYaml(const std::string& relative) {
+  rapidjson::Document doc;
+  ToJson(YAML::LoadFile(testing::SourcePath(relative)), &doc, doc.GetAllocator());
+  return doc;
+}
+
+Timestamp T(const char* rfc3339) { return *ParseRfc3339(rfc3339); }
+
+TEST(ParsePod, RealPodStuckInInit) {
+  rapidjson::Document doc = LoadYaml("tests/fixtures/real/k8s/pod-stuck-in-init-purple.yaml");
+  PodParseResult r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok) << r.error;
+  const PodRecord& p = r.pod;
+  EXPECT_EQ(p.uid, "187c6651-b914-4b6e-adc4-5fc1d963998f");
+  EXPECT_EQ(p.namespace_, "default");
+  EXPECT_EQ(p.name, "purple");
+  EXPECT_EQ(p.resource_version, "1217");
+  EXPECT_EQ(p.created, T("2023-05-02T23:50:33Z"));
+  EXPECT_EQ(p.deleted, 0);
+  EXPECT_EQ(p.phase, PodPhase::kPending);
+  EXPECT_EQ(p.cluster, "");  // no labels on this pod
+  EXPECT_THAT(p.init_container_names, ElementsAre("warm-up-1", "warm-up-2"));
+  ASSERT_EQ(p.conditions.size(), 4u);
+  const PodCondition* init = p.Condition("Initialized");
+  ASSERT_NE(init, nullptr);
+  EXPECT_EQ(init->status, ConditionStatus::kFalse);
+  EXPECT_EQ(init->reason, "ContainersNotInitialized");
+  EXPECT_EQ(init->message, "containers with incomplete status: [warm-up-1 warm-up-2]");
+  EXPECT_EQ(init->last_transition, T("2023-05-02T23:50:33Z"));
+  EXPECT_EQ(p.Condition("PodScheduled")->status, ConditionStatus::kTrue);
+  ASSERT_EQ(p.init_containers.size(), 2u);
+  EXPECT_EQ(p.init_containers[0].name, "warm-up-1");
+  EXPECT_EQ(p.init_containers[0].state, ContainerState::kRunning);
+  EXPECT_EQ(p.init_containers[0].started_at, T("2023-05-02T23:50:34Z"));
+  EXPECT_EQ(p.init_containers[1].state, ContainerState::kWaiting);
+  EXPECT_EQ(p.init_containers[1].reason, "PodInitializing");
+  ASSERT_EQ(p.containers.size(), 1u);
+  EXPECT_EQ(p.containers[0].name, "purple-container");
+  EXPECT_EQ(p.containers[0].state, ContainerState::kWaiting);
+  EXPECT_EQ(p.containers[0].reason, "PodInitializing");
+  EXPECT_FALSE(p.containers[0].ready);
+  EXPECT_EQ(p.containers[0].restart_count, 0);
+}
+
+// The two status-only fixtures are real status blocks; the metadata around them is made up
+// (the smallest metadata a served pod always has) so that they parse as whole pods.
+rapidjson::Document StatusFixtureAsPod(const std::string& file) {
+  rapidjson::Document doc = LoadYaml("tests/fixtures/real/k8s/" + file);
+  auto& a = doc.GetAllocator();
+  rapidjson::Value meta(rapidjson::kObjectType);
+  meta.AddMember("name", "tidb-test-tikv-0", a);
+  meta.AddMember("namespace", "tidb", a);
+  meta.AddMember("uid", "made-up-uid", a);
+  meta.AddMember("creationTimestamp", "2024-11-22T18:20:40Z", a);
+  rapidjson::Value labels(rapidjson::kObjectType);
+  labels.AddMember("app.kubernetes.io/instance", "test", a);
+  labels.AddMember("app.kubernetes.io/component", "tikv", a);
+  meta.AddMember("labels", labels, a);
+  doc.AddMember("metadata", meta, a);
+  return doc;
+}
+
+TEST(ParsePod, RealUnschedulableStatusKeepsTheSchedulerMessage) {
+  rapidjson::Document doc =
+      StatusFixtureAsPod("pod-pending-unschedulable-autoscaler-taint.status.yaml");
+  PodParseResult r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.pod.cluster, "test");
+  EXPECT_EQ(r.pod.component, "tikv");
+  const PodCondition* sched = r.pod.Condition("PodScheduled");
+  ASSERT_NE(sched, nullptr);
+  EXPECT_EQ(sched->status, ConditionStatus::kFalse);
+  EXPECT_EQ(sched->reason, "Unschedulable");
+  EXPECT_THAT(sched->message, ::testing::HasSubstr("ToBeDeletedByClusterAutoscaler"));
+  EXPECT_THAT(sched->message, ::testing::HasSubstr("2 Insufficient cpu"));
+  EXPECT_TRUE(r.pod.containers.empty());
+}
+
+TEST(ParsePod, RealUnboundPvcStatus) {
+  rapidjson::Document doc = StatusFixtureAsPod("pod-pending-unschedulable-unbound-pvc.status.yaml");
+  PodParseResult r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok);
+  EXPECT_THAT(r.pod.Condition("PodScheduled")->message,
+              ::testing::HasSubstr("unbound immediate PersistentVolumeClaims"));
+}
+
+TEST(ParsePod, CustomLabelKeysOwnerDeletionAndTerminatedContainers) {
+  // Made up, in the shape of a tidb-operator TiKV pod being deleted after a crash loop.
+  rapidjson::Document doc;
+  doc.Parse(R"({
+    "metadata": {"name": "basic-tikv-1", "namespace": "tidb", "uid": "u1",
+      "resourceVersion": "99", "creationTimestamp": "2024-05-02T10:00:00Z",
+      "deletionTimestamp": "2024-05-02T11:00:00.500Z",
+      "labels": {"pingcap.com/cluster": "basic", "pingcap.com/component": "tikv"},
+      "ownerReferences": [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm"},
+        {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "basic-tikv", "controller": true}]},
+    "status": {"phase": "Running",
+      "conditions": [{"type": "Ready", "status": "False", "reason": "ContainersNotReady"}],
+      "containerStatuses": [{"name": "tikv", "ready": false, "restartCount": 7,
+        "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}},
+        "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}},
+       {"name": "sidecar", "ready": false, "restartCount": 0,
+        "state": {"terminated": {"exitCode": 2, "reason": "Error", "startedAt": "2024-05-02T10:01:00Z"}}}]}
+  })");
+  PodParseOptions opts;
+  opts.cluster_label = "pingcap.com/cluster";
+  opts.component_label = "pingcap.com/component";
+  PodParseResult r = ParsePod(doc, opts);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.pod.cluster, "basic");
+  EXPECT_EQ(r.pod.component, "tikv");
+  EXPECT_EQ(r.pod.owner_kind, "StatefulSet");
+  EXPECT_EQ(r.pod.owner_name, "basic-tikv");
+  EXPECT_EQ(r.pod.deleted, T("2024-05-02T11:00:00.500Z"));
+  EXPECT_EQ(r.pod.phase, PodPhase::kRunning);
+  ASSERT_EQ(r.pod.containers.size(), 2u);
+  EXPECT_EQ(r.pod.containers[0].reason, "CrashLoopBackOff");
+  EXPECT_EQ(r.pod.containers[0].restart_count, 7);
+  EXPECT_EQ(r.pod.containers[0].exit_code, 137);
+  EXPECT_EQ(r.pod.containers[1].state, ContainerState::kTerminated);
+  EXPECT_EQ(r.pod.containers[1].exit_code, 2);
+  EXPECT_EQ(r.pod.containers[1].reason, "Error");
+  EXPECT_EQ(r.pod.containers[1].started_at, T("2024-05-02T10:01:00Z"));
+}
+
+TEST(ParsePod, MessagesAreBoundedOnUtf8Boundaries) {
+  std::string long_message;
+  for (int i = 0; i < 600; ++i) long_message += "é";  // 2 bytes each
+  rapidjson::Document doc;
+  doc.Parse((R"({"metadata":{"name":"a","namespace":"n","uid":"u"},"status":{"conditions":[
+    {"type":"PodScheduled","status":"False","message":")" +
+             long_message + R"("}]}})")
+                .c_str());
+  ASSERT_FALSE(doc.HasParseError());
+  PodParseOptions opts;
+  opts.max_message_bytes = 1023;
+  PodParseResult r = ParsePod(doc, opts);
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.pod.conditions[0].message.size(), 1022u);
+  EXPECT_EQ(BoundedText("abc", 10), "abc");
+  EXPECT_EQ(BoundedText("abcdef", 3), "abc");
+}
+
+TEST(ParsePod, MalformedDocumentsAreErrorsAndOddFieldsAreIgnored) {
+  for (const char* bad : {R"([])", R"({"metadata":[]})", R"({"metadata":{"name":"a"}})",
+                          R"({"metadata":{"name":"a","namespace":"n","uid":7}})"}) {
+    rapidjson::Document doc;
+    doc.Parse(bad);
+    PodParseResult r = ParsePod(doc, PodParseOptions{});
+    EXPECT_FALSE(r.ok) << bad;
+    EXPECT_FALSE(r.error.empty());
+  }
+  rapidjson::Document doc;
+  doc.Parse(R"({"metadata":{"name":"a","namespace":"n","uid":"u","creationTimestamp":"yesterday",
+    "labels":{"app.kubernetes.io/instance":5}},
+    "spec":{"initContainers":"x"},
+    "status":{"phase":3,"conditions":[{"status":"True"},"junk",{"type":"Ready","status":"maybe"}],
+      "containerStatuses":[1,{"name":"c","restartCount":"many","state":{"waiting":null}}]}})");
+  PodParseResult r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.pod.created, 0);
+  EXPECT_EQ(r.pod.cluster, "");
+  EXPECT_EQ(r.pod.phase, PodPhase::kUnknown);
+  ASSERT_EQ(r.pod.conditions.size(), 1u);
+  EXPECT_EQ(r.pod.conditions[0].status, ConditionStatus::kUnknown);
+  ASSERT_EQ(r.pod.containers.size(), 1u);
+  EXPECT_EQ(r.pod.containers[0].state, ContainerState::kUnknown);
+  EXPECT_EQ(r.pod.containers[0].restart_count, 0);
+}
+
+rapidjson::Document Pod(const std::string& ns, const std::string& name, const std::string& rv) {
+  rapidjson::Document doc;
+  doc.Parse((R"({"metadata":{"name":")" + name + R"(","namespace":")" + ns + R"(","uid":"uid-)" +
+             ns + "-" + name + R"(","resourceVersion":")" + rv + R"("}})")
+                .c_str());
+  return doc;
+}
+
+TEST(PodSource, ListReplacesOnlyItsNamespaceAndEventsApply) {
+  PodStore store;
+  store.Upsert(ParsePod(Pod("other", "x", "1"), {}).pod);
+  PodSource source(store, PodParseOptions{}, "tidb");
+  store.Upsert(ParsePod(Pod("tidb", "ghost", "1"), {}).pod);
+
+  source.OnListBegin();
+  EXPECT_TRUE(source.OnListItem(Pod("tidb", "a", "5")));
+  EXPECT_FALSE(source.OnListItem(rapidjson::Document().SetObject()));
+  EXPECT_TRUE(source.OnListItem(Pod("tidb", "b", "6")));
+  EXPECT_EQ(store.Size(), 2u);  // nothing applied before the list ends
+  source.OnListEnd("10");
+  EXPECT_EQ(store.Size(), 3u);
+  EXPECT_FALSE(store.Contains("tidb", "ghost"));
+  EXPECT_TRUE(store.Contains("other", "x"));
+  EXPECT_EQ(source.ObjectCount(), 3u);
+
+  EXPECT_TRUE(source.OnEvent(WatchEventType::kModified, Pod("tidb", "a", "11")));
+  EXPECT_EQ(store.Get("tidb", "a")->resource_version, "11");
+  EXPECT_TRUE(source.OnEvent(WatchEventType::kDeleted, Pod("tidb", "b", "12")));
+  EXPECT_FALSE(store.Contains("tidb", "b"));
+
+  // An aborted list leaves the store as it was.
+  source.OnListBegin();
+  source.OnListItem(Pod("tidb", "z", "20"));
+  source.OnListAbort();
+  EXPECT_FALSE(store.Contains("tidb", "z"));
+  EXPECT_TRUE(store.Contains("tidb", "a"));
+}
+
+TEST(PodReflectorOptions, OnePerNamespaceWithTheSelector) {
+  Config config;
+  auto all = PodReflectorOptions(config);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].path, "/api/v1/pods");
+  EXPECT_EQ(all[0].name, "pods");
+  EXPECT_EQ(all[0].label_selector, "app.kubernetes.io/managed-by=tidb-operator");
+  config.namespaces = {"a", "b"};
+  auto some = PodReflectorOptions(config);
+  ASSERT_EQ(some.size(), 2u);
+  EXPECT_EQ(some[1].path, "/api/v1/namespaces/b/pods");
+  EXPECT_EQ(some[1].name, "pods/b");
+  EXPECT_EQ(some[1].resource, "pods");
+}
+
+}  // namespace
+}  // namespace podwait
