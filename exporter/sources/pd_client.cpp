@@ -48,24 +48,6 @@ bool FileExists(const std::string& path) {
 
 }  // namespace
 
-std::string_view PdEndpointName(PdEndpoint e) {
-  switch (e) {
-    case PdEndpoint::kHealth:
-      return "health";
-    case PdEndpoint::kLeader:
-      return "leader";
-    case PdEndpoint::kMembers:
-      return "members";
-    case PdEndpoint::kClusterStatus:
-      return "cluster_status";
-    case PdEndpoint::kStores:
-      return "stores";
-    case PdEndpoint::kConfigReplicate:
-      return "config_replicate";
-  }
-  return "unknown";
-}
-
 std::string_view PdEndpointPath(PdEndpoint e) {
   switch (e) {
     case PdEndpoint::kHealth:
@@ -82,26 +64,6 @@ std::string_view PdEndpointPath(PdEndpoint e) {
       return "/pd/api/v1/config/replicate";
   }
   return "/";
-}
-
-std::string_view PdErrorKindName(PdErrorKind k) {
-  switch (k) {
-    case PdErrorKind::kNone:
-      return "";
-    case PdErrorKind::kTimeout:
-      return "timeout";
-    case PdErrorKind::kConnect:
-      return "connect";
-    case PdErrorKind::kHttpStatus:
-      return "http_status";
-    case PdErrorKind::kParse:
-      return "parse";
-    case PdErrorKind::kTls:
-      return "tls";
-    case PdErrorKind::kCancelled:
-      return "cancelled";
-  }
-  return "unknown";
 }
 
 PdErrorKind ClassifyTransportError(const HttpResponse& response) {

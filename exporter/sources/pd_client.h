@@ -26,7 +26,25 @@ enum class PdEndpoint : uint8_t {
   kConfigReplicate
 };
 // health, leader, members, cluster_status, stores, config_replicate (the `endpoint` label).
-std::string_view PdEndpointName(PdEndpoint e);
+// Inline so that modules using only this header (metrics) need not link the sources module.
+inline std::string_view PdEndpointName(PdEndpoint e) {
+  switch (e) {
+    case PdEndpoint::kHealth:
+      return "health";
+    case PdEndpoint::kLeader:
+      return "leader";
+    case PdEndpoint::kMembers:
+      return "members";
+    case PdEndpoint::kClusterStatus:
+      return "cluster_status";
+    case PdEndpoint::kStores:
+      return "stores";
+    case PdEndpoint::kConfigReplicate:
+      return "config_replicate";
+  }
+  return "unknown";
+}
+
 // /pd/api/v1/health, ...
 std::string_view PdEndpointPath(PdEndpoint e);
 
@@ -42,7 +60,25 @@ enum class PdErrorKind : uint8_t {
   kCancelled
 };
 // The `kind` label: timeout, connect, http_status, parse, tls ("" for kNone, "cancelled").
-std::string_view PdErrorKindName(PdErrorKind k);
+inline std::string_view PdErrorKindName(PdErrorKind k) {
+  switch (k) {
+    case PdErrorKind::kNone:
+      return "";
+    case PdErrorKind::kTimeout:
+      return "timeout";
+    case PdErrorKind::kConnect:
+      return "connect";
+    case PdErrorKind::kHttpStatus:
+      return "http_status";
+    case PdErrorKind::kParse:
+      return "parse";
+    case PdErrorKind::kTls:
+      return "tls";
+    case PdErrorKind::kCancelled:
+      return "cancelled";
+  }
+  return "unknown";
+}
 
 // The answer of one endpoint.
 template <typename T>

@@ -1,0 +1,147 @@
+// The dependency part of the metric contract, rendered from a DependencyStore.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "exporter/metrics/dependency_collector.h"
+#include "exporter/metrics/exposition.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+PdFacts Healthy() {
+  PdFacts f;
+  f.reachable = f.success = true;
+  f.health_known = true;
+  f.members_healthy = 2;
+  f.members_unhealthy = 1;
+  f.leader_known = f.has_leader = true;
+  f.cluster_status_known = true;
+  f.is_initialized = true;
+  f.stores_known = true;
+  f.tikv_stores = {{"Up", 3}, {"Down", 1}};
+  f.tiflash_stores = 2;
+  return f;
+}
+
+class DependencyCollectorTest : public ::testing::Test {
+ protected:
+  DependencyCollectorTest() : store_(config_, clock_) {}
+  std::string Render() { return RenderText({std::make_shared<DependencyCollector>(store_)}); }
+  Config config_;
+  FakeClock clock_{1'700'000'000'000};
+  DependencyStore store_;
+};
+
+TEST_F(DependencyCollectorTest, ReadyClusterFromPdApi) {
+  ClusterInfo info;
+  info.ready_pd_pods = 3;
+  store_.SyncClusters({{ClusterKey{"prod", "basic"}, info}});
+  store_.OnPdProbe(ClusterKey{"prod", "basic"}, Healthy());
+  const std::string text = Render();
+  EXPECT_THAT(text, HasSubstr("podwait_dependency_ready{namespace=\"prod\",tidb_cluster=\"prod-"
+                              "basic\",dependency=\"pd\"} 1"));
+  EXPECT_THAT(text, HasSubstr("podwait_dependency_ready{namespace=\"prod\",tidb_cluster=\"prod-"
+                              "basic\",dependency=\"tikv\"} 1"));
+  EXPECT_THAT(text, HasSubstr("podwait_dependency_ready_since_timestamp_seconds{namespace=\"prod\","
+                              "tidb_cluster=\"prod-basic\",dependency=\"pd\"} 1700000000"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("podwait_pd_probe_success{namespace=\"prod\",tidb_cluster=\"prod-basic\"} 1"));
+  EXPECT_THAT(text, HasSubstr("podwait_pd_members{namespace=\"prod\",tidb_cluster=\"prod-basic\","
+                              "health=\"healthy\"} 2"));
+  EXPECT_THAT(text, HasSubstr("podwait_pd_members{namespace=\"prod\",tidb_cluster=\"prod-basic\","
+                              "health=\"unhealthy\"} 1"));
+  EXPECT_THAT(text,
+              HasSubstr("podwait_pd_leader{namespace=\"prod\",tidb_cluster=\"prod-basic\"} 1"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("podwait_cluster_initialized{namespace=\"prod\",tidb_cluster=\"prod-basic\"} 1"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "podwait_tikv_stores{namespace=\"prod\",tidb_cluster=\"prod-basic\",state=\"Up\"} 3"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "podwait_tikv_stores{namespace=\"prod\",tidb_cluster=\"prod-basic\",state=\"Down\"} 1"));
+  // No TidbCluster: no failover series. Never a bare `cluster` label.
+  EXPECT_THAT(text, Not(HasSubstr("podwait_failover_members{")));
+  EXPECT_THAT(text, Not(HasSubstr(",cluster=")));
+  EXPECT_THAT(text, Not(HasSubstr("{cluster=")));
+}
+
+TEST_F(DependencyCollectorTest, UnknownIsAbsentAndNotReadyIsZero) {
+  ClusterInfo ready_pods;
+  ready_pods.ready_pd_pods = 2;
+  ClusterInfo no_pods;
+  store_.SyncClusters({{ClusterKey{"a", "x"}, ready_pods}, {ClusterKey{"b", "y"}, no_pods}});
+  PdFacts down;
+  down.error = "health: Couldn't connect to server";
+  store_.OnPdProbe(ClusterKey{"a", "x"}, down);
+  store_.OnPdProbe(ClusterKey{"b", "y"}, down);
+  const std::string text = Render();
+  EXPECT_THAT(text, Not(HasSubstr("podwait_dependency_ready{namespace=\"a\"")));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "podwait_dependency_ready{namespace=\"b\",tidb_cluster=\"b-y\",dependency=\"pd\"} 0"));
+  EXPECT_THAT(text, HasSubstr("podwait_pd_probe_success{namespace=\"a\",tidb_cluster=\"a-x\"} 0"));
+  EXPECT_THAT(text, Not(HasSubstr("podwait_dependency_ready_since_timestamp_seconds{")));
+  EXPECT_THAT(text, Not(HasSubstr("podwait_pd_leader{")));  // no facts from an unreachable PD
+  // HELP/TYPE stay visible even without series.
+  EXPECT_THAT(text, HasSubstr("# TYPE podwait_failover_members gauge"));
+}
+
+TEST_F(DependencyCollectorTest, TidbClusterFactsAndFailover) {
+  ClusterKey key{"prod", "tc"};
+  store_.SyncClusters({{key, ClusterInfo{}}});
+  TidbClusterStatus tc;
+  tc.key = key;
+  tc.pd_members = {{"p0", true}, {"p1", true}, {"p2", false}};
+  tc.pd_leader = "p0";
+  tc.tikv_stores = {{"1", "tc-tikv-0", "Up"}};
+  tc.failure_members = {{"tidb", "tc-tidb-1", "tc-tidb-1", 0},
+                        {"tidb", "tc-tidb-2", "tc-tidb-2", 0}};
+  store_.OnTidbCluster(tc);
+  const std::string text = Render();
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "podwait_pd_members{namespace=\"prod\",tidb_cluster=\"prod-tc\",health=\"healthy\"} 2"));
+  EXPECT_THAT(text, HasSubstr("podwait_pd_leader{namespace=\"prod\",tidb_cluster=\"prod-tc\"} 1"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("podwait_tikv_stores{namespace=\"prod\",tidb_cluster=\"prod-tc\",state=\"Up\"} 1"));
+  EXPECT_THAT(text, HasSubstr("podwait_failover_members{namespace=\"prod\",tidb_cluster=\"prod-"
+                              "tc\",component=\"tidb\"} 2"));
+  EXPECT_THAT(text, HasSubstr("podwait_failover_members{namespace=\"prod\",tidb_cluster=\"prod-"
+                              "tc\",component=\"pd\"} 0"));
+  EXPECT_THAT(text, Not(HasSubstr("podwait_cluster_initialized{")));  // only PD says that
+  EXPECT_THAT(text, Not(HasSubstr("podwait_pd_probe_success{")));     // never probed
+
+  // The cluster disappears: its series go with it.
+  store_.SyncClusters({});
+  EXPECT_THAT(Render(), Not(HasSubstr("prod-tc")));
+}
+
+TEST(SelfMetricsProbeObserverTest, CountsErrorsByEndpointAndKind) {
+  SelfMetrics metrics;
+  SelfMetricsProbeObserver obs(metrics);
+  obs.OnRequest(PdEndpoint::kHealth, 0.01, PdErrorKind::kNone);
+  obs.OnRequest(PdEndpoint::kStores, 3.0, PdErrorKind::kTimeout);
+  obs.OnRequest(PdEndpoint::kStores, 0.1, PdErrorKind::kCancelled);  // shutdown: not an error
+  obs.OnRound(1.5);
+  const std::string text = RenderText({metrics.registry()});
+  EXPECT_THAT(text,
+              HasSubstr("podwait_probe_errors_total{endpoint=\"stores\",kind=\"timeout\"} 1"));
+  EXPECT_THAT(text, Not(HasSubstr("kind=\"cancelled\"")));
+  EXPECT_THAT(text, HasSubstr("podwait_probe_duration_seconds_count{endpoint=\"health\"} 1"));
+  EXPECT_THAT(text, HasSubstr("podwait_probe_round_seconds 1.5"));
+}
+
+}  // namespace
+}  // namespace podwait
