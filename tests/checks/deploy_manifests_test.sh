@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The Kubernetes manifests of deploy/: every overlay renders with `kubectl kustomize`; every
+# rendered object validates against the Kubernetes and Prometheus Operator OpenAPI schemas
+# (tests/deploy/validate.mjs, npm packages pinned in tests/deploy/package-lock.json); the sidecar
+# merges into tidb-operator's controller-manager Deployment; and tests/deploy/check_manifests.py
+# finds the RBAC exactly least-privilege, the container's flags accepted by the built
+# podwait-exporter, and the security settings in place. Then it breaks the rendered manifests on
+# purpose and expects each check to notice.
+#
+# Run from the source root; PODWAIT_BUILD_DIR is the build tree (default: build).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+build=${PODWAIT_BUILD_DIR:-build}
+exporter=$build/podwait-exporter
+passed=0
+failed=0
+ok() { echo "ok   $*"; passed=$((passed + 1)); }
+bad() { echo "FAIL $*"; failed=$((failed + 1)); }
+finish() {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+for tool in kubectl node npm python3; do
+  command -v "$tool" >/dev/null || { echo "FAIL $tool not found (scripts/setup.sh test installs it)"; exit 1; }
+done
+[ -x "$exporter" ] || { echo "FAIL $exporter is not built"; exit 1; }
+
+# `resources:` with directories and `patches:` need kustomize v4 or later (kubectl >= 1.21).
+kustomize_major=$(kubectl version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\{0,1\}\([0-9]*\)\..*/\1/p')
+if [ -z "$kustomize_major" ] || [ "$kustomize_major" -lt 4 ]; then
+  echo "FAIL kubectl's kustomize is older than v4 (kubectl >= 1.21 is needed):"
+  kubectl version --client 2>&1 | sed 's/^/     /'
+  exit 1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/rendered"
+
+# --- render ---------------------------------------------------------------------------------------
+render() {  # render NAME DIR
+  if kubectl kustomize "$2" >"$tmp/rendered/$1.yaml" 2>"$tmp/$1.err" && [ ! -s "$tmp/$1.err" ]; then
+    ok "kubectl kustomize $2 ($(grep -c '^kind:' "$tmp/rendered/$1.yaml") objects, no warnings)"
+  else
+    bad "kubectl kustomize $2"
+    sed 's/^/     /' "$tmp/$1.err"
+  fi
+}
+for mode in standalone namespaced sidecar; do
+  render "$mode" "deploy/overlays/$mode"
+done
+render monitoring deploy/monitoring
+# Every overlay and kustomization under deploy/ is one of the above (or the base they build on).
+while IFS= read -r k; do
+  dir=$(dirname "$k")
+  case "$dir" in
+    deploy/base | deploy/monitoring | deploy/overlays/standalone | deploy/overlays/namespaced | \
+      deploy/overlays/sidecar) ;;
+    deploy/examples/*) ;;  # examples are rendered by their own tests
+    *) bad "$dir has a kustomization that no test renders" ;;
+  esac
+done < <(find deploy -name kustomization.yaml | sort)
+
+# --- schemas --------------------------------------------------------------------------------------
+if (cd tests/deploy && npm ci --no-audit --no-fund --loglevel=error >"$tmp/npm.log" 2>&1); then
+  ok "npm ci (tests/deploy)"
+else
+  bad "npm ci (tests/deploy)"
+  sed 's/^/     /' "$tmp/npm.log"
+  finish
+fi
+if node tests/deploy/validate.mjs "$tmp"/rendered/*.yaml >"$tmp/validate.log" 2>&1; then
+  ok "OpenAPI schemas: $(tail -n 1 "$tmp/validate.log")"
+else
+  bad "OpenAPI schemas"
+  grep -v '^ok ' "$tmp/validate.log" | sed 's/^/     /'
+fi
+# The validator itself rejects what it should.
+cat >"$tmp/invalid.yaml" <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: broken
+spec:
+  replicas: two
+---
+apiVersion: example.com/v1
+kind: Unknown
+metadata:
+  name: unknown
+EOF
+if node tests/deploy/validate.mjs "$tmp/invalid.yaml" >"$tmp/invalid.log" 2>&1; then
+  bad "the schema validator accepted an invalid Deployment and an unknown kind"
+elif [ "$(grep -c '^FAIL' "$tmp/invalid.log")" -eq 2 ]; then
+  ok "the schema validator rejects an invalid Deployment and an unknown kind"
+else
+  bad "the schema validator: unexpected output"
+  sed 's/^/     /' "$tmp/invalid.log"
+fi
+
+# --- the sidecar merged into tidb-operator's Deployment ---------------------------------------------
+python3 - "$tmp/rendered/sidecar.yaml" >"$tmp/sidecar-patch.json" <<'EOF'
+import json, sys, yaml
+[d] = [o for o in yaml.safe_load_all(open(sys.argv[1])) if o and o["kind"] == "Deployment"]
+json.dump(d, sys.stdout)
+EOF
+if kubectl patch --local -f tests/deploy/fixtures/tidb-controller-manager.yaml --type strategic \
+  -p "$(cat "$tmp/sidecar-patch.json")" -o yaml >"$tmp/merged.yaml" 2>"$tmp/merged.err" &&
+  node tests/deploy/validate.mjs "$tmp/merged.yaml" >"$tmp/merged.log" 2>&1; then
+  ok "the sidecar merges into tidb-controller-manager and validates"
+else
+  bad "the sidecar merge into tidb-controller-manager"
+  cat "$tmp/merged.err" "$tmp/merged.log" 2>/dev/null | sed 's/^/     /'
+fi
+
+# --- RBAC, flags, security -------------------------------------------------------------------------
+version=$(sed -n 's/^project(podwait VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+check() {  # check DIR -> runs check_manifests.py on the rendered files in DIR
+  python3 tests/deploy/check_manifests.py --rendered "$1" --exporter "$exporter" \
+    --version "$version" --merged-sidecar "$tmp/merged.yaml"
+}
+if check "$tmp/rendered" >"$tmp/check.log" 2>&1; then
+  ok "RBAC is exactly list/watch pods, events, tidbclusters + the CA status ConfigMap; flags accepted; security settings"
+else
+  bad "check_manifests.py"
+  sed 's/^/     /' "$tmp/check.log"
+fi
+
+# Break one thing at a time; check_manifests.py must name it.
+mutate() {  # mutate DESCRIPTION FILE OLD NEW EXPECTED-MESSAGE
+  rm -rf "$tmp/mutated"
+  cp -r "$tmp/rendered" "$tmp/mutated"
+  if ! python3 - "$tmp/mutated/$2" "$3" "$4" <<'EOF'; then
+import sys
+path, old, new = sys.argv[1:4]
+text = open(path).read()
+if old not in text:
+    sys.exit("mutation target not found: %r" % old)
+open(path, "w").write(text.replace(old, new, 1))
+EOF
+    bad "mutation '$1' could not be applied"
+    return
+  fi
+  if check "$tmp/mutated" >"$tmp/mutated.log" 2>&1; then
+    bad "check_manifests.py missed: $1"
+  elif grep -q -- "$5" "$tmp/mutated.log"; then
+    ok "check_manifests.py catches: $1"
+  else
+    bad "check_manifests.py failed on '$1' for another reason"
+    sed 's/^/     /' "$tmp/mutated.log"
+  fi
+}
+mutate "a ClusterRole that may also get secrets" standalone.yaml \
+  $'  - pods\n  - events\n  verbs:\n' $'  - pods\n  - events\n  - secrets\n  verbs:\n' "grants more than it needs"
+mutate "a ClusterRole without events" standalone.yaml $'  - pods\n  - events\n' $'  - pods\n' \
+  "lacks a grant"
+mutate "a misspelt flag" standalone.yaml "--log.format=json" "--log.fromat=json" "not a flag of"
+mutate "a flag value the exporter rejects" namespaced.yaml "--log.format=json" "--log.format=xml" \
+  "exited 2"
+mutate "a writable root filesystem" standalone.yaml "readOnlyRootFilesystem: true" \
+  "readOnlyRootFilesystem: false" "readOnlyRootFilesystem is not true"
+mutate "a binding to another service account" sidecar.yaml "name: tidb-controller-manager
+  namespace: tidb-admin" "name: default
+  namespace: tidb-admin" "expected only"
+mutate "a watched namespace without a Role" namespaced.yaml "--namespaces=tidb-cluster" \
+  "--namespaces=tidb-cluster,other" "watched namespaces"
+mutate "a sidecar that differs from the standalone container" sidecar.yaml "cpu: 50m" "cpu: 60m" \
+  "differs from the standalone"
+
+finish

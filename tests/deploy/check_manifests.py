@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""Checks podwait's rendered manifests (the output of `kubectl kustomize`) for what a schema
+cannot: least-privilege RBAC, the exporter's flags, the security settings, and that the modes
+agree with each other.
+
+    check_manifests.py --rendered DIR --exporter BINARY --version X.Y.Z [--merged-sidecar FILE]
+
+DIR holds standalone.yaml, namespaced.yaml, sidecar.yaml and monitoring.yaml. --merged-sidecar is
+the sidecar Deployment merged into tidb-operator's controller-manager Deployment. Prints one line
+per failed check and exits 1 if there is any.
+"""
+
+import argparse
+import pathlib
+import subprocess
+import sys
+
+import yaml
+
+IMAGE = "podwait-exporter"
+EXPORTER_NS = "podwait"
+SIDECAR_NS = "tidb-admin"
+SIDECAR_SA = "tidb-controller-manager"
+WATCHED_NS = "tidb-cluster"  # the namespaced overlay's example namespace
+
+# The whole of podwait's access, as (scope, apiGroup, resource, resourceName, verb); scope is
+# "cluster" or a namespace, resourceName "*" when the rule names none.
+WATCH_RULES = {
+    (g, r, "*", v)
+    for g, r in (("", "pods"), ("", "events"), ("pingcap.com", "tidbclusters"))
+    for v in ("list", "watch")
+}
+CA_STATUS = {("kube-system", "", "configmaps", "cluster-autoscaler-status", v)
+             for v in ("get", "list", "watch")}
+EXPECTED_GRANTS = {
+    "standalone": {("cluster",) + r for r in WATCH_RULES} | CA_STATUS,
+    "namespaced": {(WATCHED_NS,) + r for r in WATCH_RULES} | CA_STATUS,
+    "sidecar": {("cluster",) + r for r in WATCH_RULES} | CA_STATUS,
+}
+EXPECTED_SUBJECT = {
+    "standalone": ("ServiceAccount", "podwait-exporter", EXPORTER_NS),
+    "namespaced": ("ServiceAccount", "podwait-exporter", EXPORTER_NS),
+    "sidecar": ("ServiceAccount", SIDECAR_SA, SIDECAR_NS),
+}
+
+failures = []
+
+
+def fail(mode, message):
+    failures.append("%s: %s" % (mode, message))
+
+
+def load(path):
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def find(objects, kind, name=None, namespace=None):
+    return [o for o in objects if o["kind"] == kind
+            and (name is None or o["metadata"]["name"] == name)
+            and (namespace is None or o["metadata"].get("namespace") == namespace)]
+
+
+def podwait_containers(objects):
+    out = []
+    for d in find(objects, "Deployment"):
+        spec = d["spec"]["template"]["spec"]
+        for c in spec.get("containers", []):
+            if c["image"].split("/")[-1].split(":")[0] == IMAGE:
+                out.append((d, spec, c))
+    return out
+
+
+# --- RBAC ---------------------------------------------------------------------------------------
+
+def grants(mode, objects):
+    """Every permission the rendered bindings give, checking subjects and roleRefs on the way."""
+    roles = {}
+    for o in objects:
+        if o["kind"] == "ClusterRole":
+            roles[("ClusterRole", None, o["metadata"]["name"])] = o
+        elif o["kind"] == "Role":
+            roles[("Role", o["metadata"]["namespace"], o["metadata"]["name"])] = o
+    for key, role in roles.items():
+        if "aggregationRule" in role:
+            fail(mode, "%s %s aggregates other roles" % (key[0], key[2]))
+    result = set()
+    bound = set()
+    for b in objects:
+        if b["kind"] not in ("ClusterRoleBinding", "RoleBinding"):
+            continue
+        name = b["metadata"]["name"]
+        scope = "cluster" if b["kind"] == "ClusterRoleBinding" else b["metadata"]["namespace"]
+        subjects = [(s.get("kind"), s.get("name"), s.get("namespace")) for s in b.get("subjects", [])]
+        if subjects != [EXPECTED_SUBJECT[mode]]:
+            fail(mode, "%s %s binds %s, expected only %s" % (b["kind"], name, subjects,
+                                                              EXPECTED_SUBJECT[mode]))
+        ref = b["roleRef"]
+        key = (ref["kind"], None if ref["kind"] == "ClusterRole" else scope, ref["name"])
+        if ref.get("apiGroup") != "rbac.authorization.k8s.io" or key not in roles:
+            fail(mode, "%s %s refers to %s, which this mode does not define" % (b["kind"], name, key))
+            continue
+        bound.add(key)
+        for rule in roles[key].get("rules", []):
+            if rule.get("nonResourceURLs"):
+                fail(mode, "%s grants non-resource URLs" % (key,))
+            for group in rule.get("apiGroups", []):
+                for resource in rule.get("resources", []):
+                    for name_ in rule.get("resourceNames") or ["*"]:
+                        for verb in rule.get("verbs", []):
+                            result.add((scope, group, resource, name_, verb))
+    for key in roles:
+        if key not in bound:
+            fail(mode, "%s %s is defined but bound to nothing" % (key[0], key[2]))
+    return result
+
+
+def check_rbac(mode, objects):
+    got = grants(mode, objects)
+    want = EXPECTED_GRANTS[mode]
+    for g in sorted(got - want):
+        fail(mode, "grants more than it needs: %s" % (g,))
+    for g in sorted(want - got):
+        fail(mode, "lacks a grant the exporter needs: %s" % (g,))
+    for g in got:
+        if "*" in (g[1], g[2], g[4]):
+            fail(mode, "wildcard in a grant: %s" % (g,))
+    if mode == "namespaced" and find(objects, "ClusterRole") + find(objects, "ClusterRoleBinding"):
+        fail(mode, "the namespaced mode must not use a ClusterRole or ClusterRoleBinding")
+    if mode != "sidecar":
+        sa = EXPECTED_SUBJECT[mode]
+        if not find(objects, "ServiceAccount", sa[1], sa[2]):
+            fail(mode, "the bound ServiceAccount %s/%s is not part of the mode" % (sa[2], sa[1]))
+
+
+# --- flags --------------------------------------------------------------------------------------
+
+def help_flags(exporter):
+    out = subprocess.run([exporter, "--help"], capture_output=True, text=True, timeout=30)
+    if out.returncode != 0:
+        raise SystemExit("%s --help exited %d" % (exporter, out.returncode))
+    names = set()
+    for line in out.stdout.splitlines():
+        for word in line.replace(",", " ").split():
+            if word.startswith("--"):
+                names.add(word[2:].split("=", 1)[0])
+    if "web.listen-address" not in names:
+        raise SystemExit("cannot read the flags from %s --help" % exporter)
+    return names
+
+
+def check_flags(mode, objects, exporter, known):
+    containers = podwait_containers(objects)
+    if len(containers) != 1:
+        fail(mode, "expected one podwait container, found %d" % len(containers))
+    for _, _, c in containers:
+        if "command" in c:
+            fail(mode, "the container overrides the image's entrypoint")
+        args = c.get("args", [])
+        for a in args:
+            if not a.startswith("--") or a[2:].split("=", 1)[0] not in known:
+                fail(mode, "argument %r is not a flag of podwait-exporter --help" % a)
+        # The binary parses every flag before --help: a malformed value exits 2.
+        out = subprocess.run([exporter] + args + ["--help"], capture_output=True, text=True,
+                             timeout=30)
+        if out.returncode != 0:
+            fail(mode, "podwait-exporter %s --help exited %d: %s" % (" ".join(args), out.returncode,
+                                                                      out.stderr.strip()))
+
+
+# --- the Deployment -----------------------------------------------------------------------------
+
+def effective_security(pod_spec, container):
+    """The container's security settings with the pod's defaults filled in."""
+    pod = pod_spec.get("securityContext", {}) or {}
+    ctr = container.get("securityContext", {}) or {}
+    merged = {k: pod[k] for k in ("runAsNonRoot", "runAsUser", "runAsGroup", "seccompProfile")
+              if k in pod}
+    merged.update(ctr)
+    return merged
+
+
+def port_number(container, name):
+    for p in container.get("ports", []):
+        if p.get("name") == name:
+            return p["containerPort"]
+    return None
+
+
+def check_deployment(mode, objects, version):
+    for d, spec, c in podwait_containers(objects):
+        sec = effective_security(spec, c)
+        if sec.get("runAsNonRoot") is not True:
+            fail(mode, "runAsNonRoot is not true")
+        if not isinstance(sec.get("runAsUser"), int) or sec["runAsUser"] == 0:
+            fail(mode, "runAsUser must be a non-zero number")
+        if sec.get("readOnlyRootFilesystem") is not True:
+            fail(mode, "readOnlyRootFilesystem is not true")
+        if sec.get("allowPrivilegeEscalation") is not False:
+            fail(mode, "allowPrivilegeEscalation is not false")
+        if sec.get("capabilities", {}).get("drop") != ["ALL"] or sec["capabilities"].get("add"):
+            fail(mode, "capabilities must drop ALL and add none")
+        if sec.get("seccompProfile", {}).get("type") != "RuntimeDefault":
+            fail(mode, "seccompProfile is not RuntimeDefault")
+        if sec.get("privileged"):
+            fail(mode, "privileged")
+        if spec.get("automountServiceAccountToken") is False:
+            fail(mode, "the exporter needs its service-account token")
+        if mode != "sidecar" and spec.get("automountServiceAccountToken") is not True:
+            fail(mode, "automountServiceAccountToken should be set to true explicitly")
+        if spec.get("hostNetwork") or spec.get("hostPID") or spec.get("hostIPC"):
+            fail(mode, "host namespaces")
+        if spec.get("volumes") or c.get("volumeMounts"):
+            fail(mode, "the exporter needs no volumes")
+        if port_number(c, "metrics") != 9877:
+            fail(mode, "no container port named metrics on 9877")
+        live = c.get("livenessProbe", {}).get("httpGet", {})
+        if live.get("path") != "/healthz" or live.get("port") != "metrics":
+            fail(mode, "liveness probe is not GET /healthz on port metrics")
+        ready = c.get("readinessProbe", {}).get("httpGet", {})
+        if mode == "sidecar":
+            if "readinessProbe" in c:
+                fail(mode, "the sidecar must not gate the operator pod's readiness")
+        elif ready.get("path") != "/readyz" or ready.get("port") != "metrics":
+            fail(mode, "readiness probe is not GET /readyz on port metrics")
+        res = c.get("resources", {})
+        if not res.get("requests", {}).get("cpu") or not res.get("requests", {}).get("memory"):
+            fail(mode, "cpu and memory requests are required")
+        if not res.get("limits", {}).get("memory"):
+            fail(mode, "a memory limit is required")
+        image = c["image"]
+        if not image.endswith(":" + version):
+            fail(mode, "image %s is not tagged with the project version %s" % (image, version))
+        if mode != "sidecar" and spec.get("serviceAccountName") != "podwait-exporter":
+            fail(mode, "the pod does not run as the podwait-exporter service account")
+        if mode != "sidecar" and d["spec"].get("replicas") != 1:
+            fail(mode, "unsharded podwait must run one replica")
+
+
+def check_service(mode, objects, monitoring):
+    services = find(objects, "Service", "podwait-exporter")
+    if len(services) != 1:
+        fail(mode, "expected one Service podwait-exporter")
+        return
+    svc = services[0]
+    ports = [p for p in svc["spec"]["ports"] if p.get("name") == "metrics"]
+    if len(ports) != 1 or ports[0].get("targetPort") != "metrics":
+        fail(mode, "the Service needs a port named metrics targeting the container port metrics")
+    for d, spec, _ in podwait_containers(objects):
+        labels = d["spec"]["template"]["metadata"]["labels"]
+        if d["metadata"]["namespace"] != svc["metadata"]["namespace"]:
+            fail(mode, "the Service is not in the Deployment's namespace")
+        if any(labels.get(k) != v for k, v in svc["spec"]["selector"].items()):
+            fail(mode, "the Service does not select the exporter's pods")
+    for sm in find(monitoring, "ServiceMonitor"):
+        selector = sm["spec"]["selector"].get("matchLabels", {})
+        labels = svc["metadata"].get("labels", {})
+        if any(labels.get(k) != v for k, v in selector.items()):
+            fail(mode, "ServiceMonitor %s does not select the Service" % sm["metadata"]["name"])
+        if svc["metadata"]["namespace"] not in sm["spec"].get("namespaceSelector", {}).get(
+                "matchNames", []):
+            fail(mode, "ServiceMonitor does not look in namespace %s" % svc["metadata"]["namespace"])
+        endpoints = sm["spec"]["endpoints"]
+        if [e.get("port") for e in endpoints] != ["metrics"] or not endpoints[0].get("honorLabels"):
+            fail(mode, "ServiceMonitor must scrape port metrics with honorLabels: true")
+
+
+def check_namespaced(objects):
+    mode = "namespaced"
+    for _, _, c in podwait_containers(objects):
+        values = [a.split("=", 1)[1] for a in c.get("args", []) if a.startswith("--namespaces=")]
+        if len(values) != 1:
+            fail(mode, "--namespaces must be set once")
+            continue
+        watched = set(v.strip() for v in values[0].split(",") if v.strip())
+        with_role = {o["metadata"]["namespace"] for o in find(objects, "RoleBinding")} - {"kube-system"}
+        if watched != with_role:
+            fail(mode, "watched namespaces %s but RoleBindings in %s" % (sorted(watched),
+                                                                         sorted(with_role)))
+
+
+def check_sidecar_matches(standalone, sidecar):
+    """The sidecar container is the standalone one, but for the documented differences."""
+    [(_, s_spec, s_ctr)] = podwait_containers(standalone) or [(None, {}, {})]
+    [(_, c_spec, c_ctr)] = podwait_containers(sidecar) or [(None, {}, {})]
+    for key in sorted(set(s_ctr) | set(c_ctr)):
+        if key in ("readinessProbe", "securityContext"):
+            continue
+        if s_ctr.get(key) != c_ctr.get(key):
+            fail("sidecar", "container field %s differs from the standalone container" % key)
+    s_sec, c_sec = effective_security(s_spec, s_ctr), effective_security(c_spec, c_ctr)
+    if s_sec != c_sec:
+        fail("sidecar", "effective security settings differ: %s vs %s" % (c_sec, s_sec))
+    if c_spec.get("securityContext"):
+        fail("sidecar", "must not change the operator pod's securityContext")
+
+
+def check_merged_sidecar(merged_path, sidecar):
+    mode = "sidecar(merged)"
+    [d] = [o for o in load(merged_path) if o["kind"] == "Deployment"]
+    spec = d["spec"]["template"]["spec"]
+    names = [c["name"] for c in spec["containers"]]
+    if sorted(names) != ["podwait-exporter", "tidb-operator"]:
+        fail(mode, "containers after the merge: %s" % names)
+    operator = [c for c in spec["containers"] if c["name"] == "tidb-operator"]
+    if operator and not operator[0].get("command", [""])[0].endswith("tidb-controller-manager"):
+        fail(mode, "the operator container was changed by the merge")
+    if (spec.get("serviceAccountName") or spec.get("serviceAccount")) != SIDECAR_SA:
+        fail(mode, "the pod no longer runs as %s" % SIDECAR_SA)
+    [svc] = find(sidecar, "Service", "podwait-exporter") or [None]
+    labels = d["spec"]["template"]["metadata"]["labels"]
+    if svc and any(labels.get(k) != v for k, v in svc["spec"]["selector"].items()):
+        fail(mode, "the sidecar Service does not select the controller-manager pods")
+
+
+def main(argv):
+    p = argparse.ArgumentParser()
+    p.add_argument("--rendered", type=pathlib.Path, required=True)
+    p.add_argument("--exporter", required=True)
+    p.add_argument("--version", required=True)
+    p.add_argument("--merged-sidecar", type=pathlib.Path)
+    args = p.parse_args(argv)
+    rendered = {m: load(args.rendered / (m + ".yaml"))
+                for m in ("standalone", "namespaced", "sidecar", "monitoring")}
+    known = help_flags(args.exporter)
+    for mode in ("standalone", "namespaced", "sidecar"):
+        objects = rendered[mode]
+        check_rbac(mode, objects)
+        check_flags(mode, objects, args.exporter, known)
+        check_deployment(mode, objects, args.version)
+        check_service(mode, objects, rendered["monitoring"])
+    check_namespaced(rendered["namespaced"])
+    check_sidecar_matches(rendered["standalone"], rendered["sidecar"])
+    if args.merged_sidecar:
+        check_merged_sidecar(args.merged_sidecar, rendered["sidecar"])
+    for f in failures:
+        print("FAIL " + f)
+    print("check_manifests: %d failure(s)" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
