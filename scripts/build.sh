@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-args=(-G Ninja -DPODWAIT_TESTS=$tests -DPODWAIT_BENCH=$tests)
+args=(-G Ninja "-DPODWAIT_TESTS=$tests" "-DPODWAIT_BENCH=$tests")
 case "$mode" in
   default) dir=${dir:-build}; args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
   release) dir=${dir:-build-release}; args+=(-DCMAKE_BUILD_TYPE=Release) ;;
