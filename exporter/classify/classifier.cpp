@@ -477,7 +477,10 @@ Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
   std::string what =
       "init container " + current->name +
       (current->state == ContainerState::kRunning ? " running" : " " + current->reason);
-  if (IsDependencyWaitContainer(ctx.opt, current->name)) {
+  // The dependency wait begins when the container runs (or has run: terminated between restarts).
+  // Before that (ContainerCreating, pulling its image) the pod is starting like any other.
+  if (IsDependencyWaitContainer(ctx.opt, current->name) &&
+      current->state != ContainerState::kWaiting) {
     // A wait-for-pd container implies PD even for a component missing from the map.
     std::vector<Dependency> needed = Needed(ctx);
     if (needed.empty()) needed = {Dependency::kPd};

@@ -1,0 +1,1174 @@
+// The classifier, table-driven. Every row is a pod document: a real one from
+// tests/fixtures/real/k8s/ or a made-up one from tests/fixtures/made-up/classify/ (see its
+// SOURCES.txt), optionally patched in YAML before it is turned into a PodRecord the way the pod
+// source does (only the fields classification needs). Rows whose patch makes them differ from the
+// document say what they change. Event messages are the real-shaped ones of
+// classify_messages_test.cpp (each cited there).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "exporter/classify/classifier.h"
+#include "exporter/classify/reasons.h"
+#include "exporter/common/time_format.h"
+#include "tests/support/process.h"
+
+namespace podwait {
+namespace {
+
+namespace r = reason;
+using ::testing::HasSubstr;
+using testing::ReadFile;
+using testing::SourcePath;
+
+// ---------------------------------------------------------------------------------------------
+// YAML pod document -> PodRecord (what the pod source keeps of a pod)
+
+YAML::Node Get(const YAML::Node& n, const char* key) {
+  if (!n.IsDefined() || !n.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  return n[key];
+}
+std::string Str(const YAML::Node& n) { return n.IsDefined() && n.IsScalar() ? n.Scalar() : ""; }
+Timestamp Time(const YAML::Node& n) { return ParseRfc3339(Str(n)).value_or(0); }
+int Int(const YAML::Node& n) { return n.IsDefined() && n.IsScalar() ? n.as<int>(0) : 0; }
+
+ContainerStatus ContainerFromYaml(const YAML::Node& y) {
+  ContainerStatus c;
+  c.name = Str(Get(y, "name"));
+  c.ready = Str(Get(y, "ready")) == "true";
+  c.restart_count = Int(Get(y, "restartCount"));
+  YAML::Node state = Get(y, "state");
+  if (YAML::Node w = Get(state, "waiting"); w.IsDefined()) {
+    c.state = ContainerState::kWaiting;
+    c.reason = Str(Get(w, "reason"));
+    c.message = Str(Get(w, "message"));
+  } else if (YAML::Node run = Get(state, "running"); run.IsDefined()) {
+    c.state = ContainerState::kRunning;
+    c.started_at = Time(Get(run, "startedAt"));
+  } else if (YAML::Node t = Get(state, "terminated"); t.IsDefined()) {
+    c.state = ContainerState::kTerminated;
+    c.reason = Str(Get(t, "reason"));
+    c.message = Str(Get(t, "message"));
+    c.exit_code = Int(Get(t, "exitCode"));
+  }
+  if (c.state != ContainerState::kTerminated) {
+    c.exit_code = Int(Get(Get(Get(y, "lastState"), "terminated"), "exitCode"));
+  }
+  return c;
+}
+
+PodRecord PodFromYaml(const YAML::Node& doc) {
+  PodRecord p;
+  YAML::Node md = Get(doc, "metadata");
+  p.uid = Str(Get(md, "uid"));
+  p.namespace_ = Str(Get(md, "namespace"));
+  p.name = Str(Get(md, "name"));
+  p.resource_version = Str(Get(md, "resourceVersion"));
+  p.cluster = Str(Get(Get(md, "labels"), "app.kubernetes.io/instance"));
+  p.component = Str(Get(Get(md, "labels"), "app.kubernetes.io/component"));
+  p.created = Time(Get(md, "creationTimestamp"));
+  p.deleted = Time(Get(md, "deletionTimestamp"));
+  YAML::Node owners = Get(md, "ownerReferences");
+  if (owners.IsDefined() && owners.IsSequence() && owners.size() > 0) {
+    p.owner_kind = Str(Get(owners[0], "kind"));
+    p.owner_name = Str(Get(owners[0], "name"));
+  }
+  YAML::Node inits = Get(Get(doc, "spec"), "initContainers");
+  if (inits.IsDefined() && inits.IsSequence()) {
+    for (const auto& c : inits) p.init_container_names.push_back(Str(Get(c, "name")));
+  }
+  YAML::Node st = Get(doc, "status");
+  static const std::map<std::string, PodPhase> kPhases = {{"Pending", PodPhase::kPending},
+                                                          {"Running", PodPhase::kRunning},
+                                                          {"Succeeded", PodPhase::kSucceeded},
+                                                          {"Failed", PodPhase::kFailed}};
+  auto phase = kPhases.find(Str(Get(st, "phase")));
+  p.phase = phase == kPhases.end() ? PodPhase::kUnknown : phase->second;
+  YAML::Node conds = Get(st, "conditions");
+  if (conds.IsDefined() && conds.IsSequence()) {
+    for (const auto& c : conds) {
+      PodCondition pc;
+      pc.type = Str(Get(c, "type"));
+      std::string s = Str(Get(c, "status"));
+      pc.status = s == "True"    ? ConditionStatus::kTrue
+                  : s == "False" ? ConditionStatus::kFalse
+                                 : ConditionStatus::kUnknown;
+      pc.reason = Str(Get(c, "reason"));
+      pc.message = Str(Get(c, "message"));
+      pc.last_transition = Time(Get(c, "lastTransitionTime"));
+      p.conditions.push_back(std::move(pc));
+    }
+  }
+  for (auto [key, out] : {std::pair{"initContainerStatuses", &p.init_containers},
+                          std::pair{"containerStatuses", &p.containers}}) {
+    YAML::Node list = Get(st, key);
+    if (!list.IsDefined() || !list.IsSequence()) continue;
+    for (const auto& c : list) out->push_back(ContainerFromYaml(c));
+  }
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Documents and patches
+
+constexpr const char* kUnsched = "tests/fixtures/made-up/classify/tikv-unschedulable.yaml";
+constexpr const char* kInit = "tests/fixtures/made-up/classify/tidb-init-wait-for-pd.yaml";
+constexpr const char* kRunning = "tests/fixtures/made-up/classify/tikv-running-not-ready.yaml";
+constexpr const char* kReady = "tests/fixtures/made-up/classify/tikv-ready.yaml";
+constexpr const char* kRealTaint =
+    "tests/fixtures/real/k8s/pod-pending-unschedulable-autoscaler-taint.status.yaml";
+constexpr const char* kRealPvc =
+    "tests/fixtures/real/k8s/pod-pending-unschedulable-unbound-pvc.status.yaml";
+constexpr const char* kRealPurple = "tests/fixtures/real/k8s/pod-stuck-in-init-purple.yaml";
+
+Timestamp At(const std::string& hhmmss) {
+  return ParseRfc3339("2024-05-02T" + hhmmss + "Z").value();
+}
+
+using Patch = std::function<void(YAML::Node&)>;
+
+YAML::Node ConditionNode(YAML::Node doc, const std::string& type) {
+  YAML::Node conds = doc["status"]["conditions"];
+  for (size_t i = 0; i < conds.size(); ++i) {
+    if (conds[i]["type"].as<std::string>() == type) return conds[i];
+  }
+  YAML::Node c;
+  c["type"] = type;
+  conds.push_back(c);
+  return conds[conds.size() - 1];
+}
+
+// The scheduler's message on PodScheduled.
+Patch FitMessage(std::string message) {
+  return [message](YAML::Node& d) { ConditionNode(d, "PodScheduled")["message"] = message; };
+}
+Patch Condition(std::string type, std::string status, std::string reason, std::string message,
+                std::string ltt) {
+  return [=](YAML::Node& d) {
+    YAML::Node c = ConditionNode(d, type);
+    c["status"] = status;
+    c["reason"] = reason;
+    c["message"] = message;
+    c["lastTransitionTime"] = ltt;
+  };
+}
+Patch NoConditions() {
+  return [](YAML::Node& d) { d["status"].remove("conditions"); };
+}
+// status.{initContainerStatuses,containerStatuses}[i].state (a YAML flow mapping), restartCount.
+Patch State(const char* list, size_t i, std::string state, int restarts = 0) {
+  return [=](YAML::Node& d) {
+    YAML::Node c = d["status"][list][i];
+    c["state"] = YAML::Load(state);
+    c["restartCount"] = restarts;
+  };
+}
+Patch InitState(std::string state, int restarts = 0) {
+  return State("initContainerStatuses", 0, std::move(state), restarts);
+}
+Patch MainState(std::string state, int restarts = 0) {
+  return State("containerStatuses", 0, std::move(state), restarts);
+}
+Patch RenameInit(std::string name) {
+  return [name](YAML::Node& d) {
+    d["spec"]["initContainers"][0]["name"] = name;
+    d["status"]["initContainerStatuses"][0]["name"] = name;
+  };
+}
+Patch Component(std::string c) {
+  return [c](YAML::Node& d) {
+    if (c.empty()) {
+      d["metadata"]["labels"].remove("app.kubernetes.io/component");
+    } else {
+      d["metadata"]["labels"]["app.kubernetes.io/component"] = c;
+    }
+  };
+}
+Patch Field(std::vector<std::string> path, std::string value) {
+  return [=](YAML::Node& d) {
+    YAML::Node n = d;
+    for (size_t i = 0; i + 1 < path.size(); ++i) n.reset(n[path[i]]);
+    n[path.back()] = value;
+  };
+}
+Patch Remove(std::vector<std::string> path) {
+  return [=](YAML::Node& d) {
+    YAML::Node n = d;
+    for (size_t i = 0; i + 1 < path.size(); ++i) n.reset(n[path[i]]);
+    n.remove(path.back());
+  };
+}
+// The status-only real fixtures get the metadata of a tidb-operator TiKV pod.
+Patch TikvMetadata(std::string created) {
+  return [created](YAML::Node& d) {
+    d["metadata"] = YAML::Load(
+        "{name: demo-tikv-3, namespace: tidb, uid: 5e0f4a23-1b7c-4d6e-9f80-b2c3d4e5f005, "
+        "labels: {app.kubernetes.io/component: tikv, app.kubernetes.io/instance: demo, "
+        "app.kubernetes.io/managed-by: tidb-operator}}");
+    d["metadata"]["creationTimestamp"] = created;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dependencies, autoscaler, events
+
+DependencyStatus Ready(Timestamp since) { return {Readiness::kReady, since, ""}; }
+DependencyStatus NotReady(std::string why = "") { return {Readiness::kNotReady, 0, why}; }
+DependencyStatus Unknown() { return {Readiness::kUnknown, 0, "dependency_unknown"}; }
+ClusterDependencies Deps(DependencyStatus pd, DependencyStatus tikv) { return {pd, tikv}; }
+// PD down brings TiKV down with it.
+ClusterDependencies PdDown(std::string why = "") {
+  return Deps(NotReady(why), NotReady("tikv_not_ready"));
+}
+ClusterDependencies AllReady(Timestamp since) { return Deps(Ready(since), Ready(since)); }
+
+constexpr const char* kThisPod = "";  // the row's pod uid
+constexpr const char* kNoUid = "-";   // an event without involvedObject.uid
+constexpr const char* kOtherPod = "0c1d2e3f-aaaa-4bbb-8ccc-000000000099";  // a previous incarnation
+
+struct RowEvent {
+  std::string reason, source, message;
+  Timestamp first = 0, last = 0;
+  int count = 1;
+  std::string uid = kThisPod;
+};
+
+// Real-shaped messages (sources in classify_messages_test.cpp).
+const std::string kTriggered = "pod triggered scale-up: [{eks-tikv-ng 3->4 (max: 10)}]";
+const std::string kFit3Mem =
+    "0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No "
+    "preemption victims found for incoming pod.";
+
+struct Row {
+  std::string name;
+  std::string doc;
+  std::vector<Patch> patches;
+  std::vector<RowEvent> events;
+  std::optional<ClusterDependencies> deps = AllReady(At("09:00:00"));
+  AutoscalerState autoscaler;
+  std::function<void(ClassifierOptions&)> options;
+  Timestamp now = 0;
+  // expected
+  bool waiting = true;
+  Stage stage = Stage::kUnscheduled;
+  WaitClass wait_class = WaitClass::kScheduling;
+  std::string reason;
+  Timestamp stage_start = 0;
+  std::string evidence;  // a substring of the evidence
+
+  Row(std::string n, std::string d) : name(std::move(n)), doc(std::move(d)) {}
+  Row& With(Patch p) {
+    patches.push_back(std::move(p));
+    return *this;
+  }
+  Row& Ev(std::string reason_, std::string source, std::string message, Timestamp first,
+          Timestamp last = 0, int count = 1, std::string uid = kThisPod) {
+    events.push_back({std::move(reason_), std::move(source), std::move(message), first,
+                      last != 0 ? last : first, count, std::move(uid)});
+    return *this;
+  }
+  Row& WithDeps(ClusterDependencies d) {
+    deps = d;
+    return *this;
+  }
+  Row& NoCluster() {
+    deps.reset();
+    return *this;
+  }
+  Row& Ca() {
+    autoscaler.cluster_autoscaler = true;
+    return *this;
+  }
+  Row& Karpenter() {
+    autoscaler.karpenter = true;
+    return *this;
+  }
+  Row& ForcedNone() {
+    autoscaler.forced_none = true;
+    return *this;
+  }
+  Row& Group(std::string group, bool in_progress, bool backoff, std::string why = "") {
+    autoscaler.node_groups.push_back({std::move(group), in_progress, backoff, std::move(why)});
+    return *this;
+  }
+  Row& ClusterBackoff() {
+    autoscaler.cluster_scale_up_backoff = true;
+    return *this;
+  }
+  Row& Options(std::function<void(ClassifierOptions&)> f) {
+    options = std::move(f);
+    return *this;
+  }
+  Row& Now(Timestamp t) {
+    now = t;
+    return *this;
+  }
+  Row& Expect(Stage s, WaitClass c, std::string_view why, Timestamp start,
+              std::string evidence_part = "") {
+    stage = s;
+    wait_class = c;
+    reason = std::string(why);
+    stage_start = start;
+    evidence = std::move(evidence_part);
+    return *this;
+  }
+  Row& NotWaiting() {
+    waiting = false;
+    return *this;
+  }
+};
+
+// gtest prints the row by its name, not as bytes.
+void PrintTo(const Row& row, std::ostream* os) { *os << row.name; }
+
+using S = Stage;
+using C = WaitClass;
+
+std::vector<Row> Rows() {
+  std::vector<Row> rows;
+  auto add = [&rows](Row row) { rows.push_back(std::move(row)); };
+  const Timestamp t0 = At("10:00:00");  // creation of every made-up pod
+  const Timestamp unsched_since = At("10:00:01");
+
+  // ===== unscheduled: autoscaler adding capacity (scale_up) and its failures (capacity) ======
+  add(Row("ScaleUpTriggered", kUnsched)
+          .Ca()
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0, "eks-tikv-ng 3->4"));
+  add(Row("ScaleUpExactlyAtProvisionTimeout", kUnsched)
+          .Ca()
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:15:30"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
+  add(Row("ScaleUpJustPastProvisionTimeout", kUnsched)
+          .Ca()
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:15:30") + 1)
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpTimeout, t0, "did not bring a node"));
+  add(Row("ScaleUpOlderThanTimeout", kUnsched)
+          .Ca()
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("11:00:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpTimeout, t0, "59m30s ago"));
+  // Both unschedulable (the scheduler keeps failing, also after the scale-up) and scaling up.
+  add(Row("UnschedulableWithScaleUpEvent", kUnsched)
+          .Ca()
+          .Ev("FailedScheduling", "default-scheduler", kFit3Mem, At("10:00:01"))
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Ev("FailedScheduling", "default-scheduler", kFit3Mem, At("10:00:01"), At("10:04:00"), 6)
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
+  add(Row("ScaleUpGroupInBackoff", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "QUOTA_EXCEEDED")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpBackoff, t0, "QUOTA_EXCEEDED"));
+  // GKE: the event names the group by a www.googleapis.com URL, the ConfigMap by a
+  // content.googleapis.com one; the last path segment matches them.
+  add(Row("ScaleUpGkeGroupInBackoffAcrossUrlHosts", kUnsched)
+          .Ca()
+          .Group("https://content.googleapis.com/compute/v1/projects/p/zones/us-east1-b/"
+                 "instanceGroups/gke-tidb-pool-1-grp",
+                 false, true)
+          .Ev("TriggeredScaleUp", "cluster-autoscaler",
+              "pod triggered scale-up: [{https://www.googleapis.com/compute/v1/projects/p/zones/"
+              "us-east1-b/instanceGroups/gke-tidb-pool-1-grp 1->2 (max: 20)}]",
+              At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpBackoff, t0));
+  add(Row("ScaleUpOtherGroupInBackoffDoesNotMatter", kUnsched)
+          .Ca()
+          .Group("eks-gpu-ng", false, true)
+          .Group("eks-tikv-ng", true, false)
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
+  add(Row("NotTriggerMaxNodeGroupSize", kUnsched)
+          .Ca()
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up: 3 max node group size reached, 1 Insufficient cpu",
+              At("10:00:20"), At("10:04:30"), 20)
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kMaxNodeGroupSize, t0, "NotTriggerScaleUp"));
+  add(Row("NotTriggerMaxClusterSize", kUnsched)
+          .Ca()
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up: 1 max cluster cpu, memory limit reached",
+              At("10:00:20"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kMaxClusterSize, t0));
+  add(Row("NotTriggerBackoff", kUnsched)
+          .Ca()
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up: 2 node(s) didn't match Pod's node affinity/selector, "
+              "1 in backoff after failed scale-up",
+              At("10:00:20"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpBackoff, t0));
+  // The newest autoscaler verdict wins: a scale-up that then hit the group's maximum ...
+  add(Row("NotTriggerNewerThanTriggered", kUnsched)
+          .Ca()
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up: 1 max node group size reached", At("10:12:00"))
+          .Now(At("10:13:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kMaxNodeGroupSize, t0));
+  // ... and a backoff that ended in a new scale-up.
+  add(Row("TriggeredNewerThanNotTrigger", kUnsched)
+          .Ca()
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up: 1 in backoff after failed scale-up", At("10:00:20"),
+              At("10:06:00"), 9)
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:08:00"))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
+  // No node group's nodes match the pod: more nodes cannot help, whatever the scheduler says.
+  add(Row("NotTriggerOnlyAffinity", kUnsched)
+          .Ca()
+          .With(FitMessage("0/6 nodes are available: 2 Insufficient memory, 4 node(s) didn't "
+                           "match Pod's node affinity/selector."))
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up: 4 node(s) didn't match Pod's node affinity/selector",
+              At("10:00:20"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kNodeAffinity, t0));
+  // The pod is bigger than any group's nodes: a real shortfall.
+  add(Row("NotTriggerPodTooBig", kUnsched)
+          .Ca()
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up: 3 Insufficient memory", At("10:00:20"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // CA < 1.16 gave no reason: the scheduler's message decides.
+  add(Row("NotTriggerOldWouldntFit", kUnsched)
+          .Ca()
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up (it wouldn't fit if a new node is added)",
+              At("10:00:20"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0, "wouldn't fit"));
+  add(Row("CaStatusClusterWideBackoff", kUnsched)
+          .Ca()
+          .ClusterBackoff()
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpBackoff, t0, "cluster-wide"));
+  // No pod-specific event (pods that fit on nodes already coming get none) but a group is
+  // scaling up: expected, until the provision timeout.
+  add(Row("CaStatusGroupScalingUp", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", true, false)
+          .Now(At("10:03:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0, "eks-tikv-ng"));
+  add(Row("CaStatusGroupScalingUpPastTimeout", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", true, false)
+          .Now(unsched_since + 15 * kMinute + 1)
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // The operator said there is no autoscaler, but an autoscaler event is a fact about the pod.
+  add(Row("ForcedNoneStillReadsEvents", kUnsched)
+          .ForcedNone()
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
+  add(Row("ForcedNoneNoGrace", kUnsched)
+          .ForcedNone()
+          .Group("eks-tikv-ng", true, false)
+          .Now(At("10:00:02"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // Events of an earlier pod with the same name (StatefulSet pod re-created) are not this pod's.
+  add(Row("EventsOfAnotherUidIgnored", kUnsched)
+          .Ca()
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"), 0, 1, kOtherPod)
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  add(Row("EventsBeforeCreationIgnored", kUnsched)
+          .Ca()
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("09:50:00"), 0, 1, kNoUid)
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+
+  // ===== unscheduled: Karpenter ==============================================================
+  add(Row("KarpenterNominated", kUnsched)
+          .Karpenter()
+          .Ev("Nominated", "karpenter", "Pod should schedule on: nodeclaim/default-tn8fg",
+              At("10:00:05"), At("10:04:00"), 12)
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0, "nodeclaim/"));
+  add(Row("KarpenterNominatedMachineOldKarpenter", kUnsched)
+          .Karpenter()
+          .Ev("NominatedMachine", "karpenter",
+              "Pod should schedule on node associated with machine: default-7xk2p", At("10:00:05"))
+          .Now(At("10:02:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0));
+  // Karpenter repeats the nomination while waiting: the wait is measured from the first one.
+  add(Row("KarpenterNominatedPastTimeout", kUnsched)
+          .Karpenter()
+          .Ev("Nominated", "karpenter", "Pod should schedule on: nodeclaim/default-tn8fg",
+              At("10:00:05"), At("10:15:00"), 90)
+          .Now(At("10:15:05") + 1)
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpTimeout, t0));
+  add(Row("KarpenterNodepoolLimit", kUnsched)
+          .Karpenter()
+          .Ev("FailedScheduling", "karpenter",
+              "Failed to schedule pod, all available instance types exceed limits for nodepool "
+              "\"default\"",
+              At("10:00:04"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kNodepoolLimit, t0));
+  add(Row("KarpenterEveryPoolIncompatible", kUnsched)
+          .Karpenter()
+          .Ev("FailedScheduling", "karpenter",
+              "Failed to schedule pod, incompatible with nodepool \"default\", daemonset "
+              "overhead={\"cpu\":\"150m\",\"pods\":\"2\"}, did not tolerate "
+              "dedicated=tiflash:NoSchedule",
+              At("10:00:04"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kUntoleratedTaint, t0));
+  add(Row("KarpenterNoInstanceTypeBigEnough", kUnsched)
+          .Karpenter()
+          .Ev("FailedScheduling", "karpenter",
+              "Failed to schedule pod, incompatible with nodepool \"default\", daemonset "
+              "overhead={\"cpu\":\"150m\",\"pods\":\"3\"}, no instance type satisfied resources "
+              "{\"cpu\":\"150m\",\"memory\":\"900Gi\",\"pods\":\"4\"}",
+              At("10:00:04"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientResources, t0));
+  // A nomination newer than Karpenter's own failure.
+  add(Row("KarpenterNominatedAfterFailure", kUnsched)
+          .Karpenter()
+          .Ev("FailedScheduling", "karpenter",
+              "Failed to schedule pod, all available instance types exceed limits for nodepool "
+              "\"default\"",
+              At("10:00:04"))
+          .Ev("Nominated", "karpenter", "Pod should schedule on: nodeclaim/default-x9q2w",
+              At("10:03:00"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0));
+
+  // ===== unscheduled: nobody decided yet (scheduling) and gates (gated) =======================
+  add(Row("DecisionGraceExactly", kUnsched)
+          .Ca()
+          .Now(unsched_since + 60 * kSecond)
+          .Expect(S::kUnscheduled, C::kScheduling, r::kAwaitingDecision, t0, "has not decided"));
+  add(Row("DecisionGraceJustPast", kUnsched)
+          .Ca()
+          .Now(unsched_since + 60 * kSecond + 1)
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0, "Insufficient"));
+  add(Row("KarpenterDecisionGrace", kUnsched)
+          .Karpenter()
+          .Now(At("10:00:30"))
+          .Expect(S::kUnscheduled, C::kScheduling, r::kAwaitingDecision, t0));
+  add(Row("CustomDecisionGrace", kUnsched)
+          .Ca()
+          .Options([](ClassifierOptions& o) { o.decision_grace = 5 * kMinute; })
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScheduling, r::kAwaitingDecision, t0));
+  add(Row("NoConditionYet", kUnsched)
+          .With(NoConditions())
+          .Now(At("10:00:30"))
+          .Expect(S::kUnscheduled, C::kScheduling, r::kAwaitingDecision, t0));
+  add(Row("NoConditionForLong", kUnsched)
+          .With(NoConditions())
+          .Ca()
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScheduling, r::kNoSchedulerDecision, t0));
+  // The real message of a pod with spec.schedulingGates (k8s >= 1.27).
+  add(Row("SchedulingGated", kUnsched)
+          .With(Condition("PodScheduled", "False", "SchedulingGated",
+                          "Scheduling is blocked due to non-empty scheduling gates",
+                          "2024-05-02T10:00:00Z"))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kGated, r::kSchedulingGated, t0, "scheduling gates"));
+  add(Row("SchedulingGatedWithAutoscalerEvents", kUnsched)
+          .Ca()
+          .With(Condition("PodScheduled", "False", "SchedulingGated",
+                          "Scheduling is blocked due to non-empty scheduling gates",
+                          "2024-05-02T10:00:00Z"))
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up: 1 max node group size reached", At("09:59:00"), 0, 1,
+              kNoUid)
+          .Now(At("11:00:00"))
+          .Expect(S::kUnscheduled, C::kGated, r::kSchedulingGated, t0));
+
+  // ===== unscheduled without autoscaler evidence: the scheduler's message decides ============
+  add(Row("NoAutoscalerInsufficientMemory", kUnsched)
+          .Now(At("10:00:02"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0, "3 Insufficient"));
+  add(Row("NoAutoscalerInsufficientCpu", kUnsched)
+          .With(FitMessage("0/5 nodes are available: 5 Insufficient cpu. preemption: 0/5 nodes "
+                           "are available: 5 No preemption victims found for incoming pod."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientCpu, t0));
+  // Real fixture: 1 node being deleted by CA, 2 short of cpu. The deleted node is not the pod's
+  // constraint; the others prove a node with room would fit.
+  add(Row("RealAutoscalerTaintAndCpu", kRealTaint)
+          .With(TikvMetadata("2024-11-22T18:20:40Z"))
+          .Ca()
+          .Now(ParseRfc3339("2024-11-22T18:30:44Z").value())
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientCpu,
+                  ParseRfc3339("2024-11-22T18:20:40Z").value(), "ToBeDeletedByClusterAutoscaler"));
+  add(Row("RealUnboundPvc", kRealPvc)
+          .With(TikvMetadata("2022-10-30T15:44:50Z"))
+          .Ca()
+          .Now(ParseRfc3339("2022-10-30T15:54:57Z").value())
+          .Expect(S::kUnscheduled, C::kConstraints, r::kUnboundPvc,
+                  ParseRfc3339("2022-10-30T15:44:50Z").value(), "PersistentVolumeClaims"));
+  add(Row("RealUnboundPvcWithinDecisionGrace", kRealPvc)
+          .With(TikvMetadata("2022-10-30T15:44:50Z"))
+          .Ca()
+          .Now(ParseRfc3339("2022-10-30T15:45:27Z").value())
+          .Expect(S::kUnscheduled, C::kScheduling, r::kAwaitingDecision,
+                  ParseRfc3339("2022-10-30T15:44:50Z").value()));
+  add(Row("RealUnboundPvcNoAutoscaler", kRealPvc)
+          .With(TikvMetadata("2022-10-30T15:44:50Z"))
+          .Now(ParseRfc3339("2022-10-30T15:44:58Z").value())
+          .Expect(S::kUnscheduled, C::kConstraints, r::kUnboundPvc,
+                  ParseRfc3339("2022-10-30T15:44:50Z").value()));
+  add(Row("OnlyUnreachableNodes", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 3 node(s) had untolerated taint "
+                           "{node.kubernetes.io/unreachable: }. preemption: 0/3 nodes are "
+                           "available: 3 Preemption is not helpful for scheduling."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kNodesUnavailable, t0));
+  add(Row("TooManyPods", kUnsched)
+          .With(FitMessage("0/4 nodes are available: 4 Insufficient pods."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kTooManyPods, t0));
+  add(Row("InsufficientGpuAndAffinity", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) "
+                           "didn't match Pod's node affinity/selector."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientResources, t0));
+  add(Row("HostPorts", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 3 node(s) didn't have free ports for the "
+                           "requested pod ports."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kHostPortConflict, t0));
+  add(Row("NoNodesAtAll", kUnsched)
+          .With(FitMessage("no nodes available to schedule pods"))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kNoNodes, t0));
+  add(Row("NodeAffinityOnly", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 3 node(s) didn't match Pod's node "
+                           "affinity/selector. preemption: 0/3 nodes are available: 3 "
+                           "Preemption is not helpful for scheduling."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kNodeAffinity, t0));
+  // A node group at zero whose template matches the selector: CA proves a new node fits.
+  add(Row("NodeAffinityScaleFromZero", kUnsched)
+          .Ca()
+          .With(FitMessage("0/3 nodes are available: 3 node(s) didn't match Pod's node "
+                           "affinity/selector."))
+          .Ev("TriggeredScaleUp", "cluster-autoscaler",
+              "pod triggered scale-up: [{aks-tikvpool-27672801-vmss 0->1 (max: 3)}]",
+              At("10:00:40"))
+          .Now(At("10:03:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
+  add(Row("UntoleratedTaint", kUnsched)
+          .Ca()
+          .With(FitMessage("0/3 nodes are available: 1 node(s) had untolerated taint "
+                           "{node-role.kubernetes.io/control-plane: }, 2 node(s) had untolerated "
+                           "taint {dedicated: tiflash}."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kUntoleratedTaint, t0));
+  add(Row("PodAntiAffinity", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 3 node(s) didn't match pod anti-affinity "
+                           "rules."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kPodAntiAffinity, t0));
+  add(Row("PodAffinity", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 3 node(s) didn't match pod affinity rules."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kPodAffinity, t0));
+  add(Row("TopologySpread", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 1 node(s) didn't match pod topology spread "
+                           "constraints, 2 node(s) didn't match Pod's node affinity/selector."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kNodeAffinity, t0));
+  add(Row("TopologySpreadOnly", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 3 node(s) didn't match pod topology spread "
+                           "constraints."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kTopologySpread, t0));
+  add(Row("VolumeNodeAffinity", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 3 node(s) had volume node affinity "
+                           "conflict."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kVolumeNodeAffinity, t0));
+  // The node in the volume's zone is short of memory: a node with room there would fit.
+  add(Row("VolumeZoneNodeShortOfMemory", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 1 Insufficient memory, 2 node(s) had volume "
+                           "node affinity conflict."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  add(Row("UnknownSchedulerMessage", kUnsched)
+          .With(FitMessage("running PreBind plugin \"VolumeBinding\": binding volumes: timed out "
+                           "waiting for the condition"))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kUnschedulableOther, t0, "PreBind"));
+  // The condition's message is empty: the last FailedScheduling event of the scheduler is used.
+  add(Row("FitFromSchedulerEvent", kUnsched)
+          .With(FitMessage(""))
+          .Ev("FailedScheduling", "default-scheduler",
+              "0/3 nodes are available: 3 Insufficient memory.", At("10:00:01"))
+          .Ev("FailedScheduling", "default-scheduler",
+              "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules.",
+              At("10:00:01"), At("10:03:00"), 4)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kPodAntiAffinity, t0));
+
+  // ===== initializing: dependency wait (wait-for-pd) =========================================
+  const Timestamp scheduled = At("10:00:05");
+  add(Row("WaitForPdNoPdLeader", kInit)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kNoPdLeader, scheduled,
+                  "init container wait-for-pd running; pd not ready"));
+  add(Row("WaitForPdPdNotReadyUnknownReasonText", kInit)
+          .WithDeps(PdDown("some_new_reason"))
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kPdNotReady, scheduled));
+  add(Row("WaitForPdNoTikvStoreUp", kInit)
+          .WithDeps(Deps(Ready(At("10:01:00")), NotReady("no_tikv_store_up")))
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kNoTikvStoreUp, scheduled));
+  add(Row("WaitForPdClusterNotInitialized", kInit)
+          .WithDeps(Deps(Ready(At("10:01:00")), NotReady("cluster_not_initialized")))
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kClusterNotInitialized, scheduled));
+  add(Row("WaitForPdTikvNotReady", kInit)
+          .WithDeps(Deps(Ready(At("10:01:00")), NotReady()))
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kTikvNotReady, scheduled));
+  // TiKV needs only PD: TiKV not ready does not hold a TiKV pod.
+  add(Row("TikvWaitsOnlyForPd", kInit)
+          .With(Component("tikv"))
+          .WithDeps(Deps(Ready(At("10:01:00")), NotReady()))
+          .Now(At("10:02:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kDependencyReady, scheduled));
+  // A dependency-wait container of a component missing from the map waits for PD.
+  add(Row("WaitForPdWithoutComponentLabel", kInit)
+          .With(Component(""))
+          .WithDeps(Deps(NotReady(), Ready(At("09:00:00"))))
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kPdNotReady, scheduled));
+  // Ready grace: measured from when the last needed dependency became ready.
+  add(Row("DependencyReadyWithinGrace", kInit)
+          .WithDeps(Deps(Ready(At("10:05:00")), Ready(At("10:10:00"))))
+          .Now(At("10:12:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kDependencyReady, scheduled,
+                  "pd+tikv ready since 2m0s ago"));
+  add(Row("DependencyReadyJustPastGrace", kInit)
+          .WithDeps(Deps(Ready(At("10:05:00")), Ready(At("10:10:00"))))
+          .Now(At("10:12:00") + 1)
+          .Expect(S::kInitializing, C::kDependencyStuck, r::kDependencyReady, scheduled));
+  // Ready long before the pod was scheduled: the grace starts with the stage.
+  add(Row("DependencyReadyBeforeStageWithinGrace", kInit)
+          .WithDeps(AllReady(At("09:00:00")))
+          .Now(At("10:02:05"))
+          .Expect(S::kInitializing, C::kDependency, r::kDependencyReady, scheduled));
+  add(Row("DependencyReadyBeforeStagePastGrace", kInit)
+          .WithDeps(AllReady(At("09:00:00")))
+          .Now(At("10:02:05") + 1)
+          .Expect(S::kInitializing, C::kDependencyStuck, r::kDependencyReady, scheduled));
+  // PD flipped: ready again since 10:20 after an outage; the pod waited 20m but is not stuck.
+  add(Row("DependencyFlippedReadyRestartsGrace", kInit)
+          .WithDeps(Deps(Ready(At("10:20:00")), Ready(At("10:01:00"))))
+          .Now(At("10:21:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kDependencyReady, scheduled));
+  add(Row("CustomReadyGrace", kInit)
+          .WithDeps(AllReady(At("10:10:00")))
+          .Options([](ClassifierOptions& o) { o.dependency_ready_grace = 10 * kMinute; })
+          .Now(At("10:19:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kDependencyReady, scheduled));
+  // Unknown readiness never yields `dependency`: the stage's plain class.
+  add(Row("PdUnknownInInit", kInit)
+          .WithDeps(Deps(Unknown(), Unknown()))
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kStarting, r::kDependencyUnknown, scheduled, "unknown"));
+  add(Row("TikvUnknownInInit", kInit)
+          .WithDeps(Deps(Ready(At("09:00:00")), Unknown()))
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kStarting, r::kDependencyUnknown, scheduled));
+  add(Row("ClusterUnknownInInit", kInit)
+          .NoCluster()
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kStarting, r::kDependencyUnknown, scheduled,
+                  "no dependency state"));
+  // PD down wins over unknown TiKV (PD is the root cause).
+  add(Row("PdDownTikvUnknown", kInit)
+          .WithDeps(Deps(NotReady(), Unknown()))
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kPdNotReady, scheduled));
+  add(Row("CustomDependencyInitContainer", kInit)
+          .With(RenameInit("wait"))
+          .Options([](ClassifierOptions& o) {
+            o.dependency_init_containers = {"wait", "x"};
+          })
+          .WithDeps(PdDown())
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kPdNotReady, scheduled));
+
+  // ===== initializing: crash loops, images, config ===========================================
+  const std::string crashloop =
+      "{waiting: {reason: CrashLoopBackOff, message: 'back-off 5m0s restarting failed "
+      "container=wait-for-pd pod=demo-tidb-0_tidb(9a2e4b17-5c3d-4f60-8e21-7b8c9d0e1f02)'}}";
+  // wait-for-pd exits non-zero while PD is down: the restart back-off is its retry loop.
+  add(Row("WaitForPdCrashLoopWhilePdDown", kInit)
+          .With(InitState(crashloop, 7))
+          .WithDeps(PdDown())
+          .Now(At("10:20:00"))
+          .Expect(S::kInitializing, C::kDependency, r::kPdNotReady, scheduled,
+                  "CrashLoopBackOff (restarts 7)"));
+  add(Row("WaitForPdCrashLoopWhilePdReady", kInit)
+          .With(InitState(crashloop, 7))
+          .WithDeps(AllReady(At("10:10:00")))
+          .Now(At("10:11:00"))
+          .Expect(S::kInitializing, C::kCrashloop, r::kCrashLoop, scheduled, "restarts 7"));
+  add(Row("WaitForPdCrashLoopWhilePdUnknown", kInit)
+          .With(InitState(crashloop, 3))
+          .WithDeps(Deps(Unknown(), Unknown()))
+          .Now(At("10:11:00"))
+          .Expect(S::kInitializing, C::kCrashloop, r::kCrashLoop, scheduled));
+  add(Row("OtherInitCrashLoopWhilePdDown", kInit)
+          .With(RenameInit("copy-config"))
+          .With(InitState(crashloop, 4))
+          .WithDeps(PdDown())
+          .Now(At("10:11:00"))
+          .Expect(S::kInitializing, C::kCrashloop, r::kCrashLoop, scheduled,
+                  "init container copy-config CrashLoopBackOff"));
+  add(Row("InitErrImagePullWhilePdDown", kInit)
+          .With(InitState("{waiting: {reason: ErrImagePull, message: 'rpc error: code = NotFound "
+                          "desc = failed to pull and unpack image'}}"))
+          .WithDeps(PdDown())
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kImage, r::kImagePull, scheduled, "ErrImagePull"));
+  add(Row("InitImagePullBackOff", kInit)
+          .With(InitState("{waiting: {reason: ImagePullBackOff, message: 'Back-off pulling image "
+                          "\"podwait/wait-for-pd:0.1.0\"'}}"))
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kImage, r::kImagePull, scheduled));
+  add(Row("InitInvalidImageName", kInit)
+          .With(InitState("{waiting: {reason: InvalidImageName, message: 'Failed to apply default "
+                          "image tag \"podwait/wait-for-pd:\": invalid reference format'}}"))
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kImage, r::kInvalidImage, scheduled));
+  add(Row("InitCreateContainerConfigError", kInit)
+          .With(InitState("{waiting: {reason: CreateContainerConfigError, message: 'secret "
+                          "\"demo-pd-tls\" not found'}}"))
+          .WithDeps(PdDown())
+          .Now(At("10:03:00"))
+          .Expect(S::kInitializing, C::kConfig, r::kContainerConfig, scheduled, "demo-pd-tls"));
+
+  // ===== initializing: normal start-up (starting) ============================================
+  // Real fixture: warm-up-1 (not a dependency wait) running, Init:0/2.
+  add(Row("RealPurpleInitRunning", kRealPurple)
+          .Now(ParseRfc3339("2023-05-02T23:55:33Z").value())
+          .Expect(S::kInitializing, C::kStarting, r::kInitRunning,
+                  ParseRfc3339("2023-05-02T23:50:33Z").value(), "warm-up-1 running"));
+  add(Row("RealPurpleInitPdDownIrrelevant", kRealPurple)
+          .WithDeps(PdDown())
+          .Now(ParseRfc3339("2023-05-02T23:59:33Z").value())
+          .Expect(S::kInitializing, C::kStarting, r::kInitRunning,
+                  ParseRfc3339("2023-05-02T23:50:33Z").value()));
+  add(Row("WaitForPdContainerCreating", kInit)
+          .With(InitState("{waiting: {reason: ContainerCreating}}"))
+          .WithDeps(PdDown())
+          .Now(At("10:00:30"))
+          .Expect(S::kInitializing, C::kStarting, r::kContainerCreating, scheduled));
+  add(Row("InitPodInitializingNoStatusYet", kInit)
+          .With(Remove({"status", "initContainerStatuses"}))
+          .Now(At("10:00:07"))
+          .Expect(S::kInitializing, C::kStarting, r::kPodInitializing, scheduled,
+                  "not started yet"));
+  add(Row("InitCompletedConditionNotYetUpdated", kInit)
+          .With(InitState("{terminated: {exitCode: 0, reason: Completed}}"))
+          .Now(At("10:00:30"))
+          .Expect(S::kInitializing, C::kStarting, r::kPodInitializing, scheduled, "completed"));
+  // A non-dependency init container that exited non-zero, between restarts.
+  add(Row("InitTerminatedErrorBetweenRestarts", kInit)
+          .With(RenameInit("init-sysctl"))
+          .With(InitState("{terminated: {exitCode: 1, reason: Error}}", 1))
+          .Now(At("10:00:40"))
+          .Expect(S::kInitializing, C::kStarting, r::kContainerWaiting, scheduled,
+                  "init-sysctl Error"));
+  // wait-for-pd exited non-zero between restarts (before CrashLoopBackOff): still the wait.
+  add(Row("WaitForPdTerminatedErrorPdDown", kInit)
+          .With(InitState("{terminated: {exitCode: 1, reason: Error}}", 1))
+          .WithDeps(PdDown())
+          .Now(At("10:00:40"))
+          .Expect(S::kInitializing, C::kDependency, r::kPdNotReady, scheduled));
+
+  // ===== starting: containers running, not ready =============================================
+  const Timestamp initialized = At("10:00:20");
+  add(Row("RunningNotReadyPdDown", kRunning)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, initialized,
+                  "containers with unready status: [tikv]"));
+  add(Row("RunningNotReadyPdUnknown", kRunning)
+          .WithDeps(Deps(Unknown(), Unknown()))
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kDependencyUnknown, initialized));
+  add(Row("RunningNotReadyClusterUnknown", kRunning)
+          .NoCluster()
+          .Now(At("10:01:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kDependencyUnknown, initialized));
+  // PD became ready during the stage: the pod was waiting on it.
+  add(Row("RunningNotReadyPdReadyDuringStageWithinGrace", kRunning)
+          .WithDeps(AllReady(At("10:05:00")))
+          .Now(At("10:07:00"))
+          .Expect(S::kStarting, C::kDependency, r::kDependencyReady, initialized));
+  add(Row("RunningNotReadyPdReadyDuringStagePastGrace", kRunning)
+          .WithDeps(AllReady(At("10:05:00")))
+          .Now(At("10:07:00") + 1)
+          .Expect(S::kStarting, C::kDependencyStuck, r::kDependencyReady, initialized));
+  // PD was ready before the pod started: its readiness is its own.
+  add(Row("FreshStartReadinessWithinGrace", kRunning)
+          .Now(At("10:02:20"))
+          .Expect(S::kStarting, C::kStarting, r::kReadinessProbe, initialized));
+  add(Row("FreshStartReadinessPastGrace", kRunning)
+          .Now(At("10:02:20") + 1)
+          .Expect(S::kStarting, C::kNotReady, r::kReadinessProbe, initialized, "Ready=False"));
+  // Was Ready, lost it at 11:30: the stage starts then, and it is not a start-up.
+  add(Row("LostReadiness", kRunning)
+          .With(Condition("Ready", "False", "ContainersNotReady",
+                          "containers with unready status: [tikv]", "2024-05-02T11:30:00Z"))
+          .Now(At("11:30:30"))
+          .Expect(S::kStarting, C::kNotReady, r::kReadinessProbe, At("11:30:00")));
+  add(Row("LostReadinessWhilePdDown", kRunning)
+          .With(Condition("Ready", "False", "ContainersNotReady",
+                          "containers with unready status: [tikv]", "2024-05-02T11:30:00Z"))
+          .WithDeps(PdDown())
+          .Now(At("11:35:00"))
+          .Expect(S::kStarting, C::kDependency, r::kPdNotReady, At("11:30:00")));
+  // PD has no dependencies: never dependency_unknown, plain readiness.
+  add(Row("PdPodNoDependencies", kRunning)
+          .With(Component("pd"))
+          .NoCluster()
+          .Now(At("10:01:00"))
+          .Expect(S::kStarting, C::kStarting, r::kReadinessProbe, initialized));
+  add(Row("TiflashWaitsForTikv", kRunning)
+          .With(Component("tiflash"))
+          .WithDeps(Deps(Ready(At("09:00:00")), NotReady("no_tikv_store_up")))
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoTikvStoreUp, initialized));
+  // Main containers that cannot run: always shown, even while PD is down.
+  add(Row("MainCrashLoopWhilePdDown", kRunning)
+          .With(MainState("{waiting: {reason: CrashLoopBackOff, message: 'back-off 2m40s "
+                          "restarting failed container=tikv'}}",
+                          5))
+          .WithDeps(PdDown())
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, initialized, "container tikv"));
+  add(Row("MainImagePullBackOff", kRunning)
+          .With(MainState("{waiting: {reason: ImagePullBackOff, message: 'Back-off pulling image "
+                          "\"pingcap/tikv:v7.5.1\"'}}"))
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kImage, r::kImagePull, initialized));
+  add(Row("MainCreateContainerError", kRunning)
+          .With(MainState("{waiting: {reason: CreateContainerError, message: 'failed to "
+                          "reserve container name'}}"))
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kConfig, r::kContainerConfig, initialized));
+  add(Row("MainContainerCreating", kRunning)
+          .With(MainState("{waiting: {reason: ContainerCreating}}"))
+          .WithDeps(PdDown())
+          .Now(At("10:00:40"))
+          .Expect(S::kStarting, C::kStarting, r::kContainerCreating, initialized));
+  add(Row("MainPodInitializingJustInitialized", kRunning)
+          .With(MainState("{waiting: {reason: PodInitializing}}"))
+          .Now(At("10:00:21"))
+          .Expect(S::kStarting, C::kStarting, r::kPodInitializing, initialized));
+  add(Row("MainNoStatusesYet", kRunning)
+          .With(Remove({"status", "containerStatuses"}))
+          .Now(At("10:00:21"))
+          .Expect(S::kStarting, C::kStarting, r::kContainerCreating, initialized));
+
+  // ===== not waiting =========================================================================
+  add(Row("ReadyPod", kReady).WithDeps(PdDown()).Now(At("10:10:00")).NotWaiting());
+  add(Row("DeletedUnschedulablePod", kUnsched)
+          .With(Field({"metadata", "deletionTimestamp"}, "2024-05-02T10:04:00Z"))
+          .Ca()
+          .Now(At("10:05:00"))
+          .NotWaiting());
+  add(Row("DeletedPodWaitingForPd", kInit)
+          .With(Field({"metadata", "deletionTimestamp"}, "2024-05-02T10:04:00Z"))
+          .WithDeps(PdDown())
+          .Now(At("10:05:00"))
+          .NotWaiting());
+  add(Row("SucceededPod", kRunning)
+          .With(Field({"status", "phase"}, "Succeeded"))
+          .Now(At("10:05:00"))
+          .NotWaiting());
+  add(Row("FailedPod", kUnsched)
+          .With(Field({"status", "phase"}, "Failed"))
+          .Now(At("10:05:00"))
+          .NotWaiting());
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct Built {
+  PodRecord pod;
+  std::vector<EventRecord> events;
+};
+
+Built Build(const Row& row) {
+  YAML::Node doc = YAML::Load(ReadFile(SourcePath(row.doc)));
+  for (const auto& p : row.patches) p(doc);
+  Built b;
+  b.pod = PodFromYaml(doc);
+  int n = 0;
+  for (const auto& e : row.events) {
+    EventRecord ev;
+    ev.uid = "ev-" + std::to_string(++n);
+    ev.pod_uid = e.uid == kThisPod ? b.pod.uid : e.uid == kNoUid ? "" : e.uid;
+    ev.namespace_ = b.pod.namespace_;
+    ev.pod_name = b.pod.name;
+    ev.reason = e.reason;
+    ev.message = e.message;
+    ev.source = e.source;
+    ev.first = e.first;
+    ev.last = e.last;
+    ev.count = e.count;
+    b.events.push_back(std::move(ev));
+  }
+  return b;
+}
+
+Classification RunRow(const Row& row, const Built& b) {
+  ClassifierOptions opt;
+  if (row.options) row.options(opt);
+  const ClusterDependencies* deps = row.deps ? &*row.deps : nullptr;
+  return Classify(b.pod, b.events, deps, row.autoscaler, opt, row.now);
+}
+
+class ClassifierTable : public ::testing::TestWithParam<Row> {};
+
+TEST_P(ClassifierTable, Classifies) {
+  const Row& row = GetParam();
+  Built b = Build(row);
+  ASSERT_NE(b.pod.created, 0) << "document not loaded: " << row.doc;
+  Classification c = RunRow(row, b);
+  ASSERT_EQ(c.waiting, row.waiting) << c.evidence;
+  if (!row.waiting) return;
+  EXPECT_EQ(StageName(c.stage), StageName(row.stage)) << c.evidence;
+  EXPECT_EQ(WaitClassName(c.wait_class), WaitClassName(row.wait_class)) << c.evidence;
+  EXPECT_EQ(c.reason, row.reason) << c.evidence;
+  EXPECT_EQ(FormatRfc3339(c.stage_start), FormatRfc3339(row.stage_start));
+  EXPECT_TRUE(reason::IsKnown(c.reason)) << c.reason;
+  EXPECT_LE(c.evidence.size(), kMaxEvidenceLength);
+  if (!row.evidence.empty()) {
+    EXPECT_THAT(c.evidence, HasSubstr(row.evidence));
+  }
+  // Pure: the same input gives the same output; the order of events does not matter.
+  std::reverse(b.events.begin(), b.events.end());
+  Classification again = RunRow(row, b);
+  EXPECT_EQ(again.wait_class, c.wait_class);
+  EXPECT_EQ(again.reason, c.reason);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, ClassifierTable, ::testing::ValuesIn(Rows()),
+                         [](const ::testing::TestParamInfo<Row>& p) { return p.param.name; });
+
+// The table covers every class at least twice and every reason of the vocabulary at least once.
+TEST(ClassifierTableCoverage, EveryClassTwiceEveryReasonOnce) {
+  std::map<WaitClass, int> classes;
+  std::set<std::string> reasons;
+  std::set<std::string> names;
+  int not_waiting = 0;
+  for (const Row& row : Rows()) {
+    EXPECT_TRUE(names.insert(row.name).second) << "duplicate row " << row.name;
+    if (!row.waiting) {
+      ++not_waiting;
+      continue;
+    }
+    ++classes[row.wait_class];
+    reasons.insert(row.reason);
+  }
+  for (int i = 0; i < kWaitClassCount; ++i) {
+    auto c = static_cast<WaitClass>(i);
+    EXPECT_GE(classes[c], 2) << WaitClassName(c);
+  }
+  for (std::string_view x : reason::All()) {
+    EXPECT_TRUE(reasons.count(std::string(x))) << "no row for reason " << x;
+  }
+  EXPECT_GE(not_waiting, 4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Behaviours beyond one row
+
+TEST(Classifier, EvidenceIsCutAtAUtf8Boundary) {
+  Row row("Long", kUnsched);
+  std::string message = "0/3 nodes are available: 3 Insufficient memory. ";
+  for (int i = 0; i < 400; ++i) message += "é";  // two bytes each
+  row.With(FitMessage(message)).Now(At("10:10:00"));
+  Built b = Build(row);
+  Classification c = RunRow(row, b);
+  EXPECT_EQ(c.reason, r::kInsufficientMemory);
+  ASSERT_LE(c.evidence.size(), kMaxEvidenceLength);
+  ASSERT_FALSE(c.evidence.empty());
+  // Never ends inside a sequence: the last byte is ASCII or the end of an é (0xC3 0xA9).
+  auto last = static_cast<unsigned char>(c.evidence.back());
+  EXPECT_TRUE(last < 0x80 || last == 0xA9) << static_cast<int>(last);
+}
+
+TEST(Classifier, EmptyPodRecordDoesNotCrash) {
+  PodRecord pod;
+  AutoscalerState as;
+  Classification c = Classify(pod, {}, nullptr, as, ClassifierOptions{}, At("10:00:00"));
+  EXPECT_TRUE(c.waiting);
+  EXPECT_EQ(c.stage, Stage::kUnscheduled);
+  EXPECT_EQ(c.wait_class, WaitClass::kScheduling);
+  EXPECT_EQ(c.reason, r::kNoSchedulerDecision);
+}
+
+TEST(Classifier, DependencyStateFlipsWithTheSamePod) {
+  // One pod in Init on wait-for-pd, the dependency state moving under it.
+  Row row("Flip", kInit);
+  Built b = Build(row);
+  ClassifierOptions opt;
+  AutoscalerState as;
+  auto classify = [&](ClusterDependencies d, Timestamp now) {
+    return Classify(b.pod, b.events, &d, as, opt, now);
+  };
+  EXPECT_EQ(classify(PdDown(), At("10:05:00")).wait_class, WaitClass::kDependency);
+  EXPECT_EQ(classify(AllReady(At("10:05:00")), At("10:06:00")).wait_class, WaitClass::kDependency);
+  EXPECT_EQ(classify(AllReady(At("10:05:00")), At("10:08:00")).wait_class,
+            WaitClass::kDependencyStuck);
+  // PD fails again: waiting on it again, not stuck.
+  EXPECT_EQ(classify(PdDown(), At("10:09:00")).wait_class, WaitClass::kDependency);
+  // PD answers no more (a network policy): never a false `dependency`.
+  Classification unknown = classify(Deps(Unknown(), Unknown()), At("10:10:00"));
+  EXPECT_EQ(unknown.wait_class, WaitClass::kStarting);
+  EXPECT_EQ(unknown.reason, r::kDependencyUnknown);
+  // Ready again: the grace starts over.
+  EXPECT_EQ(classify(AllReady(At("10:11:00")), At("10:12:00")).wait_class, WaitClass::kDependency);
+}
+
+TEST(Classifier, StageStartFollowsTheStages) {
+  // The same TiKV pod through its stages: creation, scheduling, initialization, readiness.
+  AutoscalerState as;
+  ClassifierOptions opt;
+  ClusterDependencies deps = AllReady(At("09:00:00"));
+  Built unsched = Build(Row("u", kUnsched));
+  Built init = Build(Row("i", kInit));
+  Built running = Build(Row("r", kRunning));
+  EXPECT_EQ(Classify(unsched.pod, {}, &deps, as, opt, At("10:01:00")).stage_start, At("10:00:00"));
+  EXPECT_EQ(Classify(init.pod, {}, &deps, as, opt, At("10:01:00")).stage_start, At("10:00:05"));
+  EXPECT_EQ(Classify(running.pod, {}, &deps, as, opt, At("10:01:00")).stage_start, At("10:00:20"));
+}
+
+}  // namespace
+}  // namespace podwait
