@@ -114,6 +114,21 @@ else
   bad "the sidecar merge into tidb-controller-manager"
   cat "$tmp/merged.err" "$tmp/merged.log" 2>/dev/null | sed 's/^/     /'
 fi
+# The README's way back: remove-podwait.yaml leaves the operator's Deployment as the chart made it.
+kubectl patch --local -f "$tmp/merged.yaml" -p "$(cat deploy/overlays/sidecar/remove-podwait.yaml)" \
+  -o json >"$tmp/removed.json" 2>"$tmp/removed.err" || true
+kubectl patch --local -f tests/deploy/fixtures/tidb-controller-manager.yaml -p '{}' -o json \
+  >"$tmp/original.json" 2>>"$tmp/removed.err" || true
+if python3 - "$tmp/removed.json" "$tmp/original.json" <<'EOF'; then
+import json, sys
+removed, original = (json.load(open(p))["spec"]["template"] for p in sys.argv[1:3])
+sys.exit(0 if removed == original else 1)
+EOF
+  ok "remove-podwait.yaml restores the controller-manager's pod template"
+else
+  bad "remove-podwait.yaml does not restore the controller-manager's pod template"
+  sed 's/^/     /' "$tmp/removed.err"
+fi
 
 # --- RBAC, flags, security -------------------------------------------------------------------------
 version=$(sed -n 's/^project(podwait VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
