@@ -184,4 +184,47 @@ mutate "a watched namespace without a Role" namespaced.yaml "--namespaces=tidb-c
 mutate "a sidecar that differs from the standalone container" sidecar.yaml "cpu: 50m" "cpu: 60m" \
   "differs from the standalone"
 
+# --- the README's "Install on Kubernetes" ------------------------------------------------------------
+section=$(sed -n '/^## Install on Kubernetes/,/^## /p' README.md)
+if [ -z "$section" ]; then
+  bad "README.md has no 'Install on Kubernetes' section"
+else
+  # Every kustomization and file the section's commands name exists.
+  while read -r path; do
+    if [ -e "$path" ]; then
+      ok "README names $path, which exists"
+    else
+      bad "README names $path, which does not exist"
+    fi
+  done < <(grep -oE '(-k|cat) deploy/[A-Za-z0-9_./-]+' <<<"$section" | awk '{print $2}' | sort -u)
+  # Its image retargeting, run on a copy of deploy/, makes every overlay use the pushed image.
+  sed_line=$(grep -E '^sed -i .*newName' <<<"$section" || true)
+  if [ -z "$sed_line" ]; then
+    bad "README's sed line that points the overlays at the registry is missing"
+  else
+    mkdir -p "$tmp/readme"
+    cp -r deploy "$tmp/readme/"
+    retargeted=0
+    if (cd "$tmp/readme" && export REGISTRY=registry.example.com/team && eval "$sed_line"); then
+      retargeted=1
+      for mode in standalone namespaced sidecar; do
+        kubectl kustomize "$tmp/readme/deploy/overlays/$mode" |
+          grep -q "image: registry.example.com/team/podwait-exporter:$version" || retargeted=0
+      done
+    fi
+    if [ "$retargeted" -eq 1 ]; then
+      ok "README's sed points every overlay at \$REGISTRY/podwait-exporter:$version"
+    else
+      bad "README's sed does not retarget every overlay's image"
+    fi
+  fi
+  for mode in standalone sidecar; do
+    if grep -q "apply.* -k deploy/overlays/$mode" <<<"$section"; then
+      ok "README shows how to apply the $mode mode"
+    else
+      bad "README does not show how to apply the $mode mode"
+    fi
+  done
+fi
+
 finish
