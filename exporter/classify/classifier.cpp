@@ -216,8 +216,11 @@ bool IsAutoscalerVerdict(const EventRecord& e) {
     return e.reason == "TriggeredScaleUp" || e.reason == "NotTriggerScaleUp";
   }
   if (k == AutoscalerKind::kKarpenter) {
-    return e.reason == "Nominated" || e.reason == "NominatedMachine" ||
-           e.reason == "FailedScheduling";
+    // A nomination counts only in a form we can read (it names what the pod waits for).
+    if (e.reason == "Nominated" || e.reason == "NominatedMachine") {
+      return ParseKarpenterNominated(e.message).has_value();
+    }
+    return e.reason == "FailedScheduling";
   }
   return false;
 }

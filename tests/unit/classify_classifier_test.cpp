@@ -541,6 +541,12 @@ std::vector<Row> Rows() {
               At("10:00:04"))
           .Now(At("10:05:00"))
           .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientResources, t0));
+  // A nomination we cannot read proves nothing: the scheduler's message decides.
+  add(Row("KarpenterUnreadableNominationIgnored", kUnsched)
+          .Karpenter()
+          .Ev("Nominated", "karpenter", "Pod will be scheduled soon", At("10:00:05"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
   // A nomination newer than Karpenter's own failure.
   add(Row("KarpenterNominatedAfterFailure", kUnsched)
           .Karpenter()

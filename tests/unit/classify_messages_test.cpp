@@ -434,6 +434,50 @@ TEST(KarpenterFailedScheduling, RejectsSchedulerMessages) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Robustness: every parser on cut and mangled real messages (run under ASan/UBSan in CI).
+
+TEST(Parsers, MangledMessagesNeverCrash) {
+  const std::string real[] = {
+      "0/3 nodes are available: 1 node(s) had untolerated taint {ToBeDeletedByClusterAutoscaler: "
+      "1732299539}, 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not "
+      "helpful for scheduling, 2 No preemption victims found for incoming pod.",
+      "No nodes are available that match all of the predicates: Insufficient cpu (2), "
+      "MatchNodeSelector (1).",
+      "pod triggered scale-up: [{eks-tikv-ng 3->4 (max: 10)} {b 0->1 (max: 5)}]",
+      "pod triggered scale-up, group: k8s-nodes, sizes (current/new): 1/2",
+      "pod didn't trigger scale-up (it wouldn't fit if a new node is added): 2 max cluster cpu, "
+      "memory limit reached, 1 in backoff after failed scale-up",
+      "Pod should schedule on node associated with machine: default-7xk2p",
+      "Failed to schedule pod, incompatible with nodepool \"a\", daemonset overhead={\"cpu\":"
+      "\"1\"}, did not tolerate x=y:NoSchedule; all available instance types exceed limits for "
+      "nodepool (NodePool=b)",
+  };
+  uint32_t seed = 12345;
+  auto next = [&seed] { return seed = seed * 1664525u + 1013904223u; };
+  const char noise[] = "{}()[]/:;,. 0123456789->\"";
+  int parsed = 0;
+  for (const std::string& m : real) {
+    for (size_t cut = 0; cut <= m.size(); ++cut) {
+      std::string s = m.substr(0, cut);
+      for (int k = 0; k < 3; ++k) {
+        if (!s.empty() && next() % 2 == 0)
+          s[next() % s.size()] = noise[next() % (sizeof(noise) - 1)];
+        FitError f = ParseFitError(s);
+        parsed += static_cast<int>(f.reasons.size());
+        for (const auto& x : f.reasons) EXPECT_TRUE(reason::IsKnown(x.reason));
+        ParseTriggeredScaleUp(s);
+        if (auto no = ParseNotTriggerScaleUp(s)) {
+          for (const auto& x : no->reasons) EXPECT_TRUE(reason::IsKnown(x.reason));
+        }
+        ParseKarpenterNominated(s);
+        ParseKarpenterFailedScheduling(s);
+      }
+    }
+  }
+  EXPECT_GT(parsed, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Vocabulary
 
 TEST(Reasons, EveryNormalizedReasonIsInTheVocabulary) {
