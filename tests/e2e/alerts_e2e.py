@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""End-to-end alert test: podwait-sim (tests/scenarios/demo.json, steps run by hand) +
+podwait-exporter + Prometheus (1s scrape and evaluation, external label cluster="e2e",
+rules/podwait.rules.yml with for:/keep_firing_for: capped, plus test copies of kubernetes-mixin's
+generic alerts fed by the simulator's kube-state-metrics series) + Alertmanager (gossip off, with
+rules/alertmanager-inhibit.yml) + a webhook receiver.
+
+Asserts, in order:
+ 1. PodCapacityShortfall for the shop cluster's capacity-short pod reaches the webhook with the
+    pod's labels (and cluster="e2e"); its generic KubePodNotReady and its StatefulSet's
+    KubeStatefulSetReplicasMismatch arrive too (nothing explains that wait).
+ 2. The generic alerts of the demo pods waiting on PD are in Alertmanager, inhibited by
+    PodWaitingOnDependency of the same pod (StatefulSetWaitingOnDependency of the same
+    StatefulSet), and never reach the webhook. TiDBDependencyNotReady points at PD.
+ 3. PD becomes ready: TiDBDependencyNotReady{dependency="pd"} resolves.
+ 4. The rest of the timeline (TiKV up, TiDB ready): PodWaitingOnDependency,
+    StatefulSetWaitingOnDependency and TiDBDependencyNotReady all resolve (resolved notifications
+    reach the webhook); the capacity shortfall still fires; no generic alert of a pod that waited
+    on PD was ever notified.
+
+Usage: alerts_e2e.py [--build-dir DIR]   (default $PODWAIT_BUILD_DIR or build/)
+"""
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stack import Stack, StackError, wait_for  # noqa: E402
+
+CAPACITY_POD = {"namespace": "shop", "pod": "shop-tikv-2"}
+CAPACITY_STATEFULSET = {"namespace": "shop", "statefulset": "shop-tikv"}
+# Pods of the demo cluster held in Init by wait-for-pd while PD has no leader.
+DEPENDENCY_PODS = ["demo-tidb-%d" % i for i in range(5)] + ["demo-tikv-1", "demo-tikv-2"]
+DEPENDENCY_STATEFULSET = "demo-tidb"
+# demo-tikv-0 waits for a node (scale_up), so demo-tikv is not waiting only on PD.
+MIXED_STATEFULSET = "demo-tikv"
+GENERIC = ("KubePodNotReady", "KubeContainerWaiting", "KubeStatefulSetReplicasMismatch")
+EXTERNAL_CLUSTER = "e2e"
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+def log(t0, message):
+    print(f"[{time.monotonic() - t0:6.1f}s] {message}", flush=True)
+
+
+def waited_on_pd(labels):
+    """Whether a generic alert is about a pod / StatefulSet that waits on PD."""
+    if labels.get("namespace") != "demo":
+        return False
+    return labels.get("pod") in DEPENDENCY_PODS or labels.get("statefulset") == DEPENDENCY_STATEFULSET
+
+
+def leaked(stack):
+    """Generic alerts of pods waiting on PD that reached the webhook (must stay empty)."""
+    return [a["labels"] for a in stack.notified_alerts(status="firing")
+            if a["labels"].get("alertname") in GENERIC and waited_on_pd(a["labels"])]
+
+
+def first(stack, what, timeout, status="firing", **labels):
+    found = wait_for(lambda: stack.notified_alerts(status=status, **labels), timeout,
+                     f"{what} at the webhook")
+    return found[0]
+
+
+def am_inhibition(stack):
+    """{(alertname, namespace, pod or statefulset): (inhibited?, [inhibiting alerts' labels])}."""
+    alerts = stack.am_alerts()
+    by_fp = {a["fingerprint"]: a["labels"] for a in alerts}
+    out = {}
+    for a in alerts:
+        lb = a["labels"]
+        key = (lb.get("alertname"), lb.get("namespace"), lb.get("pod") or lb.get("statefulset"))
+        sources = [by_fp.get(fp, {"fingerprint": fp}) for fp in a["status"].get("inhibitedBy") or []]
+        out[key] = (a["status"]["state"] == "suppressed" and bool(sources), sources, lb)
+    return out
+
+
+def run(stack, t0):
+    # 1. The true capacity shortfall reaches the webhook, with the pod's labels.
+    alert = first(stack, "PodCapacityShortfall of shop/shop-tikv-2", 90,
+                  alertname="PodCapacityShortfall", **CAPACITY_POD)
+    lb = alert["labels"]
+    expected = {"cluster": EXTERNAL_CLUSTER, "tidb_cluster": "shop-shop", "component": "tikv",
+                "stage": "unscheduled", "class": "capacity", "severity": "critical"}
+    for k, v in expected.items():
+        check(lb.get(k) == v, f"PodCapacityShortfall label {k}={lb.get(k)!r}, want {v!r}: {lb}")
+    check(lb.get("reason"), f"PodCapacityShortfall without a reason: {lb}")
+    check("shop/shop-tikv-2" in alert["annotations"].get("description", ""),
+          f"description does not name the pod: {alert['annotations']}")
+    check(alert["annotations"].get("runbook_url") == "rules/RUNBOOK.md#podcapacityshortfall",
+          f"runbook_url: {alert['annotations']}")
+    log(t0, f"PodCapacityShortfall reached the webhook: {lb}")
+
+    first(stack, "KubePodNotReady of the capacity-short pod", 60, alertname="KubePodNotReady",
+          cluster=EXTERNAL_CLUSTER, **CAPACITY_POD)
+    first(stack, "KubeStatefulSetReplicasMismatch of shop-tikv", 60,
+          alertname="KubeStatefulSetReplicasMismatch", **CAPACITY_STATEFULSET)
+    first(stack, "KubeStatefulSetReplicasMismatch of demo-tikv (one pod waits for a node)", 60,
+          alertname="KubeStatefulSetReplicasMismatch", namespace="demo", statefulset=MIXED_STATEFULSET)
+    log(t0, "generic alerts of the capacity-short pod and of demo-tikv reached the webhook")
+
+    # 2. Generic alerts of pods waiting on PD: present in Alertmanager, inhibited by podwait.
+    wanted = [("KubePodNotReady", "demo", p) for p in DEPENDENCY_PODS]
+    wanted += [("KubeContainerWaiting", "demo", p) for p in DEPENDENCY_PODS if p.startswith("demo-tidb")]
+    wanted += [("KubeStatefulSetReplicasMismatch", "demo", DEPENDENCY_STATEFULSET)]
+    box = {}
+
+    def all_inhibited():
+        state = am_inhibition(stack)
+        box["missing"] = [w for w in wanted if not state.get(w, (False,))[0]]
+        box["state"] = state
+        return not box["missing"]
+    try:
+        wait_for(all_inhibited, 60, "the generic alerts of pods waiting on PD to be inhibited", interval=0.5)
+    except StackError:
+        raise Failure(f"not inhibited (or not present): {box.get('missing')}") from None
+    for (alertname, ns, obj) in wanted:
+        _, sources, target = box["state"][(alertname, ns, obj)]
+        check(target.get("cluster") == EXTERNAL_CLUSTER, f"{alertname} {obj} lacks cluster: {target}")
+        want_source = "StatefulSetWaitingOnDependency" if alertname == "KubeStatefulSetReplicasMismatch" \
+            else "PodWaitingOnDependency"
+        key = "statefulset" if alertname == "KubeStatefulSetReplicasMismatch" else "pod"
+        check(any(s.get("alertname") == want_source and s.get(key) == obj and s.get("namespace") == ns
+                  and s.get("cluster") == EXTERNAL_CLUSTER for s in sources),
+              f"{alertname} {ns}/{obj} inhibited by {sources}, want {want_source} of the same {key}")
+    log(t0, f"{len(wanted)} generic alerts of pods waiting on PD are inhibited by podwait's sources")
+
+    dep = first(stack, "TiDBDependencyNotReady for PD", 60, alertname="TiDBDependencyNotReady",
+                namespace="demo", dependency="pd")
+    check(dep["labels"].get("tidb_cluster") == "demo-demo", f"TiDBDependencyNotReady: {dep['labels']}")
+    log(t0, "TiDBDependencyNotReady{dependency=\"pd\"} reached the webhook")
+
+    # Notifications go out 1s after an alert arrives; give a leak time to show.
+    time.sleep(3)
+    check(not leaked(stack), f"generic alerts of pods waiting on PD were notified: {leaked(stack)}")
+
+    # 3. PD becomes ready.
+    stack.sim_advance(to="pd-ready")
+    log(t0, "simulator: pd-ready")
+    first(stack, "TiDBDependencyNotReady{dependency=pd} resolved", 60, status="resolved",
+          alertname="TiDBDependencyNotReady", namespace="demo", dependency="pd")
+    log(t0, "TiDBDependencyNotReady{dependency=\"pd\"} resolved")
+
+    # 4. TiKV comes up, TiDB becomes ready: every dependency alert resolves.
+    stack.sim_advance(to="tidb-ready")
+    log(t0, "simulator: tidb-ready (end of the timeline)")
+    for pod in DEPENDENCY_PODS:
+        first(stack, f"PodWaitingOnDependency of {pod} resolved", 60, status="resolved",
+              alertname="PodWaitingOnDependency", namespace="demo", pod=pod)
+    first(stack, "StatefulSetWaitingOnDependency of demo-tidb resolved", 60, status="resolved",
+          alertname="StatefulSetWaitingOnDependency", namespace="demo", statefulset=DEPENDENCY_STATEFULSET)
+    dependency_alerts = ("PodWaitingOnDependency", "StatefulSetWaitingOnDependency", "TiDBDependencyNotReady")
+    wait_for(lambda: not [a for a in stack.prom_alerts()
+                          if a["labels"]["alertname"] in dependency_alerts and a["labels"].get("namespace") == "demo"],
+             60, "Prometheus to have no dependency alert of the demo cluster")
+    log(t0, "every dependency alert of the demo cluster resolved")
+
+    active = {a["labels"]["alertname"] for a in stack.prom_alerts() if a["state"] == "firing"}
+    check("PodCapacityShortfall" in active, f"PodCapacityShortfall no longer fires: {active}")
+    check("PodwaitExporterDown" not in active, "PodwaitExporterDown fires while the exporter is up")
+    time.sleep(2)
+    check(not leaked(stack), f"generic alerts of pods waiting on PD were notified: {leaked(stack)}")
+    log(t0, "no generic alert of a pod waiting on PD was ever notified")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--build-dir")
+    a = p.parse_args()
+    t0 = time.monotonic()
+    stack = Stack(build_dir=a.build_dir, manual=True,
+                  extra_rule_files=["tests/e2e/generic_alerts.rules.yml"],
+                  external_labels={"cluster": EXTERNAL_CLUSTER})
+    try:
+        with stack:
+            log(t0, "stack up: " + " ".join(f"{k}={v}" for k, v in sorted(stack.env().items())))
+            try:
+                run(stack, t0)
+            except (Failure, StackError) as e:
+                stack.failed = True
+                print(f"FAIL: {e}", file=sys.stderr)
+                print(stack.logs(), file=sys.stderr)
+                return 1
+    except StackError as e:
+        print(f"FAIL: the stack did not start: {e}", file=sys.stderr)
+        return 1
+    log(t0, "alerts_e2e: PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
