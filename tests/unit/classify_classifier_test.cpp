@@ -10,22 +10,21 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "exporter/classify/classifier.h"
 #include "exporter/classify/reasons.h"
 #include "exporter/common/time_format.h"
-#include "tests/support/process.h"
 
 namespace podwait {
 namespace {
 
 namespace r = reason;
 using ::testing::HasSubstr;
-using testing::ReadFile;
-using testing::SourcePath;
 
 // ---------------------------------------------------------------------------------------------
 // YAML pod document -> PodRecord (what the pod source keeps of a pod)
@@ -1029,8 +1028,19 @@ struct Built {
   std::vector<EventRecord> events;
 };
 
+// The test binary gets the source root from CMake (PODWAIT_SOURCE_DIR), so it runs from any
+// directory (ctest runs it from the build tree).
+std::string ReadDocument(const std::string& relative) {
+  std::ifstream in(std::string(PODWAIT_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 Built Build(const Row& row) {
-  YAML::Node doc = YAML::Load(ReadFile(SourcePath(row.doc)));
+  std::string text = ReadDocument(row.doc);
+  EXPECT_FALSE(text.empty()) << "cannot read " << row.doc;
+  YAML::Node doc = YAML::Load(text);
   for (const auto& p : row.patches) p(doc);
   Built b;
   b.pod = PodFromYaml(doc);
