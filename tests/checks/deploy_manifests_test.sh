@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Kubernetes manifests of deploy/: every overlay renders with `kubectl kustomize`; every
-# rendered object validates against the Kubernetes and Prometheus Operator OpenAPI schemas
-# (tests/deploy/validate.mjs, npm packages pinned in tests/deploy/package-lock.json); the sidecar
+# rendered object validates against the Kubernetes and Prometheus Operator OpenAPI schemas,
+# and, for unknown or misspelt fields, their TypeScript models (tests/deploy/validate.mjs, npm
+# packages pinned in tests/deploy/package-lock.json); the sidecar
 # merges into tidb-operator's controller-manager Deployment; and tests/deploy/check_manifests.py
 # finds the RBAC exactly least-privilege, the container's flags accepted by the built
 # podwait-exporter, and the security settings in place. Then it breaks the rendered manifests on
@@ -98,6 +99,17 @@ elif [ "$(grep -c '^FAIL' "$tmp/invalid.log")" -eq 2 ]; then
 else
   bad "the schema validator: unexpected output"
   sed 's/^/     /' "$tmp/invalid.log"
+fi
+
+# A misspelt field passes the JSON schemas (they allow unknown fields); the typed pass must fail it.
+sed -e 's/readinessProbe:/readinesProbe:/' "$tmp/rendered/standalone.yaml" >"$tmp/misspelt.yaml"
+if node tests/deploy/validate.mjs "$tmp/misspelt.yaml" >"$tmp/misspelt.log" 2>&1; then
+  bad "the validator accepted a misspelt field (readinesProbe)"
+elif grep -q "unknown or mistyped field: .*readinesProbe" "$tmp/misspelt.log"; then
+  ok "the validator rejects a misspelt field (readinesProbe)"
+else
+  bad "the validator failed on a misspelt field for another reason"
+  sed 's/^/     /' "$tmp/misspelt.log"
 fi
 
 # --- the sidecar merged into tidb-operator's Deployment ---------------------------------------------
