@@ -203,6 +203,13 @@ def row(title):
             "gridPos": {"w": 24, "h": 1}}
 
 
+def during_wait(selector):
+    """Failover members recorded during a dependency wait; the exporter emits the series only
+    for components with failover members, so the others read as 0 (not as no data)."""
+    return (f"podwait_failover_during_dependency_wait{{{selector}}} "
+            f"or (podwait_failover_members{{{selector}}} * 0)")
+
+
 def waiting_table(selector, w=24, h=10):
     """The table of waiting pods: one row per podwait_pod_waiting_seconds series."""
     t = target(f"podwait_pod_waiting_seconds{{{selector}}}", "", instant=True, fmt="table")
@@ -504,13 +511,13 @@ def overview():
                    "Failover members or stores that tidb-operator recorded "
                    "(podwait_failover_members) and, of those, the ones recorded while the pod "
                    "was only waiting on a dependency (podwait_failover_during_dependency_wait): "
-                   "replicas added for pods that were never broken.",
+                   "replicas added for pods that were never broken. 0 while the operator "
+                   "recorded no failover.",
                    "short",
                    targets((f"sum by (tidb_cluster, component) "
                             f"(podwait_failover_members{{{s}}})",
                             "{{tidb_cluster}} {{component}} failover"),
-                           (f"sum by (tidb_cluster, component) "
-                            f"(podwait_failover_during_dependency_wait{{{s}}})",
+                           (f"sum by (tidb_cluster, component) ({during_wait(s)})",
                             "{{tidb_cluster}} {{component}} during dependency wait")),
                    overrides=[color_override(".* during dependency wait", "red", "byRegexp")],
                    links=cluster_links),
@@ -683,8 +690,7 @@ def cluster():
                    "short",
                    targets((f"sum by (component) (podwait_failover_members{{{s}}})",
                             "{{component}} failover"),
-                           (f"sum by (component) "
-                            f"(podwait_failover_during_dependency_wait{{{s}}})",
+                           (f"sum by (component) ({during_wait(s)})",
                             "{{component}} during dependency wait")),
                    w=12,
                    overrides=[color_override(".* during dependency wait", "red", "byRegexp")]),
