@@ -1,19 +1,166 @@
 #include "exporter/app/app.h"
 
 #include <chrono>
+#include <unordered_map>
 
 #include "exporter/common/log.h"
+#include "exporter/common/shard.h"
 #include "exporter/metrics/exposition.h"
 #include "exporter/metrics/process_collector.h"
+#include "exporter/metrics/waiting_collector.h"
 
 namespace podwait {
+namespace {
 
-App::App(Config config, const Clock& clock) : config_(std::move(config)), clock_(clock) {
+constexpr Timestamp kEvaluationInterval = kSecond;
+
+bool PodIsReady(const PodRecord& pod) {
+  const PodCondition* ready = pod.Condition("Ready");
+  return ready != nullptr && ready->status == ConditionStatus::kTrue;
+}
+
+std::vector<std::string> TidbClusterPaths(const Config& config) {
+  if (config.namespaces.empty()) return {"/apis/pingcap.com/v1alpha1/tidbclusters"};
+  std::vector<std::string> paths;
+  for (const auto& ns : config.namespaces) {
+    paths.push_back("/apis/pingcap.com/v1alpha1/namespaces/" + ns + "/tidbclusters");
+  }
+  return paths;
+}
+
+}  // namespace
+
+ClassifierOptions ClassifierOptionsFromConfig(const Config& config) {
+  ClassifierOptions o;
+  o.decision_grace = config.autoscaler_decision_grace;
+  o.provision_timeout = config.autoscaler_provision_timeout;
+  o.dependency_ready_grace = config.dependency_ready_grace;
+  o.dependency_init_containers = config.dependency_init_containers;
+  o.dependency_map = config.dependency_map;
+  return o;
+}
+
+App::App(Config config, const Clock& clock)
+    : config_(std::move(config)),
+      clock_(clock),
+      classifier_options_(ClassifierOptionsFromConfig(config_)),
+      pods_(&events_),
+      registry_(config_),
+      dependencies_(config_, clock_),
+      tracker_([this](const PodRecord& pod, std::span<const EventRecord> events,
+                      const ClusterDependencies* deps, const AutoscalerState& autoscaler,
+                      Timestamp now) {
+        return Classify(pod, events, deps, autoscaler, classifier_options_, now);
+      }) {
+  autoscaler_mode_ = ParseAutoscalerMode(config_.autoscaler).value_or(AutoscalerMode::kAuto);
+  registry_.SetListener([this](const std::map<ClusterKey, ClusterInfo>& clusters) {
+    dependencies_.SyncClusters(clusters);
+  });
   collectables_.push_back(self_metrics_.registry());
   collectables_.push_back(std::make_shared<ProcessCollector>());
+  collectables_.push_back(std::make_shared<WaitingCollector>([this] { return tracker_.Snapshot(); },
+                                                             clock_, config_.metrics_pod_series));
+  collectables_.push_back(std::make_shared<DependencyCollector>(dependencies_));
 }
 
 App::~App() { Stop(); }
+
+AutoscalerState App::CurrentAutoscalerState(Timestamp now) {
+  AutoscalerState state;
+  if (ca_status_source_) {
+    ConfigMapData cm = ca_status_source_->Get();
+    autoscaler_signals_.ca_status_configmap = cm.present;
+    if (cm.version != ca_status_version_) {
+      ca_status_version_ = cm.version;
+      ca_status_.reset();
+      auto it = cm.data.find("status");
+      if (cm.present && it != cm.data.end()) {
+        CaStatusParse parsed = ParseCaStatus(it->second);
+        if (parsed.ok()) {
+          ca_status_ = std::move(parsed.value);
+        } else {
+          self_metrics_.ParseErrors("configmaps").Increment();
+          LogWarn("cannot parse the cluster-autoscaler status", {{"err", parsed.error}});
+        }
+      }
+    }
+  }
+  if (ca_status_) ApplyCaStatus(*ca_status_, &state);
+  DetectAutoscaler(autoscaler_mode_, autoscaler_signals_, now, &state);
+  return state;
+}
+
+void App::EvaluateOnce() {
+  const Timestamp now = clock_.Now();
+  std::vector<PodPtr> all = pods_.Snapshot();
+  std::vector<PodPtr> pods;
+  pods.reserve(all.size());
+  for (auto& p : all) {
+    if (config_.total_shards > 1 &&
+        ShardOf(p->namespace_, p->cluster, config_.total_shards) != config_.shard) {
+      continue;
+    }
+    pods.push_back(std::move(p));
+  }
+
+  // Events of the pods that are not Ready: read once, and scanned for autoscaler presence before
+  // any pod is classified.
+  std::unordered_map<std::string, std::vector<EventRecord>> events;
+  for (const auto& p : pods) {
+    if (PodIsReady(*p) && p->deleted == 0) continue;
+    std::vector<EventRecord> evs = events_.EventsFor(p->namespace_, p->name, p->uid);
+    if (evs.empty()) continue;
+    for (const auto& e : evs) {
+      switch (EventAutoscalerKind(e)) {
+        case AutoscalerKind::kClusterAutoscaler:
+          autoscaler_signals_.last_ca_event = std::max(autoscaler_signals_.last_ca_event, e.last);
+          break;
+        case AutoscalerKind::kKarpenter:
+          autoscaler_signals_.last_karpenter_event =
+              std::max(autoscaler_signals_.last_karpenter_event, e.last);
+          break;
+        case AutoscalerKind::kNone:
+          break;
+      }
+    }
+    events.emplace(p->uid, std::move(evs));
+  }
+
+  const std::map<ClusterKey, ClusterDependencies> deps = dependencies_.Snapshot();
+  const std::vector<FailureMember> failures = dependencies_.FailureMembers();
+  EvaluationInput input;
+  input.pods = pods;
+  input.events = [&events](const PodRecord& pod) {
+    auto it = events.find(pod.uid);
+    return it == events.end() ? std::vector<EventRecord>() : it->second;
+  };
+  input.dependencies = &deps;
+  input.autoscaler = CurrentAutoscalerState(now);
+  input.failure_members = failures;
+  input.now = now;
+  EvaluationSideFacts facts = tracker_.Evaluate(input);
+  registry_.SetPodClusters(facts.clusters, facts.ready_pd_pods);
+}
+
+void App::EvaluationLoop() {
+  std::unique_lock<std::mutex> lock(loop_mu_);
+  while (!stop_loop_) {
+    lock.unlock();
+    EvaluateOnce();
+    lock.lock();
+    loop_cv_.wait_for(lock, std::chrono::milliseconds(kEvaluationInterval),
+                      [this] { return stop_loop_; });
+  }
+}
+
+ViewModel App::MakeViewModel() const {
+  ViewModel m;
+  m.waiting = tracker_.Snapshot();
+  m.dependencies = dependencies_.Snapshot();
+  m.synced = sync_.AllSynced();
+  m.now = clock_.Now();
+  return m;
+}
 
 void App::InstallHandlers() {
   server_.Handle(config_.telemetry_path, [this](const HttpServerRequest&) {
@@ -45,22 +192,124 @@ void App::InstallHandlers() {
     }
     return reply;
   });
+  server_.Handle("/api/v1/pods", [this](const HttpServerRequest& request) {
+    PodFilter filter;
+    auto get = [&request](const char* key) {
+      auto it = request.query.find(key);
+      return it == request.query.end() ? std::string() : it->second;
+    };
+    filter.namespace_ = get("namespace");
+    filter.cluster = get("cluster");
+    filter.wait_class = get("class");
+    HttpServerReply reply;
+    reply.content_type = "application/json";
+    reply.body = RenderPodsJson(MakeViewModel(), filter);
+    reply.compressible = true;
+    return reply;
+  });
+  server_.Handle("/", [this](const HttpServerRequest&) {
+    HttpServerReply reply;
+    reply.content_type = "text/html; charset=utf-8";
+    reply.body = RenderStatusPage(MakeViewModel(), config_.telemetry_path);
+    reply.compressible = true;
+    return reply;
+  });
 }
 
 bool App::Start(std::string* error) {
+  std::optional<KubeEndpoint> endpoint = ResolveKubeEndpoint(config_, ProcessEnv(), error);
+  if (!endpoint) return false;
+  tokens_ = std::make_unique<TokenSource>(endpoint->token_file, clock_);
+  kube_.endpoint = *endpoint;
+  kube_.tokens = endpoint->token_file.empty() ? nullptr : tokens_.get();
+  kube_.clock = &clock_;
+  kube_.metrics = &self_metrics_;
+  kube_.sync = &sync_;
+
+  const PodParseOptions pod_options = PodParseOptions::FromConfig(config_);
+  for (ReflectorOptions& o : PodReflectorOptions(config_)) {
+    std::string scope =
+        config_.namespaces.empty() ? std::string() : o.name.substr(o.name.find('/') + 1);
+    pod_sources_.push_back(std::make_unique<PodSource>(pods_, pod_options, scope));
+    reflectors_.push_back(std::make_unique<Reflector>(kube_, std::move(o), *pod_sources_.back()));
+  }
+  for (ReflectorOptions& o : EventReflectorOptions(config_)) {
+    std::string scope =
+        config_.namespaces.empty() ? std::string() : o.name.substr(o.name.find('/') + 1);
+    event_sources_.push_back(std::make_unique<EventSource>(events_, &pods_, clock_, scope));
+    reflectors_.push_back(std::make_unique<Reflector>(kube_, std::move(o), *event_sources_.back()));
+  }
+  if (config_.tidbcluster_enabled) {
+    TidbClusterCallbacks callbacks;
+    callbacks.replace = [this](const std::vector<TidbClusterStatus>& all) {
+      std::vector<ClusterKey> keys;
+      for (const auto& tc : all) keys.push_back(tc.key);
+      registry_.SetTidbClusters(keys);
+      dependencies_.ReplaceTidbClusters(all);
+    };
+    callbacks.upsert = [this](const TidbClusterStatus& tc) {
+      registry_.UpsertTidbCluster(tc.key);
+      dependencies_.OnTidbCluster(tc);
+    };
+    callbacks.remove = [this](const ClusterKey& key) {
+      registry_.RemoveTidbCluster(key);
+      dependencies_.OnTidbClusterDeleted(key);
+    };
+    tidbcluster_source_ = std::make_unique<TidbClusterSource>(std::move(callbacks));
+    const std::vector<std::string> paths = TidbClusterPaths(config_);
+    for (const auto& path : paths) {
+      ReflectorOptions o = ReflectorOptionsFromConfig(config_, "tidbclusters", path);
+      if (paths.size() > 1) o.name = "tidbclusters/" + path.substr(path.find("namespaces/") + 11);
+      reflectors_.push_back(std::make_unique<Reflector>(kube_, std::move(o), *tidbcluster_source_));
+    }
+  }
+  if (config_.ca_status_enabled && autoscaler_mode_ != AutoscalerMode::kNone &&
+      autoscaler_mode_ != AutoscalerMode::kKarpenter) {
+    ca_status_source_ = std::make_unique<ConfigMapSource>(config_.ca_status_name);
+    reflectors_.push_back(
+        std::make_unique<Reflector>(kube_, ConfigMapReflectorOptions(config_), *ca_status_source_));
+  }
+
+  probe_observer_ = std::make_unique<SelfMetricsProbeObserver>(self_metrics_);
+  prober_ = std::make_unique<PdProber>(
+      config_, clock_, probe_observer_.get(), [this] { return registry_.Clusters(); },
+      [this](const ClusterKey& cluster, PdFacts facts) {
+        dependencies_.OnPdProbe(cluster, std::move(facts));
+      });
+
   InstallHandlers();
   if (!server_.Start(config_.listen_address, error)) return false;
+  for (auto& r : reflectors_) r->Start();
+  prober_->Start();
+  {
+    std::lock_guard<std::mutex> lock(loop_mu_);
+    stop_loop_ = false;
+  }
+  loop_ = std::thread([this] { EvaluationLoop(); });
   started_ = true;
   LogInfo("listening", {{"address", config_.listen_address},
                         {"port", std::to_string(server_.port())},
-                        {"telemetry_path", config_.telemetry_path}});
+                        {"telemetry_path", config_.telemetry_path},
+                        {"kube_api", kube_.endpoint.api_url}});
   return true;
 }
 
 void App::Stop() {
   if (!started_) return;
   started_ = false;
-  server_.Stop();
+  {
+    std::lock_guard<std::mutex> lock(loop_mu_);
+    stop_loop_ = true;
+  }
+  loop_cv_.notify_all();
+  if (loop_.joinable()) loop_.join();
+  // Every source stops within about a second; stop them side by side so the whole shutdown stays
+  // well within Kubernetes' grace period.
+  std::vector<std::thread> stoppers;
+  for (auto& r : reflectors_) stoppers.emplace_back([&r] { r->Stop(); });
+  if (prober_) stoppers.emplace_back([this] { prober_->Stop(); });
+  stoppers.emplace_back([this] { server_.Stop(); });
+  for (auto& t : stoppers) t.join();
 }
 
 }  // namespace podwait

@@ -2,20 +2,47 @@
 
 #include <prometheus/collectable.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "exporter/classify/autoscaler.h"
+#include "exporter/classify/ca_status.h"
+#include "exporter/classify/classifier.h"
 #include "exporter/common/clock.h"
 #include "exporter/common/sync_status.h"
 #include "exporter/config/config.h"
 #include "exporter/http/server.h"
+#include "exporter/http/views.h"
+#include "exporter/kube/kube_config.h"
+#include "exporter/kube/reflector.h"
+#include "exporter/metrics/dependency_collector.h"
 #include "exporter/metrics/self_metrics.h"
+#include "exporter/sources/configmap.h"
+#include "exporter/sources/events.h"
+#include "exporter/sources/pd_prober.h"
+#include "exporter/sources/pods.h"
+#include "exporter/sources/tidbcluster_source.h"
+#include "exporter/state/cluster_registry.h"
+#include "exporter/state/dependency_store.h"
+#include "exporter/state/event_store.h"
+#include "exporter/state/pod_store.h"
+#include "exporter/state/waiting_tracker.h"
 
 namespace podwait {
 
-// Wires the exporter together: sources -> state -> classifier -> metrics, and the HTTP server.
-// Start() returns once everything runs; Stop() stops serving and joins every thread.
+// Maps the exporter's flags onto the classifier's knobs.
+ClassifierOptions ClassifierOptionsFromConfig(const Config& config);
+
+// Wires the exporter together (DESIGN §7): sources (reflectors for pods, events, TidbClusters and
+// the cluster-autoscaler status; the PD prober) -> state (stores, dependency state) -> the
+// evaluation loop (classifier + WaitingTracker, once a second) -> metrics and views, served by
+// one HTTP server. Start() returns once everything runs; Stop() stops serving and joins every
+// thread within about a second.
 class App {
  public:
   App(Config config, const Clock& clock);
@@ -23,20 +50,58 @@ class App {
   App(const App&) = delete;
   App& operator=(const App&) = delete;
 
-  // Returns false with *error set when the exporter cannot start (e.g. the port is taken).
+  // Returns false with *error set when the exporter cannot start (no Kubernetes API configured,
+  // the port is taken).
   bool Start(std::string* error);
   void Stop();
   int port() const { return server_.port(); }
 
+  // One evaluation now (the loop calls it every second). Exposed for tests.
+  void EvaluateOnce();
+
  private:
   void InstallHandlers();
+  void EvaluationLoop();
+  AutoscalerState CurrentAutoscalerState(Timestamp now);
+  ViewModel MakeViewModel() const;
 
   Config config_;
   const Clock& clock_;
   SelfMetrics self_metrics_;
   SyncStatus sync_;
+  ClassifierOptions classifier_options_;
+  AutoscalerMode autoscaler_mode_ = AutoscalerMode::kAuto;
+
+  // State.
+  EventStore events_;
+  PodStore pods_;
+  ClusterRegistry registry_;
+  DependencyStore dependencies_;
+  WaitingTracker tracker_;
+
+  // Sources.
+  std::unique_ptr<TokenSource> tokens_;
+  KubeContext kube_;
+  std::vector<std::unique_ptr<PodSource>> pod_sources_;
+  std::vector<std::unique_ptr<EventSource>> event_sources_;
+  std::unique_ptr<TidbClusterSource> tidbcluster_source_;
+  std::unique_ptr<ConfigMapSource> ca_status_source_;
+  std::vector<std::unique_ptr<Reflector>> reflectors_;
+  std::unique_ptr<SelfMetricsProbeObserver> probe_observer_;
+  std::unique_ptr<PdProber> prober_;
+
+  // Autoscaler evidence kept across evaluations (evaluation thread only).
+  AutoscalerSignals autoscaler_signals_;
+  uint64_t ca_status_version_ = 0;
+  std::optional<CaStatus> ca_status_;
+
   std::vector<std::shared_ptr<const prometheus::Collectable>> collectables_;
   HttpServer server_;
+
+  std::mutex loop_mu_;
+  std::condition_variable loop_cv_;
+  bool stop_loop_ = false;
+  std::thread loop_;
   bool started_ = false;
 };
 
