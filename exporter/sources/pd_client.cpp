@@ -37,7 +37,11 @@ bool LooksLikePd(const HttpResponse& response, bool parsed) {
     body.remove_prefix(1);
   }
   if (body.empty() || body.front() == '<') return false;
-  if (response.status == 502 || response.status == 503 || response.status == 504) return false;
+  // PD's own 5xx errors are JSON-quoted strings ("no leader"); a proxy's are not.
+  if ((response.status == 502 || response.status == 503 || response.status == 504) &&
+      body.front() != '"') {
+    return false;
+  }
   return true;
 }
 

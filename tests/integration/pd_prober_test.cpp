@@ -1,0 +1,334 @@
+// The PD prober, the cluster registry and the dependency store against the simulator's fake PDs
+// (tests/sim: http://127.0.0.1:PORT/pd/{namespace}/{cluster}/pd/api/v1/...).
+//
+// PD down -> not ready; PD pods Ready but API refusing -> unknown; PD up, not bootstrapped -> pd
+// ready, tikv not ready; TiKV joins and the cluster initializes -> both ready, ready-since set; a
+// PD that hangs never stalls the other clusters' probes; Stop() is prompt; and the round time of
+// 1,000 simulated clusters.
+
+#include "exporter/sources/pd_prober.h"
+
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "exporter/metrics/dependency_collector.h"
+#include "exporter/metrics/exposition.h"
+#include "exporter/state/cluster_registry.h"
+#include "exporter/state/dependency_store.h"
+#include "tests/support/process.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using namespace std::chrono_literals;
+
+// POSTs a JSON body to the simulator; returns the HTTP status (0 on transport error).
+int Post(int port, const std::string& path, const std::string& body) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return 0;
+  }
+  std::string req =
+      "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+      "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+      "\r\n\r\n" + body;
+  ::send(fd, req.data(), req.size(), 0);
+  std::string resp;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) resp.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  int status = 0;
+  std::sscanf(resp.c_str(), "HTTP/1.%*d %d", &status);
+  return status;
+}
+
+// A running podwait-sim on a free loopback port.
+class Sim {
+ public:
+  explicit Sim(std::vector<std::string> extra = {}) {
+    port_file_ = testing::MakeTempDir() + "/port";
+    std::vector<std::string> argv = {testing::BinaryPath("podwait-sim"),
+                                     "--listen",
+                                     "127.0.0.1:0",
+                                     "--port-file",
+                                     port_file_,
+                                     "--manual"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    proc_ = std::make_unique<testing::Subprocess>(argv);
+    testing::WaitFor(
+        [&] {
+          std::string p = testing::ReadFile(port_file_);
+          port_ = p.empty() ? 0 : std::atoi(p.c_str());
+          return port_ > 0;
+        },
+        60s);
+  }
+  int port() const { return port_; }
+  std::string log() const { return proc_->ReadLog(); }
+  // Applies one "pd" op: {"namespace":..,"cluster":..,<spec>}.
+  void Pd(const std::string& ns, const std::string& cluster, const std::string& spec) {
+    std::string body = R"({"pd":{"namespace":")" + ns + R"(","cluster":")" + cluster + "\"" +
+                       (spec.empty() ? "" : "," + spec) + "}}";
+    ASSERT_EQ(Post(port_, "/_sim/apply", body), 200) << body << "\n" << log();
+  }
+  std::string UrlTemplate() const {
+    return "http://127.0.0.1:" + std::to_string(port_) + "/pd/{namespace}/{cluster}";
+  }
+
+ private:
+  std::string port_file_;
+  int port_ = 0;
+  std::unique_ptr<testing::Subprocess> proc_;
+};
+
+// Counts requests (thread-safe).
+struct CountingObserver final : PdProbeObserver {
+  std::atomic<int64_t> requests{0};
+  std::atomic<int64_t> errors{0};
+  void OnRequest(PdEndpoint, double, PdErrorKind kind) override {
+    ++requests;
+    if (kind != PdErrorKind::kNone) ++errors;
+  }
+};
+
+// Prober + registry + store wired the way the exporter wires them.
+struct Pipeline {
+  Pipeline(Config c, const Clock& clock, PdProbeObserver* observer = nullptr)
+      : config(std::move(c)), registry(config), store(config, clock) {
+    registry.SetListener([this](const auto& m) { store.SyncClusters(m); });
+    prober = std::make_unique<PdProber>(
+        config, clock, observer, [this] { return registry.Clusters(); },
+        [this](const ClusterKey& k, PdFacts f) { store.OnPdProbe(k, std::move(f)); });
+  }
+  std::optional<ClusterDependencies> Deps(const ClusterKey& k) { return store.Get(k); }
+  bool Probed(const ClusterKey& k) {
+    auto v = store.Views();
+    auto it = v.find(k);
+    return it != v.end() && it->second.pd.has_value();
+  }
+  Config config;
+  ClusterRegistry registry;
+  DependencyStore store;
+  std::unique_ptr<PdProber> prober;
+};
+
+Config FastConfig(const Sim& sim) {
+  Config c;
+  c.pd_url_template = sim.UrlTemplate();
+  c.pd_interval = 200;
+  c.pd_timeout = 2 * kSecond;
+  c.pd_concurrency = 4;
+  return c;
+}
+
+TEST(PdProberSim, DependencyLifecycle) {
+  Sim sim;
+  ASSERT_GT(sim.port(), 0) << sim.log();
+  const ClusterKey down{"ns1", "down"};        // no PD answers, no Ready PD pod
+  const ClusterKey blocked{"ns1", "blocked"};  // no PD answers, PD pods Ready
+  const ClusterKey fresh{"ns1", "fresh"};      // PD up, TiKV not there yet
+  sim.Pd(fresh.namespace_, fresh.name, R"("members":3,"state":"not_bootstrapped")");
+
+  Pipeline p(FastConfig(sim), SystemClock::Instance());
+  p.registry.SetPodClusters({down, blocked, fresh}, {{blocked, 3}, {fresh, 3}});
+  p.prober->Start();
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return p.Probed(down) && p.Probed(blocked) && p.Probed(fresh); }, 10s));
+
+  auto d = p.Deps(down);
+  EXPECT_EQ(d->pd.readiness, Readiness::kNotReady);
+  EXPECT_EQ(d->pd.reason, "pd_not_ready");
+  EXPECT_EQ(d->tikv.readiness, Readiness::kNotReady);
+
+  d = p.Deps(blocked);
+  EXPECT_EQ(d->pd.readiness, Readiness::kUnknown);
+  EXPECT_EQ(d->pd.reason, "dependency_unknown");
+  EXPECT_EQ(d->tikv.readiness, Readiness::kUnknown);
+
+  d = p.Deps(fresh);
+  EXPECT_EQ(d->pd.readiness, Readiness::kReady);
+  EXPECT_GT(d->pd.ready_since, 0);
+  EXPECT_EQ(d->tikv.readiness, Readiness::kNotReady);
+  EXPECT_EQ(d->tikv.reason, "tikv_not_bootstrapped");
+  const Timestamp pd_since = d->pd.ready_since;
+
+  // The first TiKV joins and bootstraps; then the cluster initializes.
+  sim.Pd(fresh.namespace_, fresh.name, R"("state":"bootstrapped","stores":[{"state":"Up"}])");
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return p.Deps(fresh)->tikv.reason == "cluster_not_initialized"; }, 10s))
+      << p.Deps(fresh)->tikv.reason;
+  sim.Pd(fresh.namespace_, fresh.name,
+         R"("state":"initialized","stores":[{"state":"Up"},{"state":"Up","tiflash":true}])");
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return p.Deps(fresh)->tikv.readiness == Readiness::kReady; }, 10s));
+  d = p.Deps(fresh);
+  EXPECT_EQ(d->pd.ready_since, pd_since);  // PD stayed ready all along
+  EXPECT_GE(d->tikv.ready_since, pd_since);
+
+  const std::string text = RenderText({std::make_shared<DependencyCollector>(p.store)});
+  EXPECT_THAT(text,
+              HasSubstr("podwait_dependency_ready{namespace=\"ns1\",tidb_cluster=\"ns1-fresh\","
+                        "dependency=\"tikv\"} 1"));
+  EXPECT_THAT(text, HasSubstr("podwait_dependency_ready_since_timestamp_seconds{namespace=\"ns1\","
+                              "tidb_cluster=\"ns1-fresh\",dependency=\"tikv\"}"));
+  EXPECT_THAT(text, HasSubstr("podwait_tikv_stores{namespace=\"ns1\",tidb_cluster=\"ns1-fresh\","
+                              "state=\"Up\"} 1"));  // the TiFlash store is not counted
+  EXPECT_THAT(
+      text,
+      HasSubstr("podwait_cluster_initialized{namespace=\"ns1\",tidb_cluster=\"ns1-fresh\"} 1"));
+  EXPECT_THAT(text,
+              HasSubstr("podwait_pd_probe_success{namespace=\"ns1\",tidb_cluster=\"ns1-down\"} 0"));
+  EXPECT_THAT(text, Not(HasSubstr("tidb_cluster=\"ns1-blocked\",dependency")));  // unknown: absent
+
+  // PD loses its leader: not ready, and the old ready_since no longer counts.
+  sim.Pd(fresh.namespace_, fresh.name, R"("state":"no_leader")");
+  ASSERT_TRUE(testing::WaitFor([&] { return p.Deps(fresh)->pd.reason == "no_pd_leader"; }, 10s));
+  sim.Pd(fresh.namespace_, fresh.name, R"("state":"initialized","stores":[{"state":"Up"}])");
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return p.Deps(fresh)->pd.readiness == Readiness::kReady; }, 10s));
+  EXPECT_GT(p.Deps(fresh)->pd.ready_since, pd_since);
+
+  // A cluster whose pods are all gone takes its state with it.
+  p.registry.SetPodClusters({fresh}, {{fresh, 3}});
+  EXPECT_FALSE(p.Deps(down));
+  EXPECT_FALSE(p.Deps(blocked));
+  p.prober->Stop();
+}
+
+TEST(PdProberSim, ProxyGarbageAndOldPd) {
+  Sim sim;
+  ASSERT_GT(sim.port(), 0) << sim.log();
+  const ClusterKey html{"ns2", "html"}, garbage{"ns2", "garbage"}, legacy{"ns2", "legacy"};
+  sim.Pd(html.namespace_, html.name, R"("state":"html")");
+  sim.Pd(garbage.namespace_, garbage.name, R"("state":"garbage")");
+  sim.Pd(legacy.namespace_, legacy.name,
+         R"("state":"initialized","clusterStatus":"legacy","stores":[{"state":"Up"}])");
+  Pipeline p(FastConfig(sim), SystemClock::Instance());
+  p.registry.SetPodClusters({html, garbage, legacy}, {{html, 1}, {garbage, 0}, {legacy, 3}});
+  p.prober->Start();
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return p.Probed(html) && p.Probed(garbage) && p.Probed(legacy); }, 10s));
+  EXPECT_EQ(p.Deps(html)->pd.readiness, Readiness::kUnknown);      // a proxy page is not PD
+  EXPECT_EQ(p.Deps(garbage)->pd.readiness, Readiness::kNotReady);  // and no Ready PD pod
+  auto d = p.Deps(legacy);  // PD < 3.0: no is_initialized, the Up store decides
+  EXPECT_EQ(d->pd.readiness, Readiness::kReady);
+  EXPECT_EQ(d->tikv.readiness, Readiness::kReady);
+  p.prober->Stop();
+}
+
+TEST(PdProberSim, HangingPdNeverStallsOthersAndStopIsPrompt) {
+  Sim sim;
+  ASSERT_GT(sim.port(), 0) << sim.log();
+  std::vector<ClusterKey> clusters;
+  const ClusterKey hung{"ns3", "hung"};
+  sim.Pd(hung.namespace_, hung.name, R"("state":"hang","hangSeconds":60)");
+  clusters.push_back(hung);
+  for (int i = 0; i < 20; ++i) {
+    ClusterKey k{"ns3", "ok-" + std::to_string(i)};
+    sim.Pd(k.namespace_, k.name, R"("state":"initialized","stores":[{"state":"Up"}])");
+    clusters.push_back(k);
+  }
+  Config c = FastConfig(sim);
+  c.pd_timeout = 3 * kSecond;
+  c.pd_interval = 10 * kSecond;
+  c.pd_concurrency = 2;
+  Pipeline p(c, SystemClock::Instance());
+  p.registry.SetPodClusters(clusters, {});
+  const auto start = std::chrono::steady_clock::now();
+  p.prober->Start();
+  // The hung PD holds one worker for up to 3 s; the other worker probes all 20 meanwhile.
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        for (size_t i = 1; i < clusters.size(); ++i) {
+          if (!p.Probed(clusters[i])) return false;
+        }
+        return true;
+      },
+      10s));
+  const auto others_done = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(others_done, 2500ms) << "healthy clusters waited for the hung one";
+  EXPECT_FALSE(p.Probed(hung));
+  for (size_t i = 1; i < clusters.size(); ++i) {
+    EXPECT_EQ(p.Deps(clusters[i])->tikv.readiness, Readiness::kReady) << clusters[i].name;
+  }
+  // The hung probe ends with the timeout, as a failure.
+  ASSERT_TRUE(testing::WaitFor([&] { return p.Probed(hung); }, 10s));
+  EXPECT_FALSE(p.store.Views().at(hung).pd->success);
+  EXPECT_THAT(p.store.Views().at(hung).pd->error, HasSubstr("health"));
+
+  // Stop while the hung PD holds a request: returns within a second.
+  ClusterKey hung2{"ns3", "hung2"};
+  sim.Pd(hung2.namespace_, hung2.name, R"("state":"hang","hangSeconds":60)");
+  Config slow = c;
+  slow.pd_timeout = 30 * kSecond;
+  Pipeline q(slow, SystemClock::Instance());
+  q.registry.SetPodClusters({hung2}, {});
+  q.prober->Start();
+  std::this_thread::sleep_for(500ms);
+  const auto stop_start = std::chrono::steady_clock::now();
+  q.prober->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - stop_start, 1s);
+  p.prober->Stop();
+}
+
+// Measures one probe round over 1,000 simulated clusters (the simulator's generated load).
+// The requirement is that a round fits in one --pd.interval (default 15 s); the measured time is
+// printed for BENCHMARKS.md.
+TEST(PdProberSim, ThousandClustersRoundFitsInOneInterval) {
+  Sim sim({"--generate-clusters", "1000", "--pods-per-cluster", "3"});
+  ASSERT_GT(sim.port(), 0) << sim.log();
+  std::vector<ClusterKey> clusters;
+  for (int i = 0; i < 1000; ++i) {
+    char ns[32], name[32];
+    std::snprintf(ns, sizeof(ns), "load-%04d", i);
+    std::snprintf(name, sizeof(name), "tc-%04d", i);
+    clusters.push_back(ClusterKey{ns, name});
+  }
+  Config c;
+  c.pd_url_template = sim.UrlTemplate();
+  c.pd_interval = 15 * kSecond;  // the default
+  c.pd_timeout = 3 * kSecond;
+  c.pd_concurrency = 32;  // the default
+  CountingObserver counter;
+  Pipeline p(c, SystemClock::Instance(), &counter);
+  p.registry.SetPodClusters(clusters, {});
+  p.prober->Start();
+  ASSERT_TRUE(testing::WaitFor([&] { return p.prober->rounds_completed() >= 1; }, 30s));
+  const int64_t round_ms = p.prober->last_round_ms();
+  p.prober->Stop();
+  std::printf("probe round over %zu clusters (concurrency %d): %lld ms, %lld requests\n",
+              clusters.size(), c.pd_concurrency, static_cast<long long>(round_ms),
+              static_cast<long long>(counter.requests.load()));
+  // Five endpoints per healthy cluster; no-leader ones also try /members.
+  EXPECT_GE(counter.requests.load(), 5000);
+  EXPECT_LT(round_ms, c.pd_interval);
+  int ready = 0, not_ready = 0;
+  for (const auto& [k, d] : p.store.Snapshot()) {
+    ready += d.pd.readiness == Readiness::kReady;
+    not_ready += d.pd.readiness == Readiness::kNotReady;
+  }
+  EXPECT_EQ(ready, 900);      // nine in ten generated clusters are healthy
+  EXPECT_EQ(not_ready, 100);  // every tenth has no PD leader
+}
+
+}  // namespace
+}  // namespace podwait
