@@ -68,8 +68,23 @@ case "$profile" in
   *) echo "usage: $0 [build|test|runtime|list PROFILE]" >&2; exit 2 ;;
 esac
 
+# Packages whose command may come from elsewhere (nodesource's nodejs bundles npm and conflicts
+# with Debian's npm; a kubectl package from upstream owns /usr/bin/kubectl): the command counts.
+command_for() {
+  case "$1" in
+    nodejs) echo node ;;
+    npm) echo npm ;;
+    kubernetes-client) echo kubectl ;;
+    *) echo "" ;;
+  esac
+}
+
 missing=()
 for p in "${packages[@]}"; do
+  cmd=$(command_for "$p")
+  if [ -n "$cmd" ] && command -v "$cmd" >/dev/null 2>&1; then
+    continue
+  fi
   status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$status" = installed ] || missing+=("$p")
 done
