@@ -1,0 +1,110 @@
+#include "exporter/sources/pd_wait.h"
+
+#include <algorithm>
+
+#include "exporter/common/log.h"
+#include "exporter/common/time_format.h"
+
+namespace podwait {
+namespace {
+
+PdWaitCheck LeaderCheck(PdClient& client) {
+  auto leader = client.Leader();
+  if (leader.ok()) {
+    if (leader.value->has_value()) return {true, "leader", (*leader.value)->name};
+    return {false, "no_leader", ""};
+  }
+  if (leader.transport_failed()) return {false, "unreachable", leader.error};
+  // Some PD versions or proxies do not serve /leader: /members names the leader too.
+  auto members = client.Members();
+  if (members.ok()) {
+    if (members.value->leader) return {true, "leader", members.value->leader->name};
+    return {false, "no_leader", ""};
+  }
+  if (members.transport_failed()) return {false, "unreachable", members.error};
+  if (leader.pd_answered) return {false, "pd_error", leader.error};
+  return {false, "bad_answer", leader.error};
+}
+
+}  // namespace
+
+PdWaitCheck CheckPdOnce(PdClient& client, PdWaitMode mode, bool* legacy) {
+  if (mode == PdWaitMode::kLeader || *legacy) return LeaderCheck(client);
+  auto status = client.ClusterStatus();
+  if (status.ok()) {
+    if (status.value->is_initialized.has_value()) {
+      if (*status.value->is_initialized) return {true, "initialized", ""};
+      return {false, "not_initialized", ""};
+    }
+  } else if (status.transport_failed()) {
+    return {false, "unreachable", status.error};
+  } else if (status.http_status != 404) {
+    if (status.pd_answered) return {false, "pd_error", status.error};
+    return {false, "bad_answer", status.error};
+  }
+  // cluster/status without is_initialized (or without the endpoint): PD < 3.0.
+  *legacy = true;
+  LogWarn("PD does not report is_initialized (PD < 3.0?); waiting for a PD leader instead",
+          {{"pd", client.options().base_url}});
+  return LeaderCheck(client);
+}
+
+PdWaitResult WaitForPd(HttpClient& http, const PdWaitOptions& options, const Clock& clock,
+                       const std::atomic<bool>* stop,
+                       const std::function<void(int64_t)>& sleep_ms) {
+  PdWaitResult result;
+  const int64_t start = clock.MonotonicMs();
+  const char* goal = options.mode == PdWaitMode::kLeader ? "leader" : "initialized";
+  LogInfo("waiting for PD", {{"pd", options.client.base_url}, {"until", goal}});
+  bool legacy = false;
+  std::string last_state, last_detail;
+  while (true) {
+    PdClientOptions client_options = options.client;
+    client_options.cancel = stop;
+    if (options.deadline_ms > 0) {
+      // Never let one request run past the deadline.
+      const int64_t left = options.deadline_ms - (clock.MonotonicMs() - start);
+      client_options.timeout_ms = std::clamp<int64_t>(left, 1, client_options.timeout_ms);
+    }
+    PdClient client(http, client_options);
+    PdWaitCheck check = CheckPdOnce(client, options.mode, &legacy);
+    ++result.tries;
+    if (check.state != last_state) {
+      const int64_t elapsed = clock.MonotonicMs() - start;
+      if (check.done) {
+        LogInfo("PD is ready", {{"state", check.state},
+                                {"leader", check.detail},
+                                {"waited", FormatDuration(elapsed)},
+                                {"tries", std::to_string(result.tries)}});
+      } else {
+        LogInfo("PD not ready yet", {{"state", check.state},
+                                     {"detail", check.detail},
+                                     {"waited", FormatDuration(elapsed)}});
+      }
+      last_state = check.state;
+    }
+    last_detail = check.detail;
+    result.last_state = check.state;
+    if (check.done) {
+      result.ok = true;
+      return result;
+    }
+    if (stop != nullptr && stop->load()) {
+      result.reason = "interrupted while waiting for PD " + std::string(goal) +
+                      " (last state: " + check.state + ")";
+      return result;
+    }
+    const int64_t elapsed = clock.MonotonicMs() - start;
+    if (options.deadline_ms > 0 && elapsed + options.interval_ms > options.deadline_ms) {
+      result.reason =
+          "gave up after " + FormatDuration(options.deadline_ms) + ": PD at " +
+          options.client.base_url + " is not " +
+          (options.mode == PdWaitMode::kLeader || legacy ? "serving a leader" : "initialized") +
+          " (last state: " + check.state + (last_detail.empty() ? "" : ", " + last_detail) + ")";
+      return result;
+    }
+    sleep_ms(options.interval_ms);
+  }
+}
+
+}  // namespace podwait
