@@ -278,7 +278,7 @@ Reflector::Outcome Reflector::Watch() {
   stream_gone_ = false;
   stream_error_ = false;
   stream_lines_ = 0;
-  const uint64_t oversized_before = splitter_.oversized();
+  uint64_t oversized_seen = splitter_.oversized();
   bool receiving = false;
   watches_++;
   HttpResponse resp = client_->Stream(req, [&](std::string_view chunk) {
@@ -289,11 +289,11 @@ Reflector::Outcome Reflector::Watch() {
     splitter_.Feed(chunk, [this](std::string_view line) {
       if (!stream_gone_ && !stream_error_) HandleWatchLine(line);
     });
+    for (; oversized_seen < splitter_.oversized(); ++oversized_seen) {
+      CountParseError("watch line longer than the limit");
+    }
     return !stop_ && !stream_gone_ && !stream_error_;
   });
-  for (uint64_t i = oversized_before; i < splitter_.oversized(); ++i) {
-    CountParseError("watch line longer than the limit");
-  }
   if (stop_ || resp.cancelled) return Outcome::kStopped;
   if (receiving) backoff_.Reset();
   if (stream_gone_) {

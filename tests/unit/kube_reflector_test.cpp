@@ -141,6 +141,19 @@ Step WatchStream(std::string bytes, size_t chunk = 7, std::string end_error = ""
   };
 }
 
+// A watch answer that delivers `bytes` and then stays open, idle, until the reflector stops.
+Step WatchStreamThenIdle(std::string bytes) {
+  return [=](const HttpRequest& req, const std::function<bool(std::string_view)>* on_data) {
+    HttpResponse r;
+    r.status = 200;
+    if (!(*on_data)(bytes)) return r;
+    while (!req.cancel->load()) std::this_thread::sleep_for(5ms);
+    r.cancelled = true;
+    r.error = "cancelled";
+    return r;
+  };
+}
+
 Step Status(int code, std::string body = "", int64_t retry_after = -1) {
   return [=](const HttpRequest&, const std::function<bool(std::string_view)>*) {
     HttpResponse r;
@@ -404,10 +417,11 @@ TEST_F(ReflectorTest, OversizedWatchLineIsCountedAndSkipped) {
   script_.Push(ListPage({}, "10"));
   std::string big = PodJson("big", "11");
   big.insert(big.size() - 1, R"(,"spec":{"padding":")" + std::string(2000, 'x') + "\"}");
-  script_.Push(WatchStream(Event("ADDED", big) + Event("ADDED", PodJson("small", "12")), 100));
+  script_.Push(WatchStreamThenIdle(Event("ADDED", big) + Event("ADDED", PodJson("small", "12"))));
   auto r = StartReflector();
   ASSERT_TRUE(testing::WaitFor([&] { return handler_.objects().count("small") == 1; }, 5s));
   EXPECT_EQ(handler_.objects().count("big"), 0u);
+  // Counted while the stream is still open, not when it ends.
   EXPECT_EQ(metrics_.ParseErrors("pods").Value(), 1);
   r->Stop();
 }
