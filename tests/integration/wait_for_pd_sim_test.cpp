@@ -1,0 +1,175 @@
+// The wait-for-pd binary against the simulator's fake PD: a leader that appears late, a cluster
+// that never initializes (deadline), an old PD without is_initialized, a PD returning garbage,
+// the address from NAMESPACE/CLUSTER_NAME, and bad flags.
+
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "tests/support/process.h"
+
+namespace podwait::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using namespace std::chrono_literals;
+
+int Post(int port, const std::string& path, const std::string& body) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return 0;
+  }
+  std::string req =
+      "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+      "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+      "\r\n\r\n" + body;
+  ::send(fd, req.data(), req.size(), 0);
+  std::string resp;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) resp.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  int status = 0;
+  std::sscanf(resp.c_str(), "HTTP/1.%*d %d", &status);
+  return status;
+}
+
+class WaitForPdSim : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeTempDir();
+    const std::string port_file = dir_ + "/port";
+    sim_ = std::make_unique<Subprocess>(
+        std::vector<std::string>{BinaryPath("podwait-sim"), "--listen", "127.0.0.1:0",
+                                 "--port-file", port_file, "--manual"});
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          port_ = std::atoi(ReadFile(port_file).c_str());
+          return port_ > 0;
+        },
+        60s))
+        << sim_->ReadLog();
+  }
+  void Pd(const std::string& spec) {
+    const std::string body = R"({"pd":{"namespace":"ns","cluster":"demo",)" + spec + "}}";
+    ASSERT_EQ(Post(port_, "/_sim/apply", body), 200) << body << sim_->ReadLog();
+  }
+  std::string Url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/pd/ns/demo"; }
+  std::string TerminationLog() const { return dir_ + "/termination-log"; }
+  std::vector<std::string> Cmd(std::vector<std::string> extra) const {
+    std::vector<std::string> argv = {BinaryPath("wait-for-pd"), "--interval=200ms",
+                                     "--termination-log=" + TerminationLog()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+  }
+  static int Count(const std::string& text, const std::string& needle) {
+    int n = 0;
+    for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+    return n;
+  }
+
+  std::string dir_;
+  int port_ = 0;
+  std::unique_ptr<Subprocess> sim_;
+};
+
+TEST_F(WaitForPdSim, LeaderAppearsLate) {
+  Pd(R"("members":3,"state":"no_leader")");
+  Subprocess wait(Cmd({"--leader", "--pd-url=" + Url()}));
+  std::this_thread::sleep_for(1500ms);  // about seven tries without a leader
+  EXPECT_TRUE(wait.Running()) << wait.ReadLog();
+  Pd(R"("state":"leader")");
+  EXPECT_EQ(wait.Wait(10s), 0) << wait.ReadLog();
+  const std::string log = wait.ReadLog();
+  EXPECT_EQ(Count(log, "PD not ready yet"), 1) << log;  // one line per state change
+  EXPECT_THAT(log, HasSubstr("state=no_leader"));
+  EXPECT_THAT(log, HasSubstr("PD is ready"));
+  EXPECT_THAT(log, HasSubstr("leader=demo-pd-"));
+  EXPECT_EQ(ReadFile(TerminationLog()), "");
+}
+
+TEST_F(WaitForPdSim, NeverInitializedHitsTheDeadline) {
+  Pd(R"("state":"bootstrapped","stores":[{"state":"Up"}],"initialized":false)");
+  const auto start = std::chrono::steady_clock::now();
+  std::string out;
+  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=2s", "--pd-url=" + Url()}), &out), 1);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, 1800ms);
+  EXPECT_LT(took, 5s);
+  EXPECT_THAT(out, HasSubstr("giving up"));
+  EXPECT_THAT(out, HasSubstr("state=not_initialized"));
+  const std::string reason = ReadFile(TerminationLog());
+  EXPECT_THAT(reason, HasSubstr("gave up after 2s"));
+  EXPECT_THAT(reason, HasSubstr("not initialized"));
+}
+
+TEST_F(WaitForPdSim, InitializedClusterReturnsAtOnce) {
+  Pd(R"("state":"initialized","stores":[{"state":"Up"}])");
+  std::string out;
+  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=5s", "--pd-url=" + Url()}), &out), 0)
+      << out;
+  EXPECT_THAT(out, HasSubstr("state=initialized"));
+  EXPECT_THAT(out, Not(HasSubstr("not ready")));
+}
+
+TEST_F(WaitForPdSim, OldPdWithoutIsInitializedFallsBackToLeader) {
+  Pd(R"("state":"initialized","clusterStatus":"legacy","stores":[{"state":"Up"}])");
+  std::string out;
+  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=5s", "--pd-url=" + Url()}), &out), 0)
+      << out;
+  EXPECT_THAT(out, HasSubstr("level=warn"));
+  EXPECT_THAT(out, HasSubstr("does not report is_initialized"));
+  EXPECT_THAT(out, HasSubstr("state=leader"));
+}
+
+TEST_F(WaitForPdSim, GarbageNeverCountsAsReady) {
+  Pd(R"("state":"garbage")");
+  std::string out;
+  EXPECT_EQ(RunCommand(Cmd({"--leader", "--timeout=2s", "--pd-url=" + Url()}), &out), 1) << out;
+  EXPECT_THAT(out, HasSubstr("state=bad_answer"));
+  EXPECT_THAT(ReadFile(TerminationLog()), HasSubstr("bad_answer"));
+
+  Pd(R"("state":"html")");
+  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=1s", "--pd-url=" + Url()}), &out), 1)
+      << out;
+  EXPECT_THAT(ReadFile(TerminationLog()), HasSubstr("HTML"));
+}
+
+TEST_F(WaitForPdSim, AddressFromTheEnvironment) {
+  // The in-cluster service name does not resolve here: the message names the derived address.
+  std::string out;
+  Subprocess wait(Cmd({"--leader", "--timeout=1s", "--request-timeout=500ms"}),
+                  {{"NAMESPACE", "tidb-prod"}, {"CLUSTER_NAME", "basic"}});
+  EXPECT_EQ(wait.Wait(10s), 1);
+  EXPECT_THAT(wait.ReadLog(), HasSubstr("pd=http://basic-pd.tidb-prod:2379"));
+  EXPECT_THAT(ReadFile(TerminationLog()), HasSubstr("http://basic-pd.tidb-prod:2379"));
+}
+
+TEST_F(WaitForPdSim, BadFlagsAndHelp) {
+  std::string out;
+  EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--pd-url=http://x"}, &out), 2);
+  EXPECT_THAT(out, HasSubstr("--leader or --initialized"));
+  EXPECT_EQ(
+      RunCommand({BinaryPath("wait-for-pd"), "--leader", "--timeout=soon", "--pd-url=x"}, &out), 2);
+  EXPECT_THAT(out, HasSubstr("--timeout"));
+  EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--help"}, &out), 0);
+  EXPECT_THAT(out, HasSubstr("--initialized"));
+}
+
+}  // namespace
+}  // namespace podwait::testing
