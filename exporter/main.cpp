@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,16 @@
 #include "exporter/common/clock.h"
 #include "exporter/common/log.h"
 #include "exporter/config/flags.h"
+#include "exporter/explain/explain.h"
 #include "podwait/version.h"
 
 int main(int argc, char** argv) {
   using podwait::FlagParseResult;
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "explain") {
+    return podwait::RunExplain(std::vector<std::string>(args.begin() + 1, args.end()), std::cin,
+                               std::cout, std::cerr);
+  }
   FlagParseResult parsed = podwait::ParseFlags(args);
   switch (parsed.action) {
     case FlagParseResult::Action::kHelp:

@@ -1,0 +1,462 @@
+#include "exporter/explain/explain.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "exporter/classify/autoscaler.h"
+#include "exporter/classify/ca_status.h"
+#include "exporter/classify/classifier.h"
+#include "exporter/common/time_format.h"
+#include "exporter/config/flags.h"
+#include "exporter/http/views.h"
+#include "exporter/sources/configmap.h"
+#include "exporter/sources/events.h"
+#include "exporter/sources/pd_prober.h"
+#include "exporter/sources/pods.h"
+#include "exporter/sources/tidbcluster.h"
+#include "exporter/state/cluster_registry.h"
+#include "exporter/state/dependency_store.h"
+#include "exporter/state/event_store.h"
+#include "exporter/state/waiting_tracker.h"
+
+namespace podwait {
+namespace {
+
+struct ExplainArgs {
+  std::string pods_file;
+  std::string events_file;
+  std::string tidbclusters_file;
+  std::string ca_status_file;
+  std::string pd_dir;
+  std::string output = "table";
+  std::string now;
+  bool all = false;
+  Config config;
+};
+
+// Serves PD answers from files: <dir>/<namespace>/<cluster>/<endpoint>.json, the endpoint named
+// like the fixtures (health, leader, members, cluster_status, stores, config_replicate). A
+// missing file answers like a PD that cannot be reached. A file may start with a status line
+// "HTTP 500\n" to replay an error answer (e.g. "TiKV cluster not bootstrapped").
+class FileHttpClient final : public HttpClient {
+ public:
+  HttpResponse Get(const HttpRequest& request, size_t) override {
+    HttpResponse r;
+    // url = file://<dir>/<namespace>/<cluster>/pd/api/v1/<endpoint path>
+    std::string url = request.url;
+    const std::string scheme = "file://";
+    if (url.rfind(scheme, 0) == 0) url = url.substr(scheme.size());
+    const std::string marker = "/pd/api/v1/";
+    auto pos = url.find(marker);
+    if (pos == std::string::npos) {
+      r.error = "Couldn't connect to server";
+      return r;
+    }
+    std::string endpoint = url.substr(pos + marker.size());
+    std::replace(endpoint.begin(), endpoint.end(), '/', '_');
+    std::ifstream file(url.substr(0, pos) + "/" + endpoint + ".json", std::ios::binary);
+    if (!file) {
+      r.error = "Couldn't connect to server";
+      return r;
+    }
+    std::stringstream ss;
+    ss << file.rdbuf();
+    r.body = ss.str();
+    r.status = 200;
+    if (r.body.rfind("HTTP ", 0) == 0) {
+      auto nl = r.body.find('\n');
+      r.status = std::atoi(r.body.substr(5, nl).c_str());
+      r.body = nl == std::string::npos ? std::string() : r.body.substr(nl + 1);
+    }
+    r.content_type = "application/json";
+    return r;
+  }
+  HttpResponse Stream(const HttpRequest& request,
+                      const std::function<bool(std::string_view)>& on_data) override {
+    HttpResponse r = Get(request, 0);
+    if (r.ok()) on_data(r.body);
+    return r;
+  }
+};
+
+bool ReadInput(const std::string& path, std::istream& in, std::string* out, std::string* error) {
+  if (path == "-") {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    *out = ss.str();
+    return true;
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    *error = path + ": cannot open the file";
+    return false;
+  }
+  std::stringstream ss;
+  ss << file.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+// Parses a kubectl JSON dump: a List ({"items": [...]}) or a single object of `kind`.
+bool ParseDump(const std::string& name, const std::string& text, const char* kind,
+               rapidjson::Document* doc, std::vector<const rapidjson::Value*>* items,
+               std::string* error) {
+  doc->Parse(text.c_str(), text.size());
+  if (doc->HasParseError()) {
+    *error = name + ": not valid JSON at offset " + std::to_string(doc->GetErrorOffset()) + ": " +
+             rapidjson::GetParseError_En(doc->GetParseError()) +
+             " (expected the output of kubectl get ... -o json)";
+    return false;
+  }
+  if (!doc->IsObject()) {
+    *error = name + ": expected a JSON object (a List or a " + kind + ")";
+    return false;
+  }
+  auto items_it = doc->FindMember("items");
+  if (items_it != doc->MemberEnd()) {
+    if (!items_it->value.IsArray()) {
+      *error = name + ": \"items\" is not an array";
+      return false;
+    }
+    for (const auto& item : items_it->value.GetArray()) items->push_back(&item);
+    return true;
+  }
+  auto kind_it = doc->FindMember("kind");
+  if (kind_it != doc->MemberEnd() && kind_it->value.IsString() &&
+      std::string_view(kind_it->value.GetString()) == kind) {
+    items->push_back(doc);
+    return true;
+  }
+  *error = name + ": neither a List with \"items\" nor a " + kind;
+  return false;
+}
+
+std::string ItemKind(const rapidjson::Value& v) {
+  auto it = v.FindMember("kind");
+  return it != v.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
+}
+
+void PrintTable(const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 3, ' ');
+    }
+    out << line << "\n";
+  }
+}
+
+int Usage(std::ostream& err, const std::string& message) {
+  err << "podwait-exporter explain: error: " << message
+      << "\n(see podwait-exporter explain --help)\n";
+  return 2;
+}
+
+}  // namespace
+
+std::string ExplainUsage() {
+  return "usage: podwait-exporter explain -f PODS.json [flags]\n\n"
+         "Classifies the pods of a dump, offline, with the exporter's classifier.\n\n"
+         "  -f, --filename=FILE      kubectl get pods -A -o json (\"-\" reads standard input)\n"
+         "      --events=FILE        kubectl get events -A -o json\n"
+         "      --tidbclusters=FILE  kubectl get tidbclusters -A -o json\n"
+         "      --ca-status=FILE     kubectl -n kube-system get configmap "
+         "cluster-autoscaler-status -o json\n"
+         "      --pd-dir=DIR         PD answers: "
+         "DIR/<namespace>/<cluster>/{health,leader,members,\n"
+         "                           cluster_status,stores}.json (curl -s .../pd/api/v1/health > "
+         "health.json)\n"
+         "  -o, --output=FORMAT      table (default), wide (adds evidence) or json\n"
+         "      --all                also list pods that do not wait\n"
+         "      --now=RFC3339        classify as of this time (default: now)\n"
+         "  Classification flags of the exporter apply too: --autoscaler, "
+         "--autoscaler.decision-grace,\n"
+         "  --autoscaler.provision-timeout, --dependency.ready-grace, "
+         "--dependency.init-containers,\n"
+         "  --dependency.map, --label.cluster, --label.component, --readiness.source.\n";
+}
+
+int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+               std::ostream& err) {
+  ExplainArgs a;
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      out << ExplainUsage();
+      return 0;
+    }
+    auto take = [&](const char* long_name, const char* short_name, std::string* into) {
+      const std::string l = std::string("--") + long_name;
+      if (arg == l || (short_name != nullptr && arg == short_name)) {
+        if (i + 1 >= args.size()) return -1;
+        *into = args[++i];
+        return 1;
+      }
+      if (arg.rfind(l + "=", 0) == 0) {
+        *into = arg.substr(l.size() + 1);
+        return 1;
+      }
+      return 0;
+    };
+    int r = 0;
+    for (auto [l, s, into] :
+         {std::tuple{"filename", "-f", &a.pods_file},
+          std::tuple{"events", (const char*)nullptr, &a.events_file},
+          std::tuple{"tidbclusters", (const char*)nullptr, &a.tidbclusters_file},
+          std::tuple{"ca-status", (const char*)nullptr, &a.ca_status_file},
+          std::tuple{"pd-dir", (const char*)nullptr, &a.pd_dir},
+          std::tuple{"output", "-o", &a.output}, std::tuple{"now", (const char*)nullptr, &a.now}}) {
+      r = take(l, s, into);
+      if (r != 0) break;
+    }
+    if (r < 0) return Usage(err, "flag " + arg + " needs a value");
+    if (r > 0) continue;
+    if (arg == "--all") {
+      a.all = true;
+      continue;
+    }
+    rest.push_back(arg);
+  }
+  FlagParseResult flags = ParseFlags(rest);
+  if (flags.action == FlagParseResult::Action::kError) return Usage(err, flags.error);
+  if (!flags.positional.empty())
+    return Usage(err, "unexpected argument \"" + flags.positional[0] + "\"");
+  a.config = flags.config;
+  if (a.pods_file.empty()) return Usage(err, "-f FILE is required (\"-\" for standard input)");
+  if (a.output != "table" && a.output != "wide" && a.output != "json") {
+    return Usage(err, "--output must be table, wide or json");
+  }
+  Timestamp now = SystemClock::Instance().Now();
+  if (!a.now.empty()) {
+    auto t = ParseRfc3339(a.now);
+    if (!t) return Usage(err, "--now wants an RFC 3339 time like 2024-05-02T10:00:00Z");
+    now = *t;
+  }
+  std::string error;
+  auto display = [](const std::string& f) { return f == "-" ? std::string("standard input") : f; };
+
+  // Pods.
+  std::string text;
+  rapidjson::Document pods_doc;
+  std::vector<const rapidjson::Value*> items;
+  if (!ReadInput(a.pods_file, in, &text, &error) ||
+      !ParseDump(display(a.pods_file), text, "Pod", &pods_doc, &items, &error)) {
+    err << "podwait-exporter explain: " << error << "\n";
+    return 1;
+  }
+  const PodParseOptions pod_options = PodParseOptions::FromConfig(a.config);
+  std::vector<PodRecord> pods;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (ItemKind(*items[i]) != "Pod" && !ItemKind(*items[i]).empty()) {
+      err << "podwait-exporter explain: " << display(a.pods_file) << ": item " << i << " is a "
+          << ItemKind(*items[i]) << ", not a Pod\n";
+      return 1;
+    }
+    PodParseResult p = ParsePod(*items[i], pod_options);
+    if (!p.ok) {
+      err << "podwait-exporter explain: " << display(a.pods_file) << ": item " << i << ": "
+          << p.error << "\n";
+      return 1;
+    }
+    pods.push_back(std::move(p.pod));
+  }
+
+  // Events.
+  EventStore events;
+  AutoscalerSignals signals;
+  if (!a.events_file.empty()) {
+    rapidjson::Document doc;
+    std::vector<const rapidjson::Value*> ev_items;
+    if (!ReadInput(a.events_file, in, &text, &error) ||
+        !ParseDump(a.events_file, text, "Event", &doc, &ev_items, &error)) {
+      err << "podwait-exporter explain: " << error << "\n";
+      return 1;
+    }
+    std::vector<EventRecord> records;
+    for (size_t i = 0; i < ev_items.size(); ++i) {
+      EventParseResult e = ParseEvent(*ev_items[i]);
+      if (!e.ok) {
+        err << "podwait-exporter explain: " << a.events_file << ": item " << i << ": " << e.error
+            << "\n";
+        return 1;
+      }
+      if (!e.relevant) continue;
+      switch (EventAutoscalerKind(e.event)) {
+        case AutoscalerKind::kClusterAutoscaler:
+          signals.last_ca_event = std::max(signals.last_ca_event, e.event.last);
+          break;
+        case AutoscalerKind::kKarpenter:
+          signals.last_karpenter_event = std::max(signals.last_karpenter_event, e.event.last);
+          break;
+        case AutoscalerKind::kNone:
+          break;
+      }
+      records.push_back(std::move(e.event));
+    }
+    events.Replace(std::move(records));
+  }
+
+  // Autoscaler.
+  AutoscalerState autoscaler;
+  if (!a.ca_status_file.empty()) {
+    rapidjson::Document doc;
+    std::vector<const rapidjson::Value*> cm_items;
+    if (!ReadInput(a.ca_status_file, in, &text, &error) ||
+        !ParseDump(a.ca_status_file, text, "ConfigMap", &doc, &cm_items, &error) ||
+        cm_items.size() != 1) {
+      err << "podwait-exporter explain: "
+          << (error.empty() ? a.ca_status_file + ": expected one ConfigMap" : error) << "\n";
+      return 1;
+    }
+    auto data = ParseConfigMapData(*cm_items[0]);
+    if (!data || data->count("status") == 0) {
+      err << "podwait-exporter explain: " << a.ca_status_file
+          << ": a ConfigMap with a \"status\" key is expected\n";
+      return 1;
+    }
+    CaStatusParse status = ParseCaStatus(data->at("status"));
+    if (!status.ok()) {
+      err << "podwait-exporter explain: " << a.ca_status_file << ": " << status.error << "\n";
+      return 1;
+    }
+    signals.ca_status_configmap = true;
+    ApplyCaStatus(*status.value, &autoscaler);
+  }
+  DetectAutoscaler(ParseAutoscalerMode(a.config.autoscaler).value_or(AutoscalerMode::kAuto),
+                   signals, now, &autoscaler);
+
+  // Dependencies: TidbClusters, PD answers, Ready PD pods.
+  FakeClock clock(now);
+  DependencyStore deps(a.config, clock);
+  std::set<ClusterKey> tidbclusters;
+  if (!a.tidbclusters_file.empty()) {
+    rapidjson::Document doc;
+    std::vector<const rapidjson::Value*> tc_items;
+    if (!ReadInput(a.tidbclusters_file, in, &text, &error) ||
+        !ParseDump(a.tidbclusters_file, text, "TidbCluster", &doc, &tc_items, &error)) {
+      err << "podwait-exporter explain: " << error << "\n";
+      return 1;
+    }
+    std::vector<TidbClusterStatus> all;
+    for (size_t i = 0; i < tc_items.size(); ++i) {
+      TidbClusterParse tc = ParseTidbCluster(*tc_items[i]);
+      if (!tc.value) {
+        err << "podwait-exporter explain: " << a.tidbclusters_file << ": item " << i << ": "
+            << tc.error << "\n";
+        return 1;
+      }
+      tidbclusters.insert(tc.value->key);
+      all.push_back(std::move(*tc.value));
+    }
+    deps.ReplaceTidbClusters(all);
+  }
+  std::map<ClusterKey, ClusterInfo> clusters;
+  for (const auto& p : pods) {
+    if (p.cluster.empty()) continue;
+    ClusterInfo& info = clusters[ClusterKey{p.namespace_, p.cluster}];
+    info.from_pods = true;
+    if (IsReadyPdPod(p)) ++info.ready_pd_pods;
+  }
+  for (const auto& k : tidbclusters) clusters[k].from_tidbcluster = true;
+  deps.SyncClusters(clusters);
+  if (!a.pd_dir.empty()) {
+    if (!std::filesystem::is_directory(a.pd_dir)) {
+      err << "podwait-exporter explain: " << a.pd_dir << ": not a directory\n";
+      return 1;
+    }
+    FileHttpClient files;
+    for (const auto& [key, info] : clusters) {
+      PdClientOptions options;
+      options.base_url = "file://" + a.pd_dir + "/" + key.namespace_ + "/" + key.name;
+      PdClient client(files, options);
+      deps.OnPdProbe(key, ProbePd(client, now));
+    }
+  }
+  const std::map<ClusterKey, ClusterDependencies> dep_snapshot = deps.Snapshot();
+
+  // Classify.
+  const ClassifierOptions options = [&] {
+    ClassifierOptions o;
+    o.decision_grace = a.config.autoscaler_decision_grace;
+    o.provision_timeout = a.config.autoscaler_provision_timeout;
+    o.dependency_ready_grace = a.config.dependency_ready_grace;
+    o.dependency_init_containers = a.config.dependency_init_containers;
+    o.dependency_map = a.config.dependency_map;
+    return o;
+  }();
+  auto snapshot = std::make_shared<WaitingSnapshot>();
+  snapshot->evaluated_at = now;
+  snapshot->autoscaler = autoscaler;
+  std::vector<std::vector<std::string>> rows;
+  const bool wide = a.output == "wide";
+  rows.push_back(
+      {"NAMESPACE", "CLUSTER", "POD", "COMPONENT", "STAGE", "CLASS", "REASON", "WAITING"});
+  if (wide) rows.back().push_back("EVIDENCE");
+  std::sort(pods.begin(), pods.end(), [](const PodRecord& x, const PodRecord& y) {
+    return std::tie(x.namespace_, x.cluster, x.name) < std::tie(y.namespace_, y.cluster, y.name);
+  });
+  for (const auto& p : pods) {
+    std::vector<EventRecord> evs = events.EventsFor(p.namespace_, p.name, p.uid);
+    const ClusterDependencies* d = nullptr;
+    auto it = dep_snapshot.find(ClusterKey{p.namespace_, p.cluster});
+    if (it != dep_snapshot.end()) d = &it->second;
+    Classification c = Classify(p, evs, d, autoscaler, options, now);
+    if (c.waiting) {
+      WaitingPod w;
+      w.uid = p.uid;
+      w.namespace_ = p.namespace_;
+      w.cluster = p.cluster;
+      w.tidb_cluster = TidbClusterLabel(p.namespace_, p.cluster);
+      w.component = p.component;
+      w.pod = p.name;
+      w.classification = c;
+      w.class_since = now;
+      snapshot->pods.push_back(w);
+    }
+    if (!c.waiting && !a.all) continue;
+    std::vector<std::string> row = {p.namespace_,
+                                    p.cluster.empty() ? "<none>" : p.cluster,
+                                    p.name,
+                                    p.component.empty() ? "<none>" : p.component,
+                                    c.waiting ? std::string(StageName(c.stage)) : "-",
+                                    c.waiting ? std::string(WaitClassName(c.wait_class)) : "-",
+                                    c.waiting ? c.reason : "not waiting",
+                                    c.waiting ? FormatDuration(now - c.stage_start) : "-"};
+    if (wide) row.push_back(c.evidence);
+    rows.push_back(std::move(row));
+  }
+
+  if (a.output == "json") {
+    ViewModel model;
+    model.waiting = snapshot;
+    model.dependencies = dep_snapshot;
+    model.synced = true;
+    model.now = now;
+    out << RenderPodsJson(model, {}) << "\n";
+    return 0;
+  }
+  if (rows.size() == 1) {
+    out << "No waiting pods among " << pods.size() << " pod" << (pods.size() == 1 ? "" : "s")
+        << ".\n";
+    return 0;
+  }
+  PrintTable(rows, out);
+  return 0;
+}
+
+}  // namespace podwait

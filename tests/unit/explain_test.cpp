@@ -1,0 +1,169 @@
+// `podwait-exporter explain` in-process: the made-up pod documents of tests/fixtures/made-up/
+// classify (each following a real fixture, see SOURCES.txt there) and the real PD payloads.
+
+#include "exporter/explain/explain.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/process.h"
+#include "tests/support/yaml_json.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result Explain(std::vector<std::string> args, const std::string& stdin_text = "") {
+  std::istringstream in(stdin_text);
+  std::ostringstream out, err;
+  int code = RunExplain(args, in, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// A PodList of the made-up documents.
+std::string PodList() {
+  std::string items;
+  for (const char* f :
+       {"tidb-init-wait-for-pd.yaml", "tikv-unschedulable.yaml", "tikv-ready.yaml"}) {
+    if (!items.empty()) items += ",";
+    items += testing::YamlFileToJsonText(std::string("tests/fixtures/made-up/classify/") + f);
+  }
+  return "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[" + items + "]}";
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = testing::MakeTempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// PD answers laid out for --pd-dir (namespace tidb, cluster demo) from the real fixtures.
+std::string PdDir(bool with_stores) {
+  std::string dir = testing::MakeTempDir();
+  std::filesystem::create_directories(dir + "/tidb/demo");
+  const std::string real = testing::SourcePath("tests/fixtures/real/pd/");
+  for (const char* f : {"health.json", "leader.json", "cluster_status.json"}) {
+    std::filesystem::copy_file(real + f, dir + "/tidb/demo/" + f);
+  }
+  if (with_stores) std::filesystem::copy_file(real + "stores.json", dir + "/tidb/demo/stores.json");
+  return dir;
+}
+
+TEST(Explain, ClassifiesADumpFromStdin) {
+  Result r = Explain({"-f", "-", "--now=2024-05-02T10:10:00Z"}, PodList());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("NAMESPACE"));
+  EXPECT_THAT(r.out, HasSubstr("demo-tidb-0"));
+  EXPECT_THAT(r.out, HasSubstr("demo-tikv-0"));
+  EXPECT_THAT(r.out, Not(HasSubstr("demo-tikv-2"))) << "a Ready pod does not wait";
+  // No PD answers and no Ready PD pod: PD is not ready, so TiDB's init wait is a dependency wait.
+  EXPECT_THAT(r.out, HasSubstr("dependency"));
+}
+
+TEST(Explain, AllListsPodsThatDoNotWait) {
+  Result r = Explain({"-f", "-", "--all", "--now=2024-05-02T10:10:00Z"}, PodList());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("demo-tikv-2"));
+  EXPECT_THAT(r.out, HasSubstr("not waiting"));
+}
+
+TEST(Explain, JsonOutputHasTheApiShape) {
+  Result r = Explain(
+      {"-f", WriteTemp("pods.json", PodList()), "-o", "json", "--now=2024-05-02T10:10:00Z"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_FALSE(d.HasParseError()) << r.out;
+  ASSERT_TRUE(d["pods"].IsArray());
+  EXPECT_EQ(d["pods"].Size(), 2u);
+  EXPECT_STREQ(d["pods"][0]["pod"].GetString(), "demo-tidb-0");
+}
+
+TEST(Explain, PdAnswersMakeTheDependencyReady) {
+  // With real PD payloads (a leader, healthy members, initialized, TiKV stores Up), PD and TiKV
+  // are ready: TiDB's init wait is no longer waiting on an unready dependency.
+  Result r = Explain(
+      {"-f", "-", "--pd-dir", PdDir(true), "-o", "json", "--now=2024-05-02T10:10:00Z"}, PodList());
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_FALSE(d.HasParseError());
+  ASSERT_GE(d["clusters"].Size(), 1u);
+  EXPECT_STREQ(d["clusters"][0]["dependencies"]["pd"]["readiness"].GetString(), "ready");
+  EXPECT_STREQ(d["clusters"][0]["dependencies"]["tikv"]["readiness"].GetString(), "ready");
+}
+
+TEST(Explain, NotBootstrappedLeavesTikvNotReady) {
+  // Leader and health answer; /stores answers PD's HTTP 500 before the first TiKV (the body as
+  // tikv/pd's ErrNotBootstrapped writes it, see tests/fixtures/real/pd/SOURCES.txt): PD ready,
+  // TiKV not.
+  const std::string dir = PdDir(false);
+  std::ofstream(dir + "/tidb/demo/stores.json")
+      << "HTTP 500\n\"TiKV cluster not bootstrapped, please start TiKV first\"\n";
+  Result r =
+      Explain({"-f", "-", "--pd-dir", dir, "-o", "json", "--now=2024-05-02T10:10:00Z"}, PodList());
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_FALSE(d.HasParseError());
+  EXPECT_STREQ(d["clusters"][0]["dependencies"]["pd"]["readiness"].GetString(), "ready");
+  EXPECT_STREQ(d["clusters"][0]["dependencies"]["tikv"]["readiness"].GetString(), "not_ready");
+}
+
+TEST(Explain, UnreachableStoresLeaveTikvUnknown) {
+  Result r = Explain(
+      {"-f", "-", "--pd-dir", PdDir(false), "-o", "json", "--now=2024-05-02T10:10:00Z"}, PodList());
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  ASSERT_FALSE(d.HasParseError());
+  EXPECT_STREQ(d["clusters"][0]["dependencies"]["tikv"]["readiness"].GetString(), "unknown");
+}
+
+TEST(Explain, BadInputIsAClearErrorNamingTheFile) {
+  Result missing = Explain({"-f", "/nonexistent/pods.json"});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("/nonexistent/pods.json: cannot open the file"));
+
+  Result truncated = Explain({"-f", "-"}, "{\"items\": [");
+  EXPECT_EQ(truncated.code, 1);
+  EXPECT_THAT(truncated.err, HasSubstr("standard input: not valid JSON"));
+
+  Result wrong_kind = Explain({"-f", "-"}, "{\"items\": [{\"kind\": \"Service\"}]}");
+  EXPECT_EQ(wrong_kind.code, 1);
+  EXPECT_THAT(wrong_kind.err, HasSubstr("item 0 is a Service, not a Pod"));
+
+  Result no_list = Explain({"-f", "-"}, "{\"kind\": \"Node\"}");
+  EXPECT_EQ(no_list.code, 1);
+  EXPECT_THAT(no_list.err, HasSubstr("neither a List"));
+
+  Result bad_events = Explain({"-f", "-", "--events", WriteTemp("ev.json", "[]")}, PodList());
+  EXPECT_EQ(bad_events.code, 1);
+  EXPECT_THAT(bad_events.err, HasSubstr("ev.json: expected a JSON object"));
+}
+
+TEST(Explain, BadUsageExitsTwo) {
+  EXPECT_EQ(Explain({}).code, 2);
+  EXPECT_EQ(Explain({"-f", "-", "-o", "yaml"}).code, 2);
+  EXPECT_EQ(Explain({"-f", "-", "--now=yesterday"}).code, 2);
+  Result unknown = Explain({"-f", "-", "--bogus"});
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("unknown flag --bogus"));
+  EXPECT_EQ(Explain({"--help"}).code, 0);
+}
+
+}  // namespace
+}  // namespace podwait
