@@ -1,5 +1,6 @@
 // podwait-sim: a fake Kubernetes API server + PD API + kube-state-metrics endpoint driven by a
 // scenario file. See tests/sim/README.md.
+#include <malloc.h>
 #include <signal.h>
 
 #include <atomic>

@@ -85,7 +85,7 @@ bool ApplyPdSpec(const rapidjson::Value& spec, int64_t now_ms, PdState* s, std::
     *error = "pd op must be an object";
     return false;
   }
-  if (s->bootstrap_time_ms == 0) s->bootstrap_time_ms = now_ms;
+  const bool was_bootstrapped = s->bootstrapped && s->bootstrap_time_ms != 0;
   auto str = [&](const char* k) -> std::string {
     auto it = spec.FindMember(k);
     return it != spec.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
@@ -208,6 +208,7 @@ bool ApplyPdSpec(const rapidjson::Value& spec, int64_t now_ms, PdState* s, std::
     if (!s->stores.empty() && !member("bootstrapped") && state.empty()) s->bootstrapped = true;
   }
   if (s->leader_index >= s->members) s->leader_index = 0;
+  if (s->bootstrapped && !was_bootstrapped) s->bootstrap_time_ms = now_ms;
   return true;
 }
 

@@ -975,8 +975,8 @@ void Simulator::ServeWatch(const Request& req, Responder& resp, Resource r, cons
   const int64_t deadline = start + static_cast<int64_t>(timeout_s) * 1000;
   int64_t next_bookmark = start + options_.bookmark_interval_ms;
   auto matches = [&](const ObjectPtr& o) {
-    return o && (ns.empty() || o->ns == ns) && labels.Matches(o->labels) &&
-           fields.Matches(o->fields);
+    return o && o->resource == r && (ns.empty() || o->ns == ns) && labels.Matches(o->labels) &&
+           fields.MatchesFields(*o);
   };
   std::string out;
   for (const auto& o : initial) {

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <set>
 
 #include "exporter/common/time_format.h"
 
@@ -154,17 +155,37 @@ void Object::AppendListItem(std::string* out) const {
 }
 
 std::string Object::FieldValue(std::string_view field) const {
+  if (field == "metadata.name") return name;
+  if (field == "metadata.namespace") return ns;
   for (const auto& [k, v] : fields) {
-    if (k == field) return v;
+    if (field == k) return v;
   }
   return "";
+}
+
+const std::string* InternKey(std::string_view key) {
+  static std::mutex mu;
+  static std::set<std::string, std::less<>> keys;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = keys.find(key);
+  if (it == keys.end()) it = keys.emplace(key).first;
+  return &*it;
+}
+
+bool Selector::MatchesFields(const Object& o) const {
+  for (const auto& r : reqs) {
+    std::string value = o.FieldValue(r.key);
+    if (r.op == Requirement::kEq && value != r.values[0]) return false;
+    if (r.op == Requirement::kNotEq && value == r.values[0]) return false;
+  }
+  return true;
 }
 
 bool Selector::Matches(const KeyValues& kv) const {
   for (const auto& r : reqs) {
     const std::string* value = nullptr;
     for (const auto& [k, v] : kv) {
-      if (k == r.key) {
+      if (*k == r.key) {
         value = &v;
         break;
       }
@@ -356,10 +377,16 @@ ObjectPtr BuildObject(Resource r, rapidjson::Document& doc, uint64_t rv, std::st
   auto labels_it = meta.FindMember("labels");
   if (labels_it != meta.MemberEnd() && labels_it->value.IsObject()) {
     for (auto& m : labels_it->value.GetObject()) {
-      if (m.value.IsString()) obj->labels.emplace_back(m.name.GetString(), m.value.GetString());
+      if (m.value.IsString()) {
+        obj->labels.emplace_back(InternKey(m.name.GetString()), m.value.GetString());
+      }
     }
   }
-  auto add_field = [&](const char* f, const std::string& v) { obj->fields.emplace_back(f, v); };
+  auto add_field = [&](const char* f, std::string v) {
+    if (!v.empty() && std::string_view(f).rfind("metadata.", 0) != 0) {
+      obj->fields.emplace_back(f, std::move(v));
+    }
+  };
   if (r == Resource::kPods) {
     for (const char* f : kPodFields) add_field(f, StringAt(doc, f));
   } else if (r == Resource::kEvents) {
@@ -516,7 +543,7 @@ Store::ListPage Store::List(Resource r, const ListQuery& q) const {
   bool filtered = !q.labels.empty() || !q.fields.empty();
   for (; in_range(it); ++it) {
     const ObjectPtr& o = it->second;
-    if (filtered && (!q.labels.Matches(o->labels) || !q.fields.Matches(o->fields))) continue;
+    if (filtered && (!q.labels.Matches(o->labels) || !q.fields.MatchesFields(*o))) continue;
     if (q.limit > 0 && page.items.size() == q.limit) {
       page.last_key = Key(page.items.back()->ns, page.items.back()->name);
       if (!filtered) {

@@ -35,7 +35,12 @@ const ResourceInfo& Info(Resource r);
 std::optional<Resource> ResourceFromPlural(std::string_view plural);
 std::optional<Resource> ResourceFromKind(std::string_view kind);
 
-using KeyValues = std::vector<std::pair<std::string, std::string>>;
+// Label keys are interned (a few distinct keys over 100,000s of objects); the pointer stays valid
+// for the life of the process.
+const std::string* InternKey(std::string_view key);
+using KeyValues = std::vector<std::pair<const std::string*, std::string>>;
+// Field-selector values; keys point to static strings. metadata.name/namespace are not stored.
+using FieldValues = std::vector<std::pair<const char*, std::string>>;
 
 // One stored version of an object. Immutable once built; shared between the current state and the
 // watch history.
@@ -51,7 +56,7 @@ struct Object {
   std::string json;
   size_t body_offset = 0;  // offset of the first field after kind/apiVersion
   KeyValues labels;
-  KeyValues fields;  // values for field selectors
+  FieldValues fields;  // non-empty values for field selectors
 
   // Appends the JSON as a list item of its resource.
   void AppendListItem(std::string* out) const;
@@ -69,7 +74,8 @@ struct Requirement {
 struct Selector {
   std::vector<Requirement> reqs;
   bool empty() const { return reqs.empty(); }
-  bool Matches(const KeyValues& kv) const;
+  bool Matches(const KeyValues& labels) const;
+  bool MatchesFields(const Object& o) const;
 };
 // Label selector: "a=b,c!=d,e,!f,g in (x,y),h notin (z)". Errors are returned in *error.
 std::optional<Selector> ParseLabelSelector(std::string_view text, std::string* error);

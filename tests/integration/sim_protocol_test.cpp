@@ -1,0 +1,551 @@
+// Protocol checks of podwait-sim: what a Kubernetes client (and the PD prober, and Prometheus) sees
+// (Paths come from PODWAIT_SOURCE_DIR / PODWAIT_BINARY_DIR, which this target defines.)
+// when it talks to the simulator. Starts the real binary on loopback.
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <rapidjson/document.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "exporter/net/http_client.h"
+#include "tests/support/process.h"
+
+namespace podwait::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A running simulator on a free port.
+class Sim {
+ public:
+  explicit Sim(std::vector<std::string> extra = {}) {
+    dir_ = MakeTempDir();
+    std::vector<std::string> argv = {std::string(PODWAIT_BINARY_DIR) + "/podwait-sim", "--listen",
+                                     "127.0.0.1:0", "--port-file", dir_ + "/port"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    proc_ = std::make_unique<Subprocess>(argv);
+    bool up = WaitFor(
+        [&] {
+          std::string p = ReadFile(dir_ + "/port");
+          if (p.empty()) return false;
+          port_ = std::atoi(p.c_str());
+          return port_ > 0;
+        },
+        std::chrono::seconds(20));
+    EXPECT_TRUE(up) << proc_->ReadLog();
+  }
+  int port() const { return port_; }
+  const std::string& dir() const { return dir_; }
+  std::string Log() const { return proc_->ReadLog(); }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<Subprocess> proc_;
+  int port_ = 0;
+};
+
+// POST with a JSON body over a plain socket (the shared HTTP client only GETs).
+HttpResult Post(int port, const std::string& path, const std::string& body) {
+  HttpResult result;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return result;
+  }
+  std::string req =
+      "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+      "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+      "\r\n\r\n" + body;
+  if (write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
+    close(fd);
+    return result;
+  }
+  std::string raw;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof(buf))) > 0) raw.append(buf, static_cast<size_t>(n));
+  close(fd);
+  if (raw.size() > 12) result.status = std::atoi(raw.c_str() + 9);
+  size_t sep = raw.find("\r\n\r\n");
+  if (sep != std::string::npos) result.body = raw.substr(sep + 4);
+  return result;
+}
+
+rapidjson::Document Json(const std::string& text) {
+  rapidjson::Document d;
+  d.Parse(text.c_str(), text.size());
+  return d;
+}
+
+void Apply(const Sim& sim, const std::string& ops) {
+  HttpResult r = Post(sim.port(), "/_sim/apply", ops);
+  ASSERT_EQ(r.status, 200) << r.body;
+}
+
+std::string PodOp(const std::string& ns, const std::string& name, const std::string& extra = "") {
+  return R"({"pod":{"namespace":")" + ns + R"(","name":")" + name + "\"" + extra + "}}";
+}
+
+// Watch lines collected by a background stream.
+struct WatchLines {
+  std::vector<std::string> lines;
+  HttpResponse response;
+};
+
+WatchLines Watch(int port, const std::string& path, std::atomic<bool>* cancel = nullptr) {
+  WatchLines out;
+  auto client = MakeCurlHttpClient();
+  HttpRequest req;
+  req.url = "http://127.0.0.1:" + std::to_string(port) + path;
+  req.cancel = cancel;
+  std::string pending;
+  out.response = client->Stream(req, [&](std::string_view data) {
+    pending.append(data);
+    size_t nl;
+    while ((nl = pending.find('\n')) != std::string::npos) {
+      out.lines.push_back(pending.substr(0, nl));
+      pending.erase(0, nl + 1);
+    }
+    return true;
+  });
+  if (!pending.empty()) out.lines.push_back(pending);
+  return out;
+}
+
+std::string Type(const std::string& line) {
+  auto d = Json(line);
+  return d.IsObject() && d.HasMember("type") ? d["type"].GetString() : "<invalid>";
+}
+
+uint64_t LineRv(const std::string& line) {
+  auto d = Json(line);
+  return std::stoull(d["object"]["metadata"]["resourceVersion"].GetString());
+}
+
+std::string LineName(const std::string& line) {
+  auto d = Json(line);
+  return d["object"]["metadata"]["name"].GetString();
+}
+
+TEST(SimProtocol, ListPaginatesWithContinueAtOneResourceVersion) {
+  Sim sim({"--generate-clusters", "3", "--pods-per-cluster", "9"});
+  std::set<std::string> seen;
+  std::string cont;
+  std::string list_rv;
+  int pages = 0;
+  do {
+    HttpResult r =
+        HttpGet(sim.port(), "/api/v1/pods?limit=7" + (cont.empty() ? "" : "&continue=" + cont));
+    ASSERT_EQ(r.status, 200) << r.body;
+    auto d = Json(r.body);
+    ASSERT_TRUE(d.IsObject());
+    EXPECT_STREQ(d["kind"].GetString(), "PodList");
+    EXPECT_STREQ(d["apiVersion"].GetString(), "v1");
+    if (list_rv.empty()) list_rv = d["metadata"]["resourceVersion"].GetString();
+    EXPECT_EQ(list_rv, d["metadata"]["resourceVersion"].GetString());
+    EXPECT_LE(d["items"].Size(), 7u);
+    for (const auto& item : d["items"].GetArray()) {
+      EXPECT_FALSE(item.HasMember("kind")) << "list items of core types carry no kind";
+      std::string key = std::string(item["metadata"]["namespace"].GetString()) + "/" +
+                        item["metadata"]["name"].GetString();
+      EXPECT_TRUE(seen.insert(key).second) << "duplicate " << key;
+    }
+    cont = d["metadata"].HasMember("continue") ? d["metadata"]["continue"].GetString() : "";
+    ++pages;
+  } while (!cont.empty());
+  EXPECT_EQ(seen.size(), 27u);
+  EXPECT_EQ(pages, 4);
+}
+
+TEST(SimProtocol, ExpiredContinueTokenIs410Expired) {
+  Sim sim({"--generate-clusters", "1", "--pods-per-cluster", "10"});
+  auto first = Json(HttpGet(sim.port(), "/api/v1/pods?limit=3").body);
+  std::string cont = first["metadata"]["continue"].GetString();
+  ASSERT_EQ(Post(sim.port(), "/_sim/fault", R"({"fault":"expire_continue"})").status, 200);
+  HttpResult r = HttpGet(sim.port(), "/api/v1/pods?limit=3&continue=" + cont);
+  EXPECT_EQ(r.status, 410);
+  auto s = Json(r.body);
+  EXPECT_STREQ(s["kind"].GetString(), "Status");
+  EXPECT_STREQ(s["reason"].GetString(), "Expired");
+  EXPECT_EQ(s["code"].GetInt(), 410);
+  // A fresh list works.
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/pods?limit=3").status, 200);
+}
+
+TEST(SimProtocol, WatchStreamsChangesInOrderWithIncreasingResourceVersions) {
+  Sim sim;
+  Apply(sim, "[" + PodOp("demo", "demo-pd-0") + "]");
+  std::string rv =
+      Json(HttpGet(sim.port(), "/api/v1/pods").body)["metadata"]["resourceVersion"].GetString();
+  WatchLines got;
+  std::thread t([&] {
+    got = Watch(sim.port(),
+                "/api/v1/namespaces/demo/pods?watch=1&timeoutSeconds=2&resourceVersion=" + rv);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Apply(sim, "[" + PodOp("demo", "demo-tikv-0", R"(,"stage":"unschedulable")") + "," +
+                 PodOp("other", "x-tikv-0") + "]");
+  Apply(sim, "[" + PodOp("demo", "demo-tikv-0", R"(,"stage":"ready")") + "]");
+  Apply(sim, R"([{"delete":{"kind":"Pod","namespace":"demo","name":"demo-pd-0"}}])");
+  t.join();
+  EXPECT_TRUE(got.response.ok()) << got.response.error;
+  ASSERT_EQ(got.lines.size(), 3u);
+  EXPECT_EQ(Type(got.lines[0]), "ADDED");
+  EXPECT_EQ(LineName(got.lines[0]), "demo-tikv-0");
+  EXPECT_EQ(Type(got.lines[1]), "MODIFIED");
+  EXPECT_EQ(Type(got.lines[2]), "DELETED");
+  EXPECT_EQ(LineName(got.lines[2]), "demo-pd-0");
+  EXPECT_LT(std::stoull(rv), LineRv(got.lines[0]));
+  EXPECT_LT(LineRv(got.lines[0]), LineRv(got.lines[1]));
+  EXPECT_LT(LineRv(got.lines[1]), LineRv(got.lines[2]));
+  // The object keeps its uid and creation time across the update.
+  auto a = Json(got.lines[0]);
+  auto b = Json(got.lines[1]);
+  EXPECT_STREQ(a["object"]["metadata"]["uid"].GetString(),
+               b["object"]["metadata"]["uid"].GetString());
+  EXPECT_STREQ(a["object"]["metadata"]["creationTimestamp"].GetString(),
+               b["object"]["metadata"]["creationTimestamp"].GetString());
+}
+
+TEST(SimProtocol, WatchWithoutResourceVersionStartsWithSyntheticAdds) {
+  Sim sim({"--generate-clusters", "1", "--pods-per-cluster", "5"});
+  WatchLines got = Watch(sim.port(), "/api/v1/pods?watch=true&timeoutSeconds=1");
+  ASSERT_EQ(got.lines.size(), 5u);
+  for (const auto& l : got.lines) EXPECT_EQ(Type(l), "ADDED");
+}
+
+TEST(SimProtocol, BookmarksOnlyWhenAllowedAndWatchEndsAtTimeout) {
+  Sim sim({"--bookmark-interval", "200ms"});
+  Apply(sim, "[" + PodOp("demo", "demo-pd-0") + "]");
+  std::string rv =
+      Json(HttpGet(sim.port(), "/api/v1/pods").body)["metadata"]["resourceVersion"].GetString();
+  auto start = std::chrono::steady_clock::now();
+  WatchLines with =
+      Watch(sim.port(),
+            "/api/v1/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + rv);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, std::chrono::milliseconds(900));
+  EXPECT_LT(took, std::chrono::milliseconds(3000));
+  ASSERT_GE(with.lines.size(), 2u);
+  for (const auto& l : with.lines) {
+    EXPECT_EQ(Type(l), "BOOKMARK");
+    EXPECT_EQ(LineRv(l), std::stoull(rv));
+    auto d = Json(l);
+    EXPECT_STREQ(d["object"]["kind"].GetString(), "Pod");
+  }
+  WatchLines without =
+      Watch(sim.port(), "/api/v1/pods?watch=1&timeoutSeconds=1&resourceVersion=" + rv);
+  EXPECT_TRUE(without.lines.empty());
+}
+
+TEST(SimProtocol, TooOldResourceVersionIsHttp410) {
+  Sim sim;
+  // rv 1 and 2, then a compaction at 2: a watch from 1 would miss the change at 2.
+  Apply(sim, "[" + PodOp("demo", "demo-pd-0") + "," + PodOp("demo", "demo-pd-2") + "]");
+  ASSERT_EQ(Post(sim.port(), "/_sim/fault", R"({"fault":"compact"})").status, 200);
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/pods?watch=1&resourceVersion=2&timeoutSeconds=1").status,
+            200);
+  Apply(sim, "[" + PodOp("demo", "demo-pd-1") + "]");
+  HttpResult r = HttpGet(sim.port(), "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=1");
+  EXPECT_EQ(r.status, 410);
+  auto s = Json(r.body);
+  EXPECT_STREQ(s["reason"].GetString(), "Expired");
+  EXPECT_EQ(s["code"].GetInt(), 410);
+}
+
+TEST(SimProtocol, TooOldResourceVersionAsErrorEvent) {
+  Sim sim({"--gone-as", "event"});
+  // rv 1 and 2, then a compaction at 2: a watch from 1 would miss the change at 2.
+  Apply(sim, "[" + PodOp("demo", "demo-pd-0") + "," + PodOp("demo", "demo-pd-2") + "]");
+  ASSERT_EQ(Post(sim.port(), "/_sim/fault", R"({"fault":"compact"})").status, 200);
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/pods?watch=1&resourceVersion=2&timeoutSeconds=1").status,
+            200);
+  WatchLines got = Watch(sim.port(), "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=5");
+  EXPECT_EQ(got.response.status, 200);
+  ASSERT_EQ(got.lines.size(), 1u);
+  auto d = Json(got.lines[0]);
+  EXPECT_STREQ(d["type"].GetString(), "ERROR");
+  EXPECT_STREQ(d["object"]["kind"].GetString(), "Status");
+  EXPECT_EQ(d["object"]["code"].GetInt(), 410);
+  EXPECT_STREQ(d["object"]["reason"].GetString(), "Expired");
+}
+
+TEST(SimProtocol, GoneFaultEndsOpenWatchAndAnswersNextWatch) {
+  Sim sim;
+  Apply(sim, "[" + PodOp("demo", "demo-pd-0") + "]");
+  WatchLines got;
+  std::thread t(
+      [&] { got = Watch(sim.port(), "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=30"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(Post(sim.port(), "/_sim/fault", R"({"fault":"gone","as":"event"})").status, 200);
+  t.join();
+  ASSERT_FALSE(got.lines.empty());
+  EXPECT_EQ(Type(got.lines.back()), "ERROR");
+  WatchLines next = Watch(sim.port(), "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=5");
+  ASSERT_EQ(next.lines.size(), 1u);
+  EXPECT_EQ(Type(next.lines[0]), "ERROR");
+  // Only one request was answered with 410; the one after works normally.
+  WatchLines after = Watch(sim.port(), "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=1");
+  EXPECT_TRUE(after.lines.empty());
+}
+
+TEST(SimProtocol, LabelAndFieldSelectors) {
+  Sim sim;
+  Apply(sim, "[" + PodOp("demo", "demo-pd-0") + "," +
+                 PodOp("demo", "demo-tikv-0", R"(,"stage":"unschedulable")") + "," +
+                 PodOp("demo", "demo-tidb-0", R"(,"labels":{"extra":"yes"})") + "]");
+  auto names = [&](const std::string& query) {
+    HttpResult r = HttpGet(sim.port(), "/api/v1/pods?" + query);
+    std::vector<std::string> out;
+    if (r.status != 200) return std::vector<std::string>{"status " + std::to_string(r.status)};
+    auto d = Json(r.body);
+    for (const auto& i : d["items"].GetArray()) out.push_back(i["metadata"]["name"].GetString());
+    return out;
+  };
+  using ::testing::ElementsAre;
+  EXPECT_THAT(names("labelSelector=app.kubernetes.io%2Fcomponent%3Dtikv"),
+              ElementsAre("demo-tikv-0"));
+  EXPECT_THAT(names("labelSelector=app.kubernetes.io%2Fcomponent!%3Dtikv"),
+              ElementsAre("demo-pd-0", "demo-tidb-0"));
+  EXPECT_THAT(names("labelSelector=extra"), ElementsAre("demo-tidb-0"));
+  EXPECT_THAT(names("labelSelector=!extra,app.kubernetes.io%2Fmanaged-by%3Dtidb-operator"),
+              ElementsAre("demo-pd-0", "demo-tikv-0"));
+  EXPECT_THAT(names("labelSelector=app.kubernetes.io%2Fcomponent%20in%20(pd,tidb)"),
+              ElementsAre("demo-pd-0", "demo-tidb-0"));
+  EXPECT_THAT(names("fieldSelector=status.phase%3DPending"), ElementsAre("demo-tikv-0"));
+  EXPECT_THAT(names("fieldSelector=metadata.name%3Ddemo-pd-0"), ElementsAre("demo-pd-0"));
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/pods?fieldSelector=spec.bogus%3Dx").status, 400);
+
+  // Events by involved object kind.
+  Apply(sim, R"([{"event":{"namespace":"demo","pod":"demo-tikv-0","reason":"FailedScheduling"}}])");
+  auto ev =
+      Json(HttpGet(sim.port(), "/api/v1/events?fieldSelector=involvedObject.kind%3DPod").body);
+  ASSERT_EQ(ev["items"].Size(), 1u);
+  EXPECT_STREQ(ev["items"][0]["involvedObject"]["name"].GetString(), "demo-tikv-0");
+  EXPECT_EQ(Json(HttpGet(sim.port(), "/api/v1/events?fieldSelector=involvedObject.kind%3DNode")
+                     .body)["items"]
+                .Size(),
+            0u);
+}
+
+TEST(SimProtocol, WatchWithSelectorSeesObjectsLeaveAndEnter) {
+  Sim sim;
+  Apply(sim, "[" + PodOp("demo", "demo-tikv-0", R"(,"stage":"unschedulable")") + "]");
+  std::string rv =
+      Json(HttpGet(sim.port(), "/api/v1/pods").body)["metadata"]["resourceVersion"].GetString();
+  WatchLines got;
+  std::thread t([&] {
+    got = Watch(
+        sim.port(),
+        "/api/v1/"
+        "pods?watch=1&fieldSelector=status.phase%3DPending&timeoutSeconds=2&resourceVersion=" +
+            rv);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Apply(sim, "[" + PodOp("demo", "demo-tikv-0", R"(,"stage":"ready")") + "]");
+  Apply(sim, "[" + PodOp("demo", "demo-tikv-0", R"(,"stage":"init","waitForPd":true)") + "]");
+  t.join();
+  ASSERT_EQ(got.lines.size(), 2u);
+  EXPECT_EQ(Type(got.lines[0]), "DELETED");
+  EXPECT_EQ(Type(got.lines[1]), "ADDED");
+}
+
+TEST(SimProtocol, RequestFaults429And500AndMalformedLine) {
+  Sim sim;
+  Apply(sim, "[" + PodOp("demo", "demo-pd-0") + "]");
+  ASSERT_EQ(Post(sim.port(), "/_sim/fault",
+                 R"({"fault":"status","code":429,"retryAfter":3,"verb":"list","resource":"pods"})")
+                .status,
+            200);
+  auto client = MakeCurlHttpClient();
+  HttpRequest req;
+  req.url = "http://127.0.0.1:" + std::to_string(sim.port()) + "/api/v1/pods";
+  HttpResponse r = client->Get(req);
+  EXPECT_EQ(r.status, 429);
+  EXPECT_EQ(r.retry_after_s, 3);
+  EXPECT_THAT(r.body, HasSubstr("TooManyRequests"));
+  EXPECT_EQ(client->Get(req).status, 200) << "a fault answers only `count` requests";
+
+  ASSERT_EQ(Post(sim.port(), "/_sim/fault", R"({"fault":"status","code":500,"count":2})").status,
+            200);
+  EXPECT_EQ(client->Get(req).status, 500);
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/events").status, 500);
+  EXPECT_EQ(client->Get(req).status, 200);
+
+  ASSERT_EQ(Post(sim.port(), "/_sim/fault", R"({"fault":"malformed","resource":"pods"})").status,
+            200);
+  WatchLines got;
+  std::thread t(
+      [&] { got = Watch(sim.port(), "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=1"); });
+  t.join();
+  ASSERT_GE(got.lines.size(), 1u);
+  EXPECT_EQ(Type(got.lines[0]), "<invalid>");
+}
+
+TEST(SimProtocol, DropWatchesEndsStreamsAndResumeWorks) {
+  Sim sim;
+  Apply(sim, "[" + PodOp("demo", "demo-pd-0") + "]");
+  WatchLines got;
+  std::thread t(
+      [&] { got = Watch(sim.port(), "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=30"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(Post(sim.port(), "/_sim/fault", R"({"fault":"drop_watches","mode":"reset"})").status,
+            200);
+  t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_FALSE(got.response.error.empty()) << "a reset is a broken transfer";
+  Apply(sim, "[" + PodOp("demo", "demo-pd-1") + "]");
+  WatchLines resumed = Watch(sim.port(), "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=1");
+  ASSERT_EQ(resumed.lines.size(), 1u);
+  EXPECT_EQ(LineName(resumed.lines[0]), "demo-pd-1");
+}
+
+TEST(SimProtocol, TokenFileIsCheckedAndReRead) {
+  std::string dir = MakeTempDir();
+  std::string token = dir + "/token";
+  std::ofstream(token) << "first\n";
+  Sim sim({"--token-file", token});
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/pods").status, 401);
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/pods", {{"Authorization", "Bearer first"}}).status, 200);
+  std::ofstream(token) << "second\n";
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/pods", {{"Authorization", "Bearer first"}}).status, 401);
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/pods", {{"Authorization", "Bearer second"}}).status, 200);
+}
+
+TEST(SimProtocol, TidbClustersAndConfigMaps) {
+  Sim sim;
+  Apply(
+      sim,
+      R"([{"tidbcluster":{"namespace":"demo","name":"demo","pd":{"leader":"demo-pd-1"},"tikv":{"stores":[{"id":"1","pod":"demo-tikv-0","state":"Up"}]}}},
+                 {"autoscalerStatus":{"scaleUp":"InProgress"}}])");
+  auto tc =
+      Json(HttpGet(sim.port(), "/apis/pingcap.com/v1alpha1/namespaces/demo/tidbclusters").body);
+  ASSERT_EQ(tc["items"].Size(), 1u);
+  EXPECT_STREQ(tc["items"][0]["kind"].GetString(), "TidbCluster")
+      << "custom resources keep kind in lists";
+  EXPECT_STREQ(tc["items"][0]["status"]["pd"]["leader"]["name"].GetString(), "demo-pd-1");
+  EXPECT_STREQ(tc["items"][0]["status"]["tikv"]["stores"]["1"]["podName"].GetString(),
+               "demo-tikv-0");
+  HttpResult cm =
+      HttpGet(sim.port(), "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status");
+  ASSERT_EQ(cm.status, 200);
+  EXPECT_THAT(Json(cm.body)["data"]["status"].GetString(), HasSubstr("InProgress"));
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/namespaces/kube-system/configmaps/missing").status, 404);
+  auto by_name = Json(HttpGet(sim.port(),
+                              "/api/v1/namespaces/kube-system/"
+                              "configmaps?fieldSelector=metadata.name%3Dcluster-autoscaler-status")
+                          .body);
+  EXPECT_EQ(by_name["items"].Size(), 1u);
+  Apply(sim, R"([{"crd":{"tidbclusters":false}}])");
+  EXPECT_EQ(HttpGet(sim.port(), "/apis/pingcap.com/v1alpha1/tidbclusters").status, 404);
+}
+
+TEST(SimProtocol, PdEndpointsFollowTheClusterState) {
+  Sim sim;
+  auto pd = [&](const std::string& e) {
+    return HttpGet(sim.port(), "/pd/demo/demo/pd/api/v1/" + e);
+  };
+  EXPECT_EQ(pd("health").status, 0) << "no PD configured: the connection goes nowhere";
+  Apply(sim, R"([{"pd":{"namespace":"demo","cluster":"demo","state":"no_leader"}}])");
+  EXPECT_EQ(pd("leader").status, 503);
+  EXPECT_THAT(pd("health").body, HasSubstr("\"health\":false"));
+  EXPECT_THAT(pd("members").body, ::testing::Not(HasSubstr("\"leader\"")));
+
+  Apply(sim, R"([{"pd":{"namespace":"demo","cluster":"demo","state":"leader"}}])");
+  HttpResult stores = pd("stores");
+  EXPECT_EQ(stores.status, 500);
+  EXPECT_THAT(stores.body, HasSubstr("TiKV cluster not bootstrapped, please start TiKV first"));
+  EXPECT_EQ(pd("leader").status, 200);
+  auto status = Json(pd("cluster/status").body);
+  EXPECT_FALSE(status["is_initialized"].GetBool());
+
+  Apply(sim, R"([{"pd":{"namespace":"demo","cluster":"demo","state":"initialized","stores":[
+      {"id":1,"state":"Up"},{"id":2,"state":"Down"},{"id":3,"state":"Tombstone"},{"id":9,"state":"Up","tiflash":true}]}}])");
+  EXPECT_TRUE(Json(pd("cluster/status").body)["is_initialized"].GetBool());
+  auto st = Json(pd("stores").body);
+  ASSERT_EQ(st["count"].GetInt(), 4);
+  EXPECT_STREQ(st["stores"][1]["store"]["state_name"].GetString(), "Down");
+  EXPECT_EQ(st["stores"][2]["store"]["state"].GetInt(), 2);
+  EXPECT_STREQ(st["stores"][3]["store"]["labels"][0]["value"].GetString(), "tiflash");
+  // member ids are full uint64s: the third member's id is above INT64_MAX.
+  auto health = Json(pd("health").body);
+  ASSERT_EQ(health.Size(), 3u);
+  EXPECT_TRUE(health[2]["member_id"].IsUint64());
+  EXPECT_FALSE(health[2]["member_id"].IsInt64());
+  EXPECT_TRUE(Json(pd("config/replicate").body).HasMember("max-replicas"));
+
+  Apply(sim, R"([{"pd":{"namespace":"demo","cluster":"demo","clusterStatus":"legacy"}}])");
+  EXPECT_FALSE(Json(pd("cluster/status").body).HasMember("is_initialized"));
+  Apply(sim, R"([{"pd":{"namespace":"demo","cluster":"demo","fault":"garbage"}}])");
+  EXPECT_TRUE(Json(pd("health").body).HasParseError());
+  Apply(sim, R"([{"pd":{"namespace":"demo","cluster":"demo","fault":"html"}}])");
+  EXPECT_THAT(pd("health").content_type, HasSubstr("text/html"));
+  Apply(sim, R"([{"pd":{"namespace":"demo","cluster":"demo","fault":"503"}}])");
+  EXPECT_EQ(pd("health").status, 503);
+  Apply(sim, R"([{"pd":{"namespace":"demo","cluster":"demo","fault":"close"}}])");
+  EXPECT_EQ(pd("health").status, 0);
+}
+
+TEST(SimProtocol, KsmMetricsPassPromtool) {
+  Sim sim(
+      {"--scenario", std::string(PODWAIT_SOURCE_DIR) + "/tests/scenarios/demo.json", "--manual"});
+  HttpResult r = HttpGet(sim.port(), "/ksm/metrics");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_THAT(r.body, HasSubstr("kube_pod_status_phase{namespace=\"demo\",pod=\"demo-tikv-0\""));
+  EXPECT_THAT(r.body, HasSubstr("kube_statefulset_status_replicas_ready{namespace=\"demo\","
+                                "statefulset=\"demo-tidb\"} 0"));
+  EXPECT_THAT(
+      r.body,
+      HasSubstr("kube_statefulset_replicas{namespace=\"demo\",statefulset=\"demo-tidb\"} 5"));
+  EXPECT_THAT(
+      r.body,
+      HasSubstr(
+          "owner_kind=\"StatefulSet\",owner_name=\"demo-tikv\",owner_is_controller=\"true\""));
+  EXPECT_THAT(r.body, HasSubstr("kube_pod_init_container_status_waiting_reason"));
+  std::string out;
+  int rc = RunCommand({"promtool", "check", "metrics"}, &out, r.body);
+  EXPECT_EQ(rc, 0) << out;
+}
+
+TEST(SimProtocol, DemoScenarioAdvancesByName) {
+  Sim sim(
+      {"--scenario", std::string(PODWAIT_SOURCE_DIR) + "/tests/scenarios/demo.json", "--manual"});
+  auto pd_leader = [&] { return HttpGet(sim.port(), "/pd/demo/demo/pd/api/v1/leader").status; };
+  EXPECT_EQ(pd_leader(), 503);
+  auto state = Json(HttpGet(sim.port(), "/_sim/state").body);
+  EXPECT_EQ(state["step"].GetInt(), 0);
+  EXPECT_EQ(state["resources"]["pods"].Size(), 18u);
+  ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=pd-ready", "").status, 200);
+  EXPECT_EQ(pd_leader(), 200);
+  ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=tidb-ready", "").status, 200);
+  auto tidb = Json(
+      HttpGet(sim.port(),
+              "/api/v1/namespaces/demo/pods?labelSelector=app.kubernetes.io%2Fcomponent%3Dtidb")
+          .body);
+  ASSERT_EQ(tidb["items"].Size(), 5u);
+  for (const auto& p : tidb["items"].GetArray())
+    EXPECT_STREQ(p["status"]["phase"].GetString(), "Running");
+  EXPECT_TRUE(
+      Json(HttpGet(sim.port(), "/pd/demo/demo/pd/api/v1/cluster/status").body)["is_initialized"]
+          .GetBool());
+  EXPECT_EQ(Post(sim.port(), "/_sim/advance", "").status, 409) << "no step left";
+}
+
+}  // namespace
+}  // namespace podwait::testing
