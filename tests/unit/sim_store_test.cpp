@@ -1,0 +1,139 @@
+// Unit tests of the simulator's pieces: selectors, the store's history, shorthand expansion.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include "exporter/common/clock.h"
+#include "tests/sim/shorthand.h"
+#include "tests/sim/store.h"
+
+namespace podwait::sim {
+namespace {
+
+rapidjson::Document Parse(const std::string& text) {
+  rapidjson::Document d;
+  d.Parse(text.c_str(), text.size());
+  return d;
+}
+
+KeyValues Labels(std::initializer_list<std::pair<const char*, const char*>> kv) {
+  KeyValues out;
+  for (const auto& [k, v] : kv) out.emplace_back(InternKey(k), v);
+  return out;
+}
+
+TEST(SimSelector, LabelOperators) {
+  std::string err;
+  auto l = Labels({{"app", "tikv"}, {"tier", "db"}});
+  auto m = [&](const char* text) {
+    auto s = ParseLabelSelector(text, &err);
+    EXPECT_TRUE(s.has_value()) << text << ": " << err;
+    return s && s->Matches(l);
+  };
+  EXPECT_TRUE(m("app=tikv"));
+  EXPECT_TRUE(m("app==tikv,tier"));
+  EXPECT_FALSE(m("app!=tikv"));
+  EXPECT_TRUE(m("app!=pd"));
+  EXPECT_FALSE(m("!tier"));
+  EXPECT_TRUE(m("!missing"));
+  EXPECT_TRUE(m("app in (pd, tikv)"));
+  EXPECT_FALSE(m("app notin (pd,tikv)"));
+  EXPECT_TRUE(m(""));
+  EXPECT_FALSE(ParseLabelSelector("app in pd", &err).has_value());
+}
+
+TEST(SimStore, HistoryIsBoundedAndCompactionMakesOldVersionsTooOld) {
+  FakeClock clock;
+  Store store(16, 1, clock);
+  std::string err;
+  for (int i = 0; i < 20; ++i) {
+    auto doc = Parse(R"({"kind":"Pod","apiVersion":"v1","metadata":{"namespace":"a","name":"p)" +
+                     std::to_string(i) + R"("}})");
+    ASSERT_TRUE(store.Upsert(Resource::kPods, std::move(doc), &err)) << err;
+  }
+  EXPECT_EQ(store.CurrentRv(), 20u);
+  std::vector<HistoryEntry> out;
+  EXPECT_FALSE(store.Since(1, 100, &out)) << "rv 2 fell out of a 16-entry history";
+  EXPECT_TRUE(store.Since(4, 100, &out));
+  ASSERT_EQ(out.size(), 16u);
+  EXPECT_EQ(out.front().obj->rv, 5u);
+  store.Compact();
+  out.clear();
+  EXPECT_FALSE(store.Since(19, 100, &out));
+  EXPECT_TRUE(store.Since(20, 100, &out));
+  EXPECT_TRUE(out.empty());
+  ASSERT_TRUE(store.Delete(Resource::kPods, "a", "p3"));
+  out.clear();
+  ASSERT_TRUE(store.Since(20, 100, &out));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type, EventType::kDeleted);
+  EXPECT_EQ(out[0].obj->rv, 21u);
+}
+
+TEST(SimStore, ListItemsOfCoreTypesDropKindAndKeepUidOnReplace) {
+  FakeClock clock;
+  Store store(100, 1, clock);
+  std::string err;
+  auto first = store.Upsert(
+      Resource::kPods,
+      Parse(R"({"kind":"Pod","apiVersion":"v1","metadata":{"namespace":"a","name":"p"}})"), &err);
+  ASSERT_TRUE(first);
+  auto second = store.Upsert(
+      Resource::kPods,
+      Parse(
+          R"({"kind":"Pod","apiVersion":"v1","metadata":{"namespace":"a","name":"p"},"status":{"phase":"Running"}})"),
+      &err);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(first->uid, second->uid);
+  EXPECT_EQ(second->FieldValue("status.phase"), "Running");
+  std::string item;
+  second->AppendListItem(&item);
+  auto d = Parse(item);
+  ASSERT_FALSE(d.HasParseError()) << item;
+  EXPECT_FALSE(d.HasMember("kind"));
+  EXPECT_STREQ(d["metadata"]["resourceVersion"].GetString(), "2");
+}
+
+TEST(SimShorthand, InitPodLooksLikeKubectlInit0of1) {
+  rapidjson::Document out;
+  std::string err;
+  auto spec = Parse(
+      R"({"namespace":"demo","name":"demo-tidb-0","stage":"init","waitForPd":true,"created":"-2m"})");
+  ASSERT_TRUE(ExpandPod(spec, 1'700'000'000'000, &out, &err)) << err;
+  EXPECT_STREQ(out["metadata"]["labels"]["app.kubernetes.io/instance"].GetString(), "demo");
+  EXPECT_STREQ(out["metadata"]["labels"]["app.kubernetes.io/component"].GetString(), "tidb");
+  EXPECT_STREQ(out["metadata"]["ownerReferences"][0]["name"].GetString(), "demo-tidb");
+  EXPECT_STREQ(out["status"]["phase"].GetString(), "Pending");
+  const auto& init = out["status"]["initContainerStatuses"][0];
+  EXPECT_STREQ(init["name"].GetString(), "wait-for-pd");
+  EXPECT_TRUE(init["state"].HasMember("running"));
+  EXPECT_STREQ(out["status"]["containerStatuses"][0]["state"]["waiting"]["reason"].GetString(),
+               "PodInitializing");
+  bool found = false;
+  for (const auto& c : out["status"]["conditions"].GetArray()) {
+    if (std::string(c["type"].GetString()) == "Initialized") {
+      found = true;
+      EXPECT_STREQ(c["status"].GetString(), "False");
+      EXPECT_STREQ(c["reason"].GetString(), "ContainersNotInitialized");
+      EXPECT_STREQ(c["message"].GetString(), "containers with incomplete status: [wait-for-pd]");
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(SimShorthand, RelativeTimes) {
+  Timestamp t;
+  const Timestamp now = 1'700'000'000'000;
+  ASSERT_TRUE(ResolveTime("-5m", now, &t));
+  EXPECT_EQ(t, now - 300'000);
+  ASSERT_TRUE(ResolveTime("${now+30s}", now, &t));
+  EXPECT_EQ(t, now + 30'000);
+  EXPECT_FALSE(ResolveTime("yesterday", now, &t));
+  auto doc = Parse(R"({"a":"${now-1m}","b":["at ${now} ok"]})");
+  ExpandTimes(doc, doc.GetAllocator(), now);
+  EXPECT_STREQ(doc["a"].GetString(), "2023-11-14T22:12:20Z");
+  EXPECT_STREQ(doc["b"][0].GetString(), "at 2023-11-14T22:13:20Z ok");
+}
+
+}  // namespace
+}  // namespace podwait::sim
