@@ -18,6 +18,13 @@ ConditionStatus ParseConditionStatus(std::string_view s) {
   return ConditionStatus::kUnknown;
 }
 
+// The pod conditions classification reads; others (PodReadyToStartContainers, DisruptionTarget,
+// readiness gates) are not kept, to keep records small.
+bool IsKeptCondition(std::string_view type) {
+  return type == "PodScheduled" || type == "Initialized" || type == "ContainersReady" ||
+         type == "Ready";
+}
+
 PodPhase ParsePhase(std::string_view s) {
   if (s == "Pending") return PodPhase::kPending;
   if (s == "Running") return PodPhase::kRunning;
@@ -136,10 +143,12 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
   const rapidjson::Value* status = Object(&object, "status");
   pod.phase = ParsePhase(Str(status, "phase"));
   if (const rapidjson::Value* conds = Array(status, "conditions")) {
-    pod.conditions.reserve(conds->Size());
+    size_t kept = 0;
+    for (const auto& c : conds->GetArray()) kept += IsKeptCondition(Str(&c, "type"));
+    pod.conditions.reserve(kept);
     for (const auto& c : conds->GetArray()) {
       std::string_view type = Str(&c, "type");
-      if (type.empty()) continue;
+      if (!IsKeptCondition(type)) continue;
       PodCondition cond;
       cond.type = std::string(type);
       cond.status = ParseConditionStatus(Str(&c, "status"));

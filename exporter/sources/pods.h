@@ -30,7 +30,8 @@ struct PodParseResult {
   std::string error;
 };
 
-// Fills a PodRecord with only the fields it lists (model/types.h). Pure. A document that is not
+// Fills a PodRecord with only the fields it lists (model/types.h); of the conditions, only
+// PodScheduled, Initialized, ContainersReady and Ready are kept. Pure. A document that is not
 // an object, or lacks metadata.uid/name/namespace, is an error; unknown or malformed optional
 // fields are left at their defaults.
 PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& options);

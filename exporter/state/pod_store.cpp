@@ -5,42 +5,29 @@
 #include "exporter/state/event_store.h"
 
 namespace podwait {
-namespace {
-
-std::string MakeKey(std::string_view namespace_, std::string_view name) {
-  std::string key;
-  key.reserve(namespace_.size() + 1 + name.size());
-  key.append(namespace_).push_back('/');
-  key.append(name);
-  return key;
-}
-
-}  // namespace
 
 PodStore::PodStore(EventStore* events, size_t max_tombstones)
     : events_(events), max_tombstones_(max_tombstones) {}
 
-void PodStore::EraseLocked(std::unordered_map<std::string, Entry>::iterator it,
-                           std::vector<PodChanges::Deleted>* removed) {
-  const PodRecord& pod = *it->second.pod;
-  auto key_it = uid_by_key_.find(MakeKey(pod.namespace_, pod.name));
-  if (key_it != uid_by_key_.end() && key_it->second == pod.uid) uid_by_key_.erase(key_it);
+void PodStore::EraseLocked(UidMap::iterator it, std::vector<PodChanges::Deleted>* removed) {
+  const PodPtr pod = it->second.pod;  // keeps the viewed strings alive until the end
+  auto name_it = by_name_.find(NameKey{pod->namespace_, pod->name});
+  if (name_it != by_name_.end() && name_it->second == pod->uid) by_name_.erase(name_it);
+  by_uid_.erase(it);
   ++version_;
-  tombstones_.push_back({version_, {pod.uid, pod.namespace_, pod.name}});
+  tombstones_.push_back({version_, {pod->uid, pod->namespace_, pod->name}});
   if (removed != nullptr) removed->push_back(tombstones_.back().pod);
   while (tombstones_.size() > max_tombstones_) {
     trail_start_ = tombstones_.front().version;
     tombstones_.pop_front();
   }
-  by_uid_.erase(it);
 }
 
 void PodStore::UpsertLocked(PodPtr pod, std::vector<PodChanges::Deleted>* removed) {
-  std::string key = MakeKey(pod->namespace_, pod->name);
-  auto key_it = uid_by_key_.find(key);
-  if (key_it != uid_by_key_.end() && key_it->second != pod->uid) {
+  auto name_it = by_name_.find(NameKey{pod->namespace_, pod->name});
+  if (name_it != by_name_.end() && name_it->second != pod->uid) {
     // Only one pod of a name exists at a time: an older incarnation is gone.
-    auto old = by_uid_.find(key_it->second);
+    auto old = by_uid_.find(name_it->second);
     if (old != by_uid_.end()) EraseLocked(old, removed);
   }
   auto it = by_uid_.find(pod->uid);
@@ -49,14 +36,27 @@ void PodStore::UpsertLocked(PodPtr pod, std::vector<PodChanges::Deleted>* remove
         it->second.pod->resource_version == pod->resource_version) {
       return;  // the same object again (relist): not a change
     }
-    it->second.pod = std::move(pod);
-    it->second.version = ++version_;
+    // Re-point both index keys at the new record before the old one can be freed.
+    auto node = by_uid_.extract(it);
+    node.key() = pod->uid;
+    auto name_node = by_name_.extract(NameKey{pod->namespace_, pod->name});
+    node.mapped().pod = std::move(pod);
+    node.mapped().version = ++version_;
+    const PodRecord& rec = *node.mapped().pod;
+    if (!name_node.empty()) {
+      name_node.key() = NameKey{rec.namespace_, rec.name};
+      name_node.mapped() = rec.uid;
+      by_name_.insert(std::move(name_node));
+    } else {
+      by_name_.emplace(NameKey{rec.namespace_, rec.name}, rec.uid);
+    }
+    by_uid_.insert(std::move(node));
     return;
   }
-  uid_by_key_[std::move(key)] = pod->uid;
+  const PodRecord& rec = *pod;
   const uint64_t v = ++version_;
-  std::string uid = pod->uid;
-  by_uid_.emplace(std::move(uid), Entry{std::move(pod), v});
+  by_uid_.emplace(rec.uid, Entry{std::move(pod), v});
+  by_name_[NameKey{rec.namespace_, rec.name}] = rec.uid;
 }
 
 void PodStore::ForgetEvents(const std::vector<PodChanges::Deleted>& removed) {
@@ -78,13 +78,12 @@ bool PodStore::Delete(std::string_view uid, std::string_view namespace_, std::st
   std::vector<PodChanges::Deleted> removed;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    std::string target(uid);
-    if (target.empty()) {
-      auto key_it = uid_by_key_.find(MakeKey(namespace_, name));
-      if (key_it == uid_by_key_.end()) return false;
-      target = key_it->second;
+    if (uid.empty()) {
+      auto name_it = by_name_.find(NameKey{namespace_, name});
+      if (name_it == by_name_.end()) return false;
+      uid = name_it->second;
     }
-    auto it = by_uid_.find(target);
+    auto it = by_uid_.find(uid);
     if (it == by_uid_.end()) return false;
     EraseLocked(it, &removed);
   }
@@ -101,7 +100,10 @@ void PodStore::Replace(std::vector<PodPtr> pods, std::string_view namespace_scop
       if (p != nullptr) keep.insert(p->uid);
     }
     std::lock_guard<std::mutex> lock(mu_);
-    if (by_uid_.empty()) by_uid_.reserve(pods.size());
+    if (by_uid_.empty()) {
+      by_uid_.reserve(pods.size());
+      by_name_.reserve(pods.size());
+    }
     for (auto it = by_uid_.begin(); it != by_uid_.end();) {
       auto next = std::next(it);
       const PodRecord& pod = *it->second.pod;
@@ -111,7 +113,7 @@ void PodStore::Replace(std::vector<PodPtr> pods, std::string_view namespace_scop
       }
       it = next;
     }
-    keep.clear();  // its views point into `pods`, which are moved from below
+    keep = {};  // its views point into `pods`, which are moved from below
     for (auto& p : pods) {
       if (p == nullptr || p->uid.empty()) continue;
       if (!namespace_scope.empty() && p->namespace_ != namespace_scope) continue;
@@ -123,21 +125,21 @@ void PodStore::Replace(std::vector<PodPtr> pods, std::string_view namespace_scop
 
 PodPtr PodStore::Get(std::string_view namespace_, std::string_view name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto key_it = uid_by_key_.find(MakeKey(namespace_, name));
-  if (key_it == uid_by_key_.end()) return nullptr;
-  auto it = by_uid_.find(key_it->second);
+  auto name_it = by_name_.find(NameKey{namespace_, name});
+  if (name_it == by_name_.end()) return nullptr;
+  auto it = by_uid_.find(name_it->second);
   return it == by_uid_.end() ? nullptr : it->second.pod;
 }
 
 PodPtr PodStore::GetByUid(std::string_view uid) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_uid_.find(std::string(uid));
+  auto it = by_uid_.find(uid);
   return it == by_uid_.end() ? nullptr : it->second.pod;
 }
 
 bool PodStore::Contains(std::string_view namespace_, std::string_view name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return uid_by_key_.count(MakeKey(namespace_, name)) > 0;
+  return by_name_.count(NameKey{namespace_, name}) > 0;
 }
 
 size_t PodStore::Size() const {

@@ -43,7 +43,7 @@ struct PodChanges {
 class PodStore {
  public:
   // `events` may be nullptr; it must outlive the store.
-  explicit PodStore(EventStore* events = nullptr, size_t max_tombstones = 65536);
+  explicit PodStore(EventStore* events = nullptr, size_t max_tombstones = 8192);
   PodStore(const PodStore&) = delete;
   PodStore& operator=(const PodStore&) = delete;
 
@@ -79,17 +79,30 @@ class PodStore {
     uint64_t version;
     PodChanges::Deleted pod;
   };
-  // REQUIRES: mu_ held. Returns the removed pod's (uid, namespace, name) for event clean-up.
-  void EraseLocked(std::unordered_map<std::string, Entry>::iterator it,
-                   std::vector<PodChanges::Deleted>* removed);
+  // The index keys are views into the stored records' own strings (no copies: memory matters at
+  // 100,000 pods). A record that replaces another re-points the keys before the old one is freed.
+  struct NameKey {
+    std::string_view namespace_, name;
+    bool operator==(const NameKey&) const = default;
+  };
+  struct NameKeyHash {
+    size_t operator()(const NameKey& k) const {
+      return std::hash<std::string_view>()(k.namespace_) * 31 +
+             std::hash<std::string_view>()(k.name);
+    }
+  };
+  using UidMap = std::unordered_map<std::string_view, Entry>;
+
+  // REQUIRES: mu_ held. Appends the removed pod's (uid, namespace, name) for event clean-up.
+  void EraseLocked(UidMap::iterator it, std::vector<PodChanges::Deleted>* removed);
   void UpsertLocked(PodPtr pod, std::vector<PodChanges::Deleted>* removed);
   void ForgetEvents(const std::vector<PodChanges::Deleted>& removed);
 
   EventStore* const events_;
   const size_t max_tombstones_;
   mutable std::mutex mu_;
-  std::unordered_map<std::string, Entry> by_uid_;
-  std::unordered_map<std::string, std::string> uid_by_key_;  // "namespace/name" -> uid
+  UidMap by_uid_;                                                       // uid -> record
+  std::unordered_map<NameKey, std::string_view, NameKeyHash> by_name_;  // -> uid
   std::deque<Tombstone> tombstones_;
   uint64_t version_ = 0;
   uint64_t trail_start_ = 0;  // ChangesSince(v) is exact for v >= trail_start_

@@ -199,6 +199,22 @@ TEST(ParsePod, MessagesAreBoundedOnUtf8Boundaries) {
   EXPECT_EQ(BoundedText("abcdef", 3), "abc");
 }
 
+TEST(ParsePod, KeepsOnlyTheConditionsClassificationReads) {
+  // Made up, in the shape of a Kubernetes 1.29+ pod (PodReadyToStartContainers) with a
+  // readiness gate.
+  rapidjson::Document doc;
+  doc.Parse(R"({"metadata":{"name":"a","namespace":"n","uid":"u"},"status":{"conditions":[
+    {"type":"PodReadyToStartContainers","status":"True"},{"type":"Initialized","status":"True"},
+    {"type":"Ready","status":"True"},{"type":"ContainersReady","status":"True"},
+    {"type":"PodScheduled","status":"True"},{"type":"example.com/gate","status":"True"}]}})");
+  PodParseResult r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok);
+  std::vector<std::string> types;
+  for (const auto& c : r.pod.conditions) types.push_back(c.type);
+  EXPECT_THAT(types, ElementsAre("Initialized", "Ready", "ContainersReady", "PodScheduled"));
+  EXPECT_EQ(r.pod.conditions.capacity(), 4u);
+}
+
 TEST(ParsePod, MalformedDocumentsAreErrorsAndOddFieldsAreIgnored) {
   for (const char* bad : {R"([])", R"({"metadata":[]})", R"({"metadata":{"name":"a"}})",
                           R"({"metadata":{"name":"a","namespace":"n","uid":7}})"}) {
