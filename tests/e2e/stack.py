@@ -615,7 +615,7 @@ def main():
         if a.mode == "up":
             for k, v in sorted(stack.env().items()):
                 print(f"{k}={v}", flush=True)
-            print("stack: up; Ctrl-C stops it", flush=True)
+            print("stack: up; Ctrl-C or SIGTERM stops it", flush=True)
             while all(p.running() for p in stack.processes):
                 time.sleep(1)
             stack.failed = True
@@ -627,8 +627,12 @@ def main():
         stack.failed = True
         print(f"stack: {e}", file=sys.stderr)
     except SystemExit as e:
+        # A signal: the normal way to end `up`; for `run` it interrupts the command.
         rc = e.code if isinstance(e.code, int) else 1
-        stack.failed = stack.failed or rc not in (0, 128 + signal.SIGINT)
+        if a.mode == "up" and not stack.failed:
+            rc = 0
+        else:
+            stack.failed = True
     finally:
         stack.stop()
     return rc
