@@ -86,7 +86,8 @@ table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px;
 th{color:var(--muted);font-weight:600;font-size:12px;text-transform:uppercase;letter-spacing:.03em}
 td.evidence{color:var(--muted);font-size:12.5px;word-break:break-word}
 .none{color:var(--muted)}
-@media (max-width:700px){td.evidence,th.evidence{display:none}td,th{padding:4px 5px}}
+td.pod{white-space:nowrap;font-weight:500}.scroll{overflow-x:auto}
+@media (max-width:700px){.evidence,.stage,.component{display:none}td,th{padding:4px 5px}main,header{padding-left:10px;padding-right:10px}}
 )";
 
 }  // namespace
@@ -225,17 +226,18 @@ std::string RenderStatusPage(const ViewModel& model, const std::string& telemetr
       h += "<h3 class=\"class-" + Escape(name) + "\">" + Escape(name) + " <span class=\"" +
            (expected ? "expected\">expected wait" : "unexpected\">needs attention") + "</span> · " +
            std::to_string(pods.size()) +
-           "</h3><table><thead><tr><th>pod</th><th>component</th><th>stage</th><th>reason</th>"
-           "<th>waiting</th><th class=\"evidence\">evidence</th></tr></thead><tbody>";
+           "</h3><div class=\"scroll\"><table><thead><tr><th>pod</th><th class=\"component\">"
+           "component</th><th class=\"stage\">stage</th><th>reason</th><th>waiting</th>"
+           "<th class=\"evidence\">evidence</th></tr></thead><tbody>";
       for (const WaitingPod* p : pods) {
         const Classification& c = p->classification;
         h += "<tr data-class=\"" + Escape(name) + "\"><td class=\"pod\">" + Escape(p->pod) +
-             "</td><td>" + Escape(p->component) + "</td><td>" + Escape(StageName(c.stage)) +
-             "</td><td class=\"reason\">" + Escape(c.reason) + "</td><td>" +
-             Escape(FormatDuration(model.now - c.stage_start)) + "</td><td class=\"evidence\">" +
-             Escape(c.evidence) + "</td></tr>";
+             "</td><td class=\"component\">" + Escape(p->component) + "</td><td class=\"stage\">" +
+             Escape(StageName(c.stage)) + "</td><td class=\"reason\">" + Escape(c.reason) +
+             "</td><td>" + Escape(FormatDuration(model.now - c.stage_start)) +
+             "</td><td class=\"evidence\">" + Escape(c.evidence) + "</td></tr>";
       }
-      h += "</tbody></table>";
+      h += "</tbody></table></div>";
     }
     h += "</section>";
   }
