@@ -11,14 +11,16 @@ Asserts, in order:
     KubeStatefulSetReplicasMismatch arrive too (nothing explains that wait).
  2. The generic alerts of the demo pods waiting on PD are in Alertmanager, inhibited by
     PodWaitingOnDependency of the same pod (StatefulSetWaitingOnDependency of the same
-    StatefulSet), and never reach the webhook. TiDBDependencyNotReady points at PD.
+    StatefulSet), and never reach the webhook. TiDBDependencyNotReady points at PD; TiKV's is
+    inhibited by PD's.
  3. PD becomes ready: TiDBDependencyNotReady{dependency="pd"} resolves.
  4. The rest of the timeline (TiKV up, TiDB ready): PodWaitingOnDependency,
     StatefulSetWaitingOnDependency and TiDBDependencyNotReady all resolve (resolved notifications
     reach the webhook); the capacity shortfall still fires; no generic alert of a pod that waited
     on PD was ever notified.
 
-Usage: alerts_e2e.py [--build-dir DIR]   (default $PODWAIT_BUILD_DIR or build/)
+Usage: alerts_e2e.py [--build-dir DIR] [--inhibit-file FILE] [--workdir DIR]
+       (build dir default: $PODWAIT_BUILD_DIR or build/)
 """
 
 import argparse
@@ -72,14 +74,34 @@ def first(stack, what, timeout, status="firing", **labels):
     return found[0]
 
 
+def latest_status(stack, **labels):
+    """{label set: status of its latest notification} for notified alerts matching `labels`."""
+    out = {}
+    for alert in stack.notified_alerts(**labels):
+        out[tuple(sorted(alert["labels"].items()))] = alert["status"]
+    return out
+
+
+def all_resolved(stack, what, timeout, **labels):
+    """Waits until alerts matching `labels` were notified and the latest notification of each is
+    "resolved"."""
+    def done():
+        latest = latest_status(stack, **labels)
+        return latest and all(s == "resolved" for s in latest.values())
+    wait_for(done, timeout, f"{what}: the last notification of each resolved "
+             f"(now {list(latest_status(stack, **labels).values())})")
+
+
 def am_inhibition(stack):
-    """{(alertname, namespace, pod or statefulset): (inhibited?, [inhibiting alerts' labels])}."""
+    """{(alertname, namespace, pod / statefulset / dependency): (inhibited?, [inhibiting alerts'
+    labels], labels)}."""
     alerts = stack.am_alerts()
     by_fp = {a["fingerprint"]: a["labels"] for a in alerts}
     out = {}
     for a in alerts:
         lb = a["labels"]
-        key = (lb.get("alertname"), lb.get("namespace"), lb.get("pod") or lb.get("statefulset"))
+        key = (lb.get("alertname"), lb.get("namespace"),
+               lb.get("pod") or lb.get("statefulset") or lb.get("dependency"))
         sources = [by_fp.get(fp, {"fingerprint": fp}) for fp in a["status"].get("inhibitedBy") or []]
         out[key] = (a["status"]["state"] == "suppressed" and bool(sources), sources, lb)
     return out
@@ -113,6 +135,7 @@ def run(stack, t0):
     wanted = [("KubePodNotReady", "demo", p) for p in DEPENDENCY_PODS]
     wanted += [("KubeContainerWaiting", "demo", p) for p in DEPENDENCY_PODS if p.startswith("demo-tidb")]
     wanted += [("KubeStatefulSetReplicasMismatch", "demo", DEPENDENCY_STATEFULSET)]
+    wanted += [("TiDBDependencyNotReady", "demo", "tikv")]
     box = {}
 
     def all_inhibited():
@@ -124,16 +147,21 @@ def run(stack, t0):
         wait_for(all_inhibited, 60, "the generic alerts of pods waiting on PD to be inhibited", interval=0.5)
     except StackError:
         raise Failure(f"not inhibited (or not present): {box.get('missing')}") from None
+    # Which alert must be the inhibiting one, and on which label it must agree.
+    want_source = {"KubePodNotReady": ("PodWaitingOnDependency", "pod", None),
+                   "KubeContainerWaiting": ("PodWaitingOnDependency", "pod", None),
+                   "KubeStatefulSetReplicasMismatch": ("StatefulSetWaitingOnDependency", "statefulset", None),
+                   "TiDBDependencyNotReady": ("TiDBDependencyNotReady", "tidb_cluster", "pd")}
     for (alertname, ns, obj) in wanted:
         _, sources, target = box["state"][(alertname, ns, obj)]
         check(target.get("cluster") == EXTERNAL_CLUSTER, f"{alertname} {obj} lacks cluster: {target}")
-        want_source = "StatefulSetWaitingOnDependency" if alertname == "KubeStatefulSetReplicasMismatch" \
-            else "PodWaitingOnDependency"
-        key = "statefulset" if alertname == "KubeStatefulSetReplicasMismatch" else "pod"
-        check(any(s.get("alertname") == want_source and s.get(key) == obj and s.get("namespace") == ns
-                  and s.get("cluster") == EXTERNAL_CLUSTER for s in sources),
-              f"{alertname} {ns}/{obj} inhibited by {sources}, want {want_source} of the same {key}")
-    log(t0, f"{len(wanted)} generic alerts of pods waiting on PD are inhibited by podwait's sources")
+        source, key, dependency = want_source[alertname]
+        check(any(s.get("alertname") == source and s.get(key) == target.get(key)
+                  and s.get("namespace") == ns and s.get("cluster") == EXTERNAL_CLUSTER
+                  and (dependency is None or s.get("dependency") == dependency) for s in sources),
+              f"{alertname} {ns}/{obj} inhibited by {sources}, want {source} with the same {key}")
+    log(t0, f"{len(wanted)} generic alerts of pods waiting on PD (and TiKV's alert) are inhibited "
+            "by podwait's sources")
 
     dep = first(stack, "TiDBDependencyNotReady for PD", 60, alertname="TiDBDependencyNotReady",
                 namespace="demo", dependency="pd")
@@ -155,10 +183,13 @@ def run(stack, t0):
     stack.sim_advance(to="tidb-ready")
     log(t0, "simulator: tidb-ready (end of the timeline)")
     for pod in DEPENDENCY_PODS:
-        first(stack, f"PodWaitingOnDependency of {pod} resolved", 60, status="resolved",
-              alertname="PodWaitingOnDependency", namespace="demo", pod=pod)
-    first(stack, "StatefulSetWaitingOnDependency of demo-tidb resolved", 60, status="resolved",
-          alertname="StatefulSetWaitingOnDependency", namespace="demo", statefulset=DEPENDENCY_STATEFULSET)
+        all_resolved(stack, f"PodWaitingOnDependency of {pod}", 60,
+                     alertname="PodWaitingOnDependency", namespace="demo", pod=pod)
+    all_resolved(stack, "StatefulSetWaitingOnDependency of demo-tidb", 60,
+                 alertname="StatefulSetWaitingOnDependency", namespace="demo",
+                 statefulset=DEPENDENCY_STATEFULSET)
+    all_resolved(stack, "TiDBDependencyNotReady of demo-demo", 60,
+                 alertname="TiDBDependencyNotReady", namespace="demo")
     dependency_alerts = ("PodWaitingOnDependency", "StatefulSetWaitingOnDependency", "TiDBDependencyNotReady")
     wait_for(lambda: not [a for a in stack.prom_alerts()
                           if a["labels"]["alertname"] in dependency_alerts and a["labels"].get("namespace") == "demo"],
@@ -176,11 +207,15 @@ def run(stack, t0):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build-dir")
+    p.add_argument("--inhibit-file", default="rules/alertmanager-inhibit.yml",
+                   help="inhibit rules for Alertmanager (to see the test fail without them)")
+    p.add_argument("--workdir", help="keep configs, data, logs and the webhook log here")
     a = p.parse_args()
     t0 = time.monotonic()
     stack = Stack(build_dir=a.build_dir, manual=True,
                   extra_rule_files=["tests/e2e/generic_alerts.rules.yml"],
-                  external_labels={"cluster": EXTERNAL_CLUSTER})
+                  external_labels={"cluster": EXTERNAL_CLUSTER}, inhibit_file=a.inhibit_file,
+                  workdir=a.workdir)
     try:
         with stack:
             log(t0, "stack up: " + " ".join(f"{k}={v}" for k, v in sorted(stack.env().items())))
