@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "exporter/app/app.h"
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/ca_status.h"
 #include "exporter/classify/classifier.h"
@@ -390,15 +391,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
   const std::map<ClusterKey, ClusterDependencies> dep_snapshot = deps.Snapshot();
 
   // Classify.
-  const ClassifierOptions options = [&] {
-    ClassifierOptions o;
-    o.decision_grace = a.config.autoscaler_decision_grace;
-    o.provision_timeout = a.config.autoscaler_provision_timeout;
-    o.dependency_ready_grace = a.config.dependency_ready_grace;
-    o.dependency_init_containers = a.config.dependency_init_containers;
-    o.dependency_map = a.config.dependency_map;
-    return o;
-  }();
+  const ClassifierOptions options = ClassifierOptionsFromConfig(a.config);
   auto snapshot = std::make_shared<WaitingSnapshot>();
   snapshot->evaluated_at = now;
   snapshot->autoscaler = autoscaler;
@@ -416,18 +409,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
     auto it = dep_snapshot.find(ClusterKey{p.namespace_, p.cluster});
     if (it != dep_snapshot.end()) d = &it->second;
     Classification c = Classify(p, evs, d, autoscaler, options, now);
-    if (c.waiting) {
-      WaitingPod w;
-      w.uid = p.uid;
-      w.namespace_ = p.namespace_;
-      w.cluster = p.cluster;
-      w.tidb_cluster = TidbClusterLabel(p.namespace_, p.cluster);
-      w.component = p.component;
-      w.pod = p.name;
-      w.classification = c;
-      w.class_since = now;
-      snapshot->pods.push_back(w);
-    }
+    if (c.waiting) snapshot->pods.push_back(MakeWaitingPod(p, c, now));
     if (!c.waiting && !a.all) continue;
     std::vector<std::string> row = {p.namespace_,
                                     p.cluster.empty() ? "<none>" : p.cluster,

@@ -23,6 +23,20 @@ std::string TidbClusterLabel(const std::string& ns, const std::string& cluster) 
   return ns + "-" + cluster;
 }
 
+WaitingPod MakeWaitingPod(const PodRecord& pod, Classification classification,
+                          Timestamp class_since) {
+  WaitingPod w;
+  w.uid = pod.uid;
+  w.namespace_ = pod.namespace_;
+  w.cluster = pod.cluster;
+  w.tidb_cluster = TidbClusterLabel(pod.namespace_, pod.cluster);
+  w.component = pod.component;
+  w.pod = pod.name;
+  w.classification = std::move(classification);
+  w.class_since = class_since;
+  return w;
+}
+
 WaitingTracker::WaitingTracker(ClassifyFn classify)
     : classify_(std::move(classify)), snapshot_(std::make_shared<WaitingSnapshot>()) {}
 
@@ -138,16 +152,7 @@ EvaluationSideFacts WaitingTracker::Evaluate(const EvaluationInput& input) {
     }
 
     if (c.waiting) {
-      WaitingPod w;
-      w.uid = pod.uid;
-      w.namespace_ = pod.namespace_;
-      w.cluster = pod.cluster;
-      w.tidb_cluster = TidbClusterLabel(pod.namespace_, pod.cluster);
-      w.component = pod.component;
-      w.pod = pod.name;
-      w.classification = std::move(c);
-      w.class_since = t.class_since;
-      snapshot->pods.push_back(std::move(w));
+      snapshot->pods.push_back(MakeWaitingPod(pod, std::move(c), t.class_since));
     }
   }
 

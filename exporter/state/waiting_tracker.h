@@ -137,4 +137,8 @@ class WaitingTracker {
 // "<namespace>-<cluster>", or "" without a cluster.
 std::string TidbClusterLabel(const std::string& ns, const std::string& cluster);
 
+// The published form of a waiting pod.
+WaitingPod MakeWaitingPod(const PodRecord& pod, Classification classification,
+                          Timestamp class_since);
+
 }  // namespace podwait
