@@ -228,6 +228,8 @@ class Stack:
         self.webhook_url = None
         self.webhook_log = os.path.join(self.workdir, "webhook.jsonl")
         self._stopped = False
+        self._started = set()
+        self._atexit = False
 
     # ---------------------------------------------------------------------------------------
     # Lifecycle
@@ -247,19 +249,21 @@ class Stack:
         self.stop()
         return False
 
-    def start(self):
-        """Starts the components in dependency order and waits until each is ready."""
+    def start(self, only=None):
+        """Starts the components (those in `only`, default all of self.components) that are not
+        running yet, in dependency order, and waits until each is ready. Calling it again later
+        starts the rest, e.g. start(only=("sim", "exporter")), check the exporter, start()."""
         install_signal_handlers()
-        atexit.register(self.stop)
-        if "sim" in self.components:
-            self._start_sim()
-        if "exporter" in self.components:
-            self._start_exporter()
-        if "alertmanager" in self.components:
-            self._start_webhook()
-            self._start_alertmanager()
-        if "prometheus" in self.components:
-            self._start_prometheus()
+        if not self._atexit:
+            atexit.register(self.stop)
+            self._atexit = True
+        wanted = [c for c in self.components if only is None or c in only]
+        for name, begin in (("sim", self._start_sim), ("exporter", self._start_exporter),
+                            ("alertmanager", self._start_alertmanager),
+                            ("prometheus", self._start_prometheus)):
+            if name in wanted and name not in self._started:
+                begin()
+                self._started.add(name)
         return self
 
     def stop(self):
@@ -416,6 +420,7 @@ class Stack:
         return path
 
     def _start_alertmanager(self):
+        self._start_webhook()
         config = self._alertmanager_config()
         data = self._path("alertmanager-data")
         os.makedirs(data, exist_ok=True)
