@@ -152,6 +152,9 @@ EvaluationSideFacts WaitingTracker::Evaluate(const EvaluationInput& input) {
     }
 
     if (c.waiting) {
+      // The stage's histogram series exists (at zero) from the first pod seen waiting in it, so
+      // the first completion is an increase that rate() can see.
+      histograms_.try_emplace(StageHistogramKey{pod.component, c.stage, c.wait_class});
       snapshot->pods.push_back(MakeWaitingPod(pod, std::move(c), t.class_since));
     }
   }

@@ -116,7 +116,17 @@ TEST_F(TrackerTest, RestartSeesReadyPodsWithoutInventingStages) {
   Run({MakePod("r", "ready", "tidb", true, kT0 - 1000), MakePod("w", "waiting", "tidb")}, kT0);
   Run({MakePod("r", "ready", "tidb", true, kT0 - 1000), MakePod("w", "waiting", "tidb")},
       kT0 + 1000);
-  EXPECT_THAT(tracker_.Snapshot()->stage_durations, IsEmpty());
+  EXPECT_EQ(Count("tidb", Stage::kInitializing, WaitClass::kDependency), 0u);
+  EXPECT_EQ(Count("tidb", Stage::kStarting, WaitClass::kStarting), 0u);
+}
+
+TEST_F(TrackerTest, HistogramSeriesExistAtZeroWhilePodsWait) {
+  // So that the first completion is an increase from 0 that rate() sees.
+  script_.by_uid["u"] = Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, kT0);
+  Run({MakePod("u", "p", "tikv")}, kT0);
+  auto snap = tracker_.Snapshot();
+  ASSERT_EQ(snap->stage_durations.count({"tikv", Stage::kUnscheduled, WaitClass::kScaleUp}), 1u);
+  EXPECT_EQ(snap->stage_durations.at({"tikv", Stage::kUnscheduled, WaitClass::kScaleUp}).count, 0u);
 }
 
 TEST_F(TrackerTest, RelistWithSameUidsIsNotATransition) {
@@ -125,7 +135,7 @@ TEST_F(TrackerTest, RelistWithSameUidsIsNotATransition) {
   Run({pod}, kT0);
   auto relisted = MakePod("u", "p", "tidb");  // a new record object for the same pod
   Run({relisted}, kT0 + 1000);
-  EXPECT_THAT(tracker_.Snapshot()->stage_durations, IsEmpty());
+  EXPECT_EQ(Count("tidb", Stage::kInitializing, WaitClass::kDependency), 0u);
 }
 
 TEST_F(TrackerTest, DeletedPodDoesNotCompleteItsStage) {
@@ -136,7 +146,7 @@ TEST_F(TrackerTest, DeletedPodDoesNotCompleteItsStage) {
   script_.by_uid["u"] = Classification{};
   Run({deleting}, kT0 + 1000);
   Run({}, kT0 + 2000);  // gone
-  EXPECT_THAT(tracker_.Snapshot()->stage_durations, IsEmpty());
+  EXPECT_EQ(Count("tidb", Stage::kInitializing, WaitClass::kDependency), 0u);
   EXPECT_THAT(tracker_.Snapshot()->pods, IsEmpty());
 }
 
