@@ -85,6 +85,8 @@ const char* WatchEventTypeName(WatchEventType type) {
 
 bool ParseWatchEvent(std::string_view line, rapidjson::Document* doc, WatchEvent* event,
                      std::string* error) {
+  doc->SetNull();
+  doc->GetAllocator().Clear();
   doc->Parse(line.data(), line.size());
   if (doc->HasParseError()) {
     *error = std::string("invalid JSON: ") + rapidjson::GetParseError_En(doc->GetParseError()) +

@@ -52,6 +52,9 @@ struct WatchEvent {
 
 // Decodes one line {"type":"ADDED","object":{...}} into *doc. Returns false with *error set when
 // the line is not JSON, has an unknown type, or its object is not a JSON object.
+// *doc is reused: what it held before is discarded and its memory pool cleared (a document's pool
+// only grows, so without this a watch stream would keep every event it ever parsed).
+// REQUIRES: *doc's allocator is its own (not shared with values that must outlive the call).
 bool ParseWatchEvent(std::string_view line, rapidjson::Document* doc, WatchEvent* event,
                      std::string* error);
 

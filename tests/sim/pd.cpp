@@ -233,7 +233,7 @@ PdAnswer AnswerPd(const PdState& s, std::string_view endpoint) {
     return a;
   }
   if (s.fault == "garbage") {
-    a.body = std::string("\x01\x02{\"members\": [{\"name\": tru", 30) + "\n";
+    a.body = std::string("\x01\x02{\"members\": [{\"name\": tru") + "\n";
     return a;
   }
   if (s.fault == "html") {
