@@ -118,21 +118,25 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
     pod.cluster = std::string(Str(labels, options.cluster_label.c_str()));
     pod.component = std::string(Str(labels, options.component_label.c_str()));
   }
-  if (const rapidjson::Value* owners = Array(meta, "ownerReferences")) {
-    const rapidjson::Value* chosen = nullptr;
-    for (const auto& o : owners->GetArray()) {
-      if (!o.IsObject()) continue;
-      if (chosen == nullptr) chosen = &o;
-      if (json::Bool(&o, "controller")) {
-        chosen = &o;
-        break;
+  const rapidjson::Value* status = Object(&object, "status");
+  pod.phase = ParsePhase(Str(status, "phase"));
+  const rapidjson::Value* conds = Array(status, "conditions");
+
+  // A Ready pod that is not being deleted is not waiting: keep only its Ready condition.
+  if (options.compact_ready && conds != nullptr && pod.deleted == 0) {
+    for (const auto& c : conds->GetArray()) {
+      if (Str(&c, "type") != "Ready") continue;
+      if (ParseConditionStatus(Str(&c, "status")) == ConditionStatus::kTrue) {
+        pod.conditions.reserve(1);
+        pod.conditions.push_back(
+            PodCondition{"Ready", ConditionStatus::kTrue, {}, {}, Time(&c, "lastTransitionTime")});
+        result.ok = true;
+        return result;
       }
-    }
-    if (chosen != nullptr) {
-      pod.owner_kind = std::string(Str(chosen, "kind"));
-      pod.owner_name = std::string(Str(chosen, "name"));
+      break;
     }
   }
+
   if (const rapidjson::Value* inits = Array(Object(&object, "spec"), "initContainers")) {
     pod.init_container_names.reserve(inits->Size());
     for (const auto& c : inits->GetArray()) {
@@ -140,9 +144,7 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
       if (!name.empty()) pod.init_container_names.emplace_back(name);
     }
   }
-  const rapidjson::Value* status = Object(&object, "status");
-  pod.phase = ParsePhase(Str(status, "phase"));
-  if (const rapidjson::Value* conds = Array(status, "conditions")) {
+  if (conds != nullptr) {
     size_t kept = 0;
     for (const auto& c : conds->GetArray()) kept += IsKeptCondition(Str(&c, "type"));
     pod.conditions.reserve(kept);

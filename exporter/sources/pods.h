@@ -19,6 +19,8 @@ struct PodParseOptions {
   std::string cluster_label = "app.kubernetes.io/instance";
   std::string component_label = "app.kubernetes.io/component";
   size_t max_message_bytes = 1024;  // condition and container messages are cut to this (UTF-8 safe)
+  // A pod that is Ready and not being deleted keeps only its Ready condition (PodRecord).
+  bool compact_ready = true;
 
   static PodParseOptions FromConfig(const Config& config);
 };
@@ -31,7 +33,9 @@ struct PodParseResult {
 };
 
 // Fills a PodRecord with only the fields it lists (model/types.h); of the conditions, only
-// PodScheduled, Initialized, ContainersReady and Ready are kept. Pure. A document that is not
+// PodScheduled, Initialized, ContainersReady and Ready are kept. A pod whose Ready condition is
+// True and that is not being deleted is kept compact (options.compact_ready): its Ready condition
+// without reason or message, nothing else of its status or spec. Pure. A document that is not
 // an object, or lacks metadata.uid/name/namespace, is an error; unknown or malformed optional
 // fields are left at their defaults.
 PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& options);

@@ -1,6 +1,6 @@
 #pragma once
 
-// The pods the exporter knows, keyed by uid with a namespace/name index. Written by the pod
+// The pods the exporter knows, by namespace/name. Written by the pod
 // source (one reflector thread per watched namespace), read by the evaluator and the JSON view.
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "exporter/model/types.h"
@@ -47,12 +47,14 @@ class PodStore {
   PodStore(const PodStore&) = delete;
   PodStore& operator=(const PodStore&) = delete;
 
-  // Adds or replaces a pod (by uid). A different pod with the same namespace/name (an earlier
-  // incarnation whose deletion was missed) is removed. A record whose resourceVersion equals the
-  // stored one is not a change.
+  // Adds or replaces a pod. A different pod with the same namespace/name (an earlier incarnation
+  // whose deletion was missed) is removed. A record whose resourceVersion equals the stored one is
+  // not a change.
   void Upsert(PodPtr pod);
   void Upsert(PodRecord pod) { Upsert(std::make_shared<const PodRecord>(std::move(pod))); }
-  // Removes a pod by uid; with an empty uid, by namespace/name. Returns whether it was there.
+  // Removes a pod by namespace/name; a non-empty uid must match too (a DELETED event of an earlier
+  // incarnation does not remove the current one). With an empty name, by uid (a scan: O(n)).
+  // Returns whether it was there.
   bool Delete(std::string_view uid, std::string_view namespace_, std::string_view name);
   // Makes the pods of one namespace (namespace_scope; "" means every namespace) exactly `pods`:
   // pods of that scope not in `pods` are deleted, the others upserted. Pods of other namespaces
@@ -60,6 +62,7 @@ class PodStore {
   void Replace(std::vector<PodPtr> pods, std::string_view namespace_scope = {});
 
   PodPtr Get(std::string_view namespace_, std::string_view name) const;
+  // A scan (O(n)): for tests and debugging, not for hot paths.
   PodPtr GetByUid(std::string_view uid) const;
   bool Contains(std::string_view namespace_, std::string_view name) const;
   size_t Size() const;
@@ -71,38 +74,51 @@ class PodStore {
   PodChanges ChangesSince(uint64_t since) const;
 
  private:
-  struct Entry {
-    PodPtr pod;
-    uint64_t version = 0;
-  };
   struct Tombstone {
     uint64_t version;
     PodChanges::Deleted pod;
   };
-  // The index keys are views into the stored records' own strings (no copies: memory matters at
-  // 100,000 pods). A record that replaces another re-points the keys before the old one is freed.
+  // One index, by namespace/name (a name belongs to one pod at a time): at 100,000 pods every
+  // byte per pod counts, so the entry holds the record and the key is read from the record itself
+  // (heterogeneous lookup by NameKey). `version` is the store version that last changed the entry.
+  struct Entry {
+    mutable PodPtr pod;
+    mutable uint64_t version = 0;
+  };
   struct NameKey {
     std::string_view namespace_, name;
-    bool operator==(const NameKey&) const = default;
   };
-  struct NameKeyHash {
-    size_t operator()(const NameKey& k) const {
+  struct EntryHash {
+    using is_transparent = void;
+    size_t operator()(const NameKey& k) const noexcept {
       return std::hash<std::string_view>()(k.namespace_) * 31 +
              std::hash<std::string_view>()(k.name);
     }
+    size_t operator()(const Entry& e) const noexcept {
+      return (*this)(NameKey{e.pod->namespace_, e.pod->name});
+    }
   };
-  using UidMap = std::unordered_map<std::string_view, Entry>;
+  struct EntryEq {
+    using is_transparent = void;
+    static NameKey Key(const NameKey& k) { return k; }
+    static NameKey Key(const Entry& e) { return NameKey{e.pod->namespace_, e.pod->name}; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const noexcept {
+      const NameKey ka = Key(a), kb = Key(b);
+      return ka.name == kb.name && ka.namespace_ == kb.namespace_;
+    }
+  };
+  using Index = std::unordered_set<Entry, EntryHash, EntryEq>;
 
   // REQUIRES: mu_ held. Appends the removed pod's (uid, namespace, name) for event clean-up.
-  void EraseLocked(UidMap::iterator it, std::vector<PodChanges::Deleted>* removed);
+  void EraseLocked(Index::iterator it, std::vector<PodChanges::Deleted>* removed);
   void UpsertLocked(PodPtr pod, std::vector<PodChanges::Deleted>* removed);
   void ForgetEvents(const std::vector<PodChanges::Deleted>& removed);
 
   EventStore* const events_;
   const size_t max_tombstones_;
   mutable std::mutex mu_;
-  UidMap by_uid_;                                                       // uid -> record
-  std::unordered_map<NameKey, std::string_view, NameKeyHash> by_name_;  // -> uid
+  Index pods_;
   std::deque<Tombstone> tombstones_;
   uint64_t version_ = 0;
   uint64_t trail_start_ = 0;  // ChangesSince(v) is exact for v >= trail_start_

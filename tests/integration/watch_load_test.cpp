@@ -81,8 +81,11 @@ TEST(WatchLoad, InitialSyncOfManyPodsEqualsTheSimulator) {
   ASSERT_FALSE(doc.HasParseError());
   size_t matched = 0;
   for (const auto& p : doc["resources"]["pods"].GetArray()) {
-    PodPtr mine = store.GetByUid(p["uid"].GetString());
-    if (mine != nullptr && mine->resource_version == p["resourceVersion"].GetString()) ++matched;
+    PodPtr mine = store.Get(p["namespace"].GetString(), p["name"].GetString());
+    if (mine != nullptr && mine->uid == p["uid"].GetString() &&
+        mine->resource_version == p["resourceVersion"].GetString()) {
+      ++matched;
+    }
   }
   EXPECT_EQ(matched, store.Size());
   reflector.Stop();

@@ -73,11 +73,6 @@ PodRecord PodFromYaml(const YAML::Node& doc) {
   p.component = Str(Get(Get(md, "labels"), "app.kubernetes.io/component"));
   p.created = Time(Get(md, "creationTimestamp"));
   p.deleted = Time(Get(md, "deletionTimestamp"));
-  YAML::Node owners = Get(md, "ownerReferences");
-  if (owners.IsDefined() && owners.IsSequence() && owners.size() > 0) {
-    p.owner_kind = Str(Get(owners[0], "kind"));
-    p.owner_name = Str(Get(owners[0], "name"));
-  }
   YAML::Node inits = Get(Get(doc, "spec"), "initContainers");
   if (inits.IsDefined() && inits.IsSequence()) {
     for (const auto& c : inits) p.init_container_names.push_back(Str(Get(c, "name")));

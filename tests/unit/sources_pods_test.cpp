@@ -7,6 +7,7 @@
 #include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
 
+#include "exporter/classify/classifier.h"
 #include "exporter/common/time_format.h"
 #include "exporter/sources/pods.h"
 #include "tests/support/process.h"
@@ -141,7 +142,7 @@ TEST(ParsePod, RealUnboundPvcStatus) {
               ::testing::HasSubstr("unbound immediate PersistentVolumeClaims"));
 }
 
-TEST(ParsePod, CustomLabelKeysOwnerDeletionAndTerminatedContainers) {
+TEST(ParsePod, CustomLabelKeysDeletionAndTerminatedContainers) {
   // Made up, in the shape of a tidb-operator TiKV pod being deleted after a crash loop.
   rapidjson::Document doc;
   doc.Parse(R"({
@@ -167,8 +168,6 @@ TEST(ParsePod, CustomLabelKeysOwnerDeletionAndTerminatedContainers) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.pod.cluster, "basic");
   EXPECT_EQ(r.pod.component, "tikv");
-  EXPECT_EQ(r.pod.owner_kind, "StatefulSet");
-  EXPECT_EQ(r.pod.owner_name, "basic-tikv");
   EXPECT_EQ(r.pod.deleted, T("2024-05-02T11:00:00.500Z"));
   EXPECT_EQ(r.pod.phase, PodPhase::kRunning);
   ASSERT_EQ(r.pod.containers.size(), 2u);
@@ -205,14 +204,103 @@ TEST(ParsePod, KeepsOnlyTheConditionsClassificationReads) {
   rapidjson::Document doc;
   doc.Parse(R"({"metadata":{"name":"a","namespace":"n","uid":"u"},"status":{"conditions":[
     {"type":"PodReadyToStartContainers","status":"True"},{"type":"Initialized","status":"True"},
-    {"type":"Ready","status":"True"},{"type":"ContainersReady","status":"True"},
-    {"type":"PodScheduled","status":"True"},{"type":"example.com/gate","status":"True"}]}})");
+    {"type":"Ready","status":"False"},{"type":"ContainersReady","status":"True"},
+    {"type":"PodScheduled","status":"True"},{"type":"example.com/gate","status":"False"}]}})");
   PodParseResult r = ParsePod(doc, PodParseOptions{});
   ASSERT_TRUE(r.ok);
   std::vector<std::string> types;
   for (const auto& c : r.pod.conditions) types.push_back(c.type);
   EXPECT_THAT(types, ElementsAre("Initialized", "Ready", "ContainersReady", "PodScheduled"));
   EXPECT_EQ(r.pod.conditions.capacity(), 4u);
+}
+
+// Made up, in the shape of a Ready tidb-operator TiKV pod (wait-for-pd init container done, main
+// container running), as podwait-sim's pod shorthand writes it.
+constexpr const char* kReadyTikv = R"({
+  "metadata": {"name": "basic-tikv-0", "namespace": "tidb", "uid": "u-ready",
+    "resourceVersion": "812", "creationTimestamp": "2024-05-02T10:00:00Z",
+    "labels": {"app.kubernetes.io/instance": "basic", "app.kubernetes.io/component": "tikv"}},
+  "spec": {"initContainers": [{"name": "wait-for-pd", "image": "pingcap/podwait:latest"}],
+    "containers": [{"name": "tikv", "image": "pingcap/tikv:v7.5.0"}]},
+  "status": {"phase": "Running",
+    "conditions": [
+      {"type": "Initialized", "status": "True", "lastTransitionTime": "2024-05-02T10:01:00Z"},
+      {"type": "Ready", "status": "True", "lastTransitionTime": "2024-05-02T10:02:00Z"},
+      {"type": "ContainersReady", "status": "True", "lastTransitionTime": "2024-05-02T10:02:00Z"},
+      {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2024-05-02T10:00:01Z"}],
+    "initContainerStatuses": [{"name": "wait-for-pd", "ready": true, "restartCount": 0,
+      "state": {"terminated": {"exitCode": 0, "reason": "Completed",
+        "startedAt": "2024-05-02T10:00:05Z"}}}],
+    "containerStatuses": [{"name": "tikv", "ready": true, "restartCount": 0,
+      "state": {"running": {"startedAt": "2024-05-02T10:01:01Z"}}}]}})";
+
+TEST(ParsePod, AReadyPodKeepsOnlyItsReadyCondition) {
+  rapidjson::Document doc;
+  doc.Parse(kReadyTikv);
+  ASSERT_FALSE(doc.HasParseError());
+  PodParseResult r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.pod.uid, "u-ready");
+  EXPECT_EQ(r.pod.Key(), "tidb/basic-tikv-0");
+  EXPECT_EQ(r.pod.cluster, "basic");
+  EXPECT_EQ(r.pod.component, "tikv");
+  EXPECT_EQ(r.pod.resource_version, "812");
+  EXPECT_EQ(r.pod.created, T("2024-05-02T10:00:00Z"));
+  EXPECT_EQ(r.pod.phase, PodPhase::kRunning);
+  ASSERT_EQ(r.pod.conditions.size(), 1u);
+  EXPECT_EQ(r.pod.conditions.capacity(), 1u);
+  const PodCondition* ready = r.pod.Condition("Ready");
+  ASSERT_NE(ready, nullptr);
+  EXPECT_EQ(ready->status, ConditionStatus::kTrue);
+  EXPECT_EQ(ready->last_transition, T("2024-05-02T10:02:00Z"));
+  EXPECT_TRUE(r.pod.init_container_names.empty());
+  EXPECT_TRUE(r.pod.init_containers.empty());
+  EXPECT_TRUE(r.pod.containers.empty());
+
+  // The classifier says the same of the compact and of the full record: not waiting.
+  PodParseOptions full_options;
+  full_options.compact_ready = false;
+  PodParseResult full = ParsePod(doc, full_options);
+  ASSERT_TRUE(full.ok);
+  EXPECT_EQ(full.pod.conditions.size(), 4u);
+  EXPECT_THAT(full.pod.init_container_names, ElementsAre("wait-for-pd"));
+  EXPECT_EQ(full.pod.containers.size(), 1u);
+  const ClassifierOptions copt;
+  const AutoscalerState autoscaler;
+  const Timestamp now = T("2024-05-02T11:00:00Z");
+  EXPECT_FALSE(Classify(r.pod, {}, nullptr, autoscaler, copt, now).waiting);
+  EXPECT_FALSE(Classify(full.pod, {}, nullptr, autoscaler, copt, now).waiting);
+}
+
+TEST(ParsePod, NotReadyOrDeletingPodsKeepEverythingTheClassifierReads) {
+  // The same pod after losing readiness, and Ready but being deleted: kept whole.
+  std::string not_ready = kReadyTikv;
+  const std::string ready_true =
+      R"({"type": "Ready", "status": "True", "lastTransitionTime": "2024-05-02T10:02:00Z"})";
+  not_ready.replace(not_ready.find(ready_true), ready_true.size(),
+                    R"({"type": "Ready", "status": "False", "reason": "ContainersNotReady",
+                        "message": "containers with unready status: [tikv]",
+                        "lastTransitionTime": "2024-05-02T10:30:00Z"})");
+  std::string deleting = kReadyTikv;
+  deleting.replace(deleting.find(R"("resourceVersion")"), 0,
+                   R"("deletionTimestamp": "2024-05-02T10:40:00Z", )");
+  for (const std::string& text : {not_ready, deleting}) {
+    rapidjson::Document doc;
+    doc.Parse(text.c_str());
+    ASSERT_FALSE(doc.HasParseError()) << text;
+    PodParseResult r = ParsePod(doc, PodParseOptions{});
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.pod.conditions.size(), 4u);
+    EXPECT_THAT(r.pod.init_container_names, ElementsAre("wait-for-pd"));
+    ASSERT_EQ(r.pod.init_containers.size(), 1u);
+    EXPECT_EQ(r.pod.init_containers[0].reason, "Completed");
+    ASSERT_EQ(r.pod.containers.size(), 1u);
+    EXPECT_EQ(r.pod.containers[0].state, ContainerState::kRunning);
+  }
+  rapidjson::Document doc;
+  doc.Parse(not_ready.c_str());
+  EXPECT_EQ(ParsePod(doc, {}).pod.Condition("Ready")->message,
+            "containers with unready status: [tikv]");
 }
 
 TEST(ParsePod, MalformedDocumentsAreErrorsAndOddFieldsAreIgnored) {
