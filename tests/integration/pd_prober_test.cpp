@@ -11,9 +11,6 @@
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -33,33 +30,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 using namespace std::chrono_literals;
-
-// POSTs a JSON body to the simulator; returns the HTTP status (0 on transport error).
-int Post(int port, const std::string& path, const std::string& body) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    ::close(fd);
-    return 0;
-  }
-  std::string req =
-      "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
-      "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-      "\r\n\r\n" + body;
-  ::send(fd, req.data(), req.size(), 0);
-  std::string resp;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) resp.append(buf, static_cast<size_t>(n));
-  ::close(fd);
-  int status = 0;
-  std::sscanf(resp.c_str(), "HTTP/1.%*d %d", &status);
-  return status;
-}
+using testing::HttpPost;
 
 // A running podwait-sim on a free loopback port.
 class Sim {
@@ -88,7 +59,7 @@ class Sim {
   void Pd(const std::string& ns, const std::string& cluster, const std::string& spec) {
     std::string body = R"({"pd":{"namespace":")" + ns + R"(","cluster":")" + cluster + "\"" +
                        (spec.empty() ? "" : "," + spec) + "}}";
-    ASSERT_EQ(Post(port_, "/_sim/apply", body), 200) << body << "\n" << log();
+    ASSERT_EQ(HttpPost(port_, "/_sim/apply", body), 200) << body << "\n" << log();
   }
   std::string UrlTemplate() const {
     return "http://127.0.0.1:" + std::to_string(port_) + "/pd/{namespace}/{cluster}";

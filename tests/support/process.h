@@ -55,6 +55,10 @@ struct HttpResult {
 HttpResult HttpGet(int port, const std::string& path,
                    std::vector<std::pair<std::string, std::string>> headers = {});
 
+// POST body (JSON) to http://127.0.0.1:<port><path>; returns the HTTP status (0 on transport
+// error).
+int HttpPost(int port, const std::string& path, const std::string& body);
+
 // Path of a file in the source tree / build tree.
 std::string SourcePath(const std::string& relative);
 std::string BinaryPath(const std::string& relative);

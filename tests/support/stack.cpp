@@ -109,20 +109,7 @@ void SimAndExporter::StartExporter() {
 }
 
 int SimAndExporter::SimPost(const std::string& path, const std::string& body) {
-  std::string out;
-  std::vector<std::string> argv = {"curl",
-                                   "-s",
-                                   "-o",
-                                   "/dev/null",
-                                   "-w",
-                                   "%{http_code}",
-                                   "-X",
-                                   "POST",
-                                   "--data-binary",
-                                   body.empty() ? "{}" : body,
-                                   "http://127.0.0.1:" + std::to_string(sim_port_) + path};
-  RunCommand(argv, &out);
-  return std::atoi(out.c_str());
+  return HttpPost(sim_port_, path, body.empty() ? "{}" : body);
 }
 
 std::string SimAndExporter::Scrape() { return HttpGet(exporter_port_, "/metrics").body; }
