@@ -92,15 +92,11 @@ AutoscalerState App::CurrentAutoscalerState(Timestamp now) {
 
 void App::EvaluateOnce() {
   const Timestamp now = clock_.Now();
-  std::vector<PodPtr> all = pods_.Snapshot();
-  std::vector<PodPtr> pods;
-  pods.reserve(all.size());
-  for (auto& p : all) {
-    if (config_.total_shards > 1 &&
-        ShardOf(p->namespace_, p->cluster, config_.total_shards) != config_.shard) {
-      continue;
-    }
-    pods.push_back(std::move(p));
+  std::vector<PodPtr> pods = pods_.Snapshot();
+  if (config_.total_shards > 1) {
+    std::erase_if(pods, [this](const PodPtr& p) {
+      return ShardOf(p->namespace_, p->cluster, config_.total_shards) != config_.shard;
+    });
   }
 
   // Events of the pods that are not Ready: read once, and scanned for autoscaler presence before

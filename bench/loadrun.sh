@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# Load run (DESIGN §8): podwait-exporter on one core against podwait-sim serving 100,000 pods in
+# 1,000 TiDB clusters (with events, TidbClusters and a PD API per cluster) and a steady churn.
+#
+#   bench/loadrun.sh [--build-dir DIR] [--clusters N] [--pods-per-cluster M] [--churn R]
+#                    [--duration S] [--scrapes K] [--cpu C] [--sim-cpu C] [--out FILE]
+#
+# Defaults: build-release (made with scripts/build.sh --release), 1000 clusters x 100 pods, churn
+# 500 pod updates/s for 60 s, 50 scrapes, exporter on CPU 0 and simulator on CPU 1. Everything
+# listens on 127.0.0.1 only. The run stops by itself: every wait has a deadline, and both
+# processes are stopped (by their pid) on exit.
+#
+# Reports, as key=value lines (and into --out when given):
+#   sync_s              exporter start -> /readyz 200 (every reflector listed once)
+#   pods_list_ms        the pod reflector's own "listed" time (from its log line)
+#   peak_rss_mib        VmHWM right after the initial sync (peak during the initial list)
+#   steady_rss_mib      VmRSS after the churn phase and the scrapes
+#   events_per_s        rate of podwait_watch_events_total{resource="pods"} during the churn
+#   cpu_ms_per_1k_events  process_cpu_seconds_total per 1,000 pod events during the churn (all of
+#                       the exporter's work in that time: watch, evaluation loop, PD probes)
+#   cpu_cores           process CPU seconds per wall second during the churn
+#   metrics_p50_ms / metrics_p99_ms   /metrics latency (uncompressed) over --scrapes scrapes
+#   metrics_bytes, waiting_pods       response size and number of waiting pods in it
+#   probe_round_s       podwait_probe_round_seconds: the last full PD probe round
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=build-release
+clusters=1000
+per_cluster=100
+churn=500
+duration=60
+scrapes=50
+cpu=0
+sim_cpu=1
+out=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build_dir=$2; shift ;;
+    --clusters) clusters=$2; shift ;;
+    --pods-per-cluster) per_cluster=$2; shift ;;
+    --churn) churn=$2; shift ;;
+    --duration) duration=$2; shift ;;
+    --scrapes) scrapes=$2; shift ;;
+    --cpu) cpu=$2; shift ;;
+    --sim-cpu) sim_cpu=$2; shift ;;
+    --out) out=$2; shift ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+exporter=$build_dir/podwait-exporter
+sim=$build_dir/podwait-sim
+for b in "$exporter" "$sim"; do
+  if [ ! -x "$b" ]; then
+    echo "missing $b: scripts/build.sh --release podwait-exporter podwait-sim" >&2
+    exit 2
+  fi
+done
+for tool in curl taskset awk; do
+  command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 2; }
+done
+
+work=$(mktemp -d)
+sim_pid=
+exp_pid=
+cleanup() {
+  for pid in $exp_pid $sim_pid; do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in $exp_pid $sim_pid; do
+    for _ in $(seq 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+now_ms() { date +%s%3N; }
+# wait_until DEADLINE_S COMMAND...: polls every 50 ms; fails after the deadline.
+wait_until() {
+  local deadline=$(( $(now_ms) + $1 * 1000 ))
+  shift
+  until "$@"; do
+    if [ "$(now_ms)" -gt "$deadline" ]; then return 1; fi
+    sleep 0.05
+  done
+}
+status_kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+scrape() { curl -sf --max-time 10 "http://127.0.0.1:$exp_port/metrics"; }
+# Sum of the samples of a metric whose labels contain $2 (may be empty) in the text on stdin.
+metric_sum() {
+  awk -v name="$1" -v want="$2" '
+    index($0, name) == 1 && (substr($0, length(name) + 1, 1) == "{" ||
+                             substr($0, length(name) + 1, 1) == " ") &&
+    (want == "" || index($0, want) > 0) { s += $NF; n++ }
+    END { if (n) printf "%.6f\n", s; else print "nan" }'
+}
+
+results=()
+report() {
+  results+=("$1=$2")
+  echo "$1=$2"
+}
+
+# --- simulator ------------------------------------------------------------------------------
+echo "# generating $((clusters * per_cluster)) pods in $clusters clusters (churn $churn/s)" >&2
+taskset -c "$sim_cpu" "$sim" --listen 127.0.0.1:0 --port-file "$work/sim.port" --log-level warn \
+  --generate-clusters "$clusters" --pods-per-cluster "$per_cluster" --churn-per-second "$churn" \
+  --bookmark-interval 10s >"$work/sim.out" 2>"$work/sim.err" &
+sim_pid=$!
+if ! wait_until 300 test -s "$work/sim.port"; then
+  echo "simulator did not start" >&2
+  cat "$work/sim.err" >&2
+  exit 1
+fi
+sim_port=$(cat "$work/sim.port")
+
+# --- exporter, pinned to one core ------------------------------------------------------------
+exp_port_file=$work/exp.port
+python3 - >"$exp_port_file" <<'EOF'
+import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+s.close()
+EOF
+exp_port=$(cat "$exp_port_file")
+start_ms=$(now_ms)
+taskset -c "$cpu" "$exporter" \
+  --web.listen-address="127.0.0.1:$exp_port" \
+  --kube.api-url="http://127.0.0.1:$sim_port" \
+  "--pd.url-template=http://127.0.0.1:$sim_port/pd/{namespace}/{cluster}" \
+  >"$work/exp.out" 2>"$work/exp.err" &
+exp_pid=$!
+ready() { curl -sf --max-time 1 -o /dev/null "http://127.0.0.1:$exp_port/readyz"; }
+if ! wait_until 120 ready; then
+  echo "exporter did not become ready within 120 s" >&2
+  tail -20 "$work/exp.err" >&2
+  exit 1
+fi
+sync_ms=$(( $(now_ms) - start_ms ))
+peak_kib=$(status_kib "$exp_pid" VmHWM)
+sync_rss_kib=$(status_kib "$exp_pid" VmRSS)
+list_ms=$(awk '/msg=listed/ && / resource=pods / { for (i = 1; i <= NF; i++) if ($i ~ /^ms=/) { sub("ms=", "", $i); print $i } }' "$work/exp.err" | tail -1)
+report pods "$((clusters * per_cluster))"
+report sync_s "$(awk -v m="$sync_ms" 'BEGIN { printf "%.2f", m / 1000 }')"
+report pods_list_ms "${list_ms:-nan}"
+report peak_rss_mib "$(mib "$peak_kib")"
+report rss_after_sync_mib "$(mib "$sync_rss_kib")"
+
+# --- steady churn -------------------------------------------------------------------------------
+# The simulator churns from its start (the list is taken under churn, as in a live cluster). Let
+# the exporter settle first: one full PD probe round.
+if ! wait_until 120 sh -c "curl -sf --max-time 5 http://127.0.0.1:$exp_port/metrics | grep -q '^podwait_probe_round_seconds '"; then
+  echo "# no PD probe round finished within 120 s" >&2
+fi
+m0=$(scrape)
+t0=$(now_ms)
+sleep "$duration"
+m1=$(scrape)
+t1=$(now_ms)
+ev0=$(metric_sum podwait_watch_events_total 'resource="pods"' <<<"$m0")
+ev1=$(metric_sum podwait_watch_events_total 'resource="pods"' <<<"$m1")
+cpu0=$(metric_sum process_cpu_seconds_total "" <<<"$m0")
+cpu1=$(metric_sum process_cpu_seconds_total "" <<<"$m1")
+read -r rate cpu_per_1k cores < <(awk -v e0="$ev0" -v e1="$ev1" -v c0="$cpu0" -v c1="$cpu1" \
+  -v t0="$t0" -v t1="$t1" 'BEGIN {
+    s = (t1 - t0) / 1000; de = e1 - e0; dc = c1 - c0
+    printf "%.1f %s %.3f\n", de / s, (de > 0 ? sprintf("%.2f", dc * 1000 * 1000 / de) : "nan"), dc / s }')
+report churn_per_s "$churn"
+report events_per_s "$rate"
+report cpu_ms_per_1k_events "$cpu_per_1k"
+report cpu_cores "$cores"
+report probe_round_s "$(metric_sum podwait_probe_round_seconds "" <<<"$m1")"
+
+# --- /metrics latency -------------------------------------------------------------------------
+times=$work/scrapes
+: >"$times"
+for _ in $(seq "$scrapes"); do
+  curl -sf --max-time 10 -o "$work/metrics.txt" -w '%{time_total}\n' \
+    "http://127.0.0.1:$exp_port/metrics" >>"$times"
+done
+read -r p50 p99 < <(sort -g "$times" | awk '{ v[NR] = $1 } END {
+    i50 = int((NR - 1) * 0.50) + 1; i99 = int((NR - 1) * 0.99) + 1
+    printf "%.1f %.1f\n", v[i50] * 1000, v[i99] * 1000 }')
+report metrics_p50_ms "$p50"
+report metrics_p99_ms "$p99"
+report metrics_bytes "$(wc -c <"$work/metrics.txt")"
+report waiting_pods "$(grep -c '^podwait_pod_waiting_seconds{' "$work/metrics.txt" || true)"
+report scrape_p99_server_ms "$(awk '/^podwait_scrape_duration_seconds_sum/ { s = $2 } /^podwait_scrape_duration_seconds_count/ { n = $2 } END { if (n) printf "%.1f", s * 1000 / n; else print "nan" }' "$work/metrics.txt")"
+
+# --- memory after the churn -------------------------------------------------------------------
+report steady_rss_mib "$(mib "$(status_kib "$exp_pid" VmRSS)")"
+report peak_rss_end_mib "$(mib "$(status_kib "$exp_pid" VmHWM)")"
+report parse_errors "$(metric_sum podwait_parse_errors_total "" <"$work/metrics.txt")"
+report watch_restarts "$(metric_sum podwait_watch_restarts_total "" <"$work/metrics.txt")"
+
+if [ -n "$out" ]; then
+  printf '%s\n' "${results[@]}" >"$out"
+fi
