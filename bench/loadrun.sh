@@ -21,6 +21,7 @@
 #   cpu_cores           process CPU seconds per wall second during the churn
 #   metrics_p50_ms / metrics_p99_ms   /metrics latency (uncompressed) over --scrapes scrapes
 #   metrics_bytes, waiting_pods       response size and number of waiting pods in it
+#   scrape_mean_server_ms             podwait_scrape_duration_seconds: mean render time, server side
 #   probe_round_s       podwait_probe_round_seconds: the last full PD probe round
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -95,13 +96,14 @@ wait_until() {
 status_kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 scrape() { curl -sf --max-time 10 "http://127.0.0.1:$exp_port/metrics"; }
-# Sum of the samples of a metric whose labels contain $2 (may be empty) in the text on stdin.
+# Sum of the samples of a metric whose labels contain $2 (may be empty) in the text on stdin;
+# $3 (default "nan") when there is no such sample.
 metric_sum() {
-  awk -v name="$1" -v want="$2" '
+  awk -v name="$1" -v want="$2" -v none="${3:-nan}" '
     index($0, name) == 1 && (substr($0, length(name) + 1, 1) == "{" ||
                              substr($0, length(name) + 1, 1) == " ") &&
     (want == "" || index($0, want) > 0) { s += $NF; n++ }
-    END { if (n) printf "%.6f\n", s; else print "nan" }'
+    END { if (n) printf "%.6f\n", s; else print none }'
 }
 
 results=()
@@ -195,13 +197,13 @@ report metrics_p50_ms "$p50"
 report metrics_p99_ms "$p99"
 report metrics_bytes "$(wc -c <"$work/metrics.txt")"
 report waiting_pods "$(grep -c '^podwait_pod_waiting_seconds{' "$work/metrics.txt" || true)"
-report scrape_p99_server_ms "$(awk '/^podwait_scrape_duration_seconds_sum/ { s = $2 } /^podwait_scrape_duration_seconds_count/ { n = $2 } END { if (n) printf "%.1f", s * 1000 / n; else print "nan" }' "$work/metrics.txt")"
+report scrape_mean_server_ms "$(awk '/^podwait_scrape_duration_seconds_sum/ { s = $2 } /^podwait_scrape_duration_seconds_count/ { n = $2 } END { if (n) printf "%.1f", s * 1000 / n; else print "nan" }' "$work/metrics.txt")"
 
 # --- memory after the churn -------------------------------------------------------------------
 report steady_rss_mib "$(mib "$(status_kib "$exp_pid" VmRSS)")"
 report peak_rss_end_mib "$(mib "$(status_kib "$exp_pid" VmHWM)")"
-report parse_errors "$(metric_sum podwait_parse_errors_total "" <"$work/metrics.txt")"
-report watch_restarts "$(metric_sum podwait_watch_restarts_total "" <"$work/metrics.txt")"
+report parse_errors "$(metric_sum podwait_parse_errors_total "" 0 <"$work/metrics.txt")"
+report watch_restarts "$(metric_sum podwait_watch_restarts_total "" 0 <"$work/metrics.txt")"
 
 if [ -n "$out" ]; then
   printf '%s\n' "${results[@]}" >"$out"
