@@ -58,8 +58,8 @@ App::App(Config config, const Clock& clock)
   });
   collectables_.push_back(self_metrics_.registry());
   collectables_.push_back(std::make_shared<ProcessCollector>());
-  collectables_.push_back(std::make_shared<WaitingCollector>([this] { return tracker_.Snapshot(); },
-                                                             clock_, config_.metrics_pod_series));
+  waiting_collector_ = std::make_unique<WaitingCollector>([this] { return tracker_.Snapshot(); },
+                                                          clock_, config_.metrics_pod_series);
   collectables_.push_back(std::make_shared<DependencyCollector>(dependencies_));
 }
 
@@ -164,6 +164,7 @@ void App::InstallHandlers() {
     HttpServerReply reply;
     reply.content_type = kTextContentType;
     reply.body = RenderText(collectables_);
+    waiting_collector_->AppendText(&reply.body);
     reply.compressible = true;
     self_metrics_.ScrapeDuration().Observe(static_cast<double>(clock_.MonotonicMs() - start) /
                                            1000);

@@ -22,6 +22,7 @@
 #include "exporter/kube/reflector.h"
 #include "exporter/metrics/dependency_collector.h"
 #include "exporter/metrics/self_metrics.h"
+#include "exporter/metrics/waiting_collector.h"
 #include "exporter/sources/configmap.h"
 #include "exporter/sources/events.h"
 #include "exporter/sources/pd_prober.h"
@@ -96,6 +97,7 @@ class App {
   std::optional<CaStatus> ca_status_;
 
   std::vector<std::shared_ptr<const prometheus::Collectable>> collectables_;
+  std::unique_ptr<WaitingCollector> waiting_collector_;  // writes its text directly
   HttpServer server_;
 
   std::mutex loop_mu_;

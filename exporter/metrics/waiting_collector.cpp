@@ -1,15 +1,14 @@
 #include "exporter/metrics/waiting_collector.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 
-#include "exporter/metrics/family_builder.h"
+#include "exporter/metrics/text_writer.h"
 
 namespace podwait {
 namespace {
-
-using Label = prometheus::ClientMetric::Label;
 
 struct GroupKey {
   const std::string* ns;
@@ -33,89 +32,105 @@ struct Group {
 WaitingCollector::WaitingCollector(SnapshotFn snapshot, const Clock& clock, bool pod_series)
     : snapshot_(std::move(snapshot)), clock_(clock), pod_series_(pod_series) {}
 
-std::vector<prometheus::MetricFamily> WaitingCollector::Collect() const {
+void WaitingCollector::AppendText(std::string* out) const {
   std::shared_ptr<const WaitingSnapshot> snap = snapshot_();
   const Timestamp now = clock_.Now();
-  std::vector<prometheus::MetricFamily> out;
+  TextWriter w(out);
+  if (pod_series_) out->reserve(out->size() + snap->pods.size() * 200 + 4096);
 
-  FamilyBuilder per_pod("podwait_pod_waiting_seconds",
-                        "Seconds since the waiting pod's current stage began, with why it waits.",
-                        prometheus::MetricType::Gauge);
+  if (pod_series_) {
+    w.Family("podwait_pod_waiting_seconds",
+             "Seconds since the waiting pod's current stage began, with why it waits.", "gauge");
+  }
   std::map<GroupKey, Group> groups;
-  if (pod_series_) per_pod.Reserve(snap->pods.size());
   for (const WaitingPod& p : snap->pods) {
     const Classification& c = p.classification;
     const double seconds =
         static_cast<double>(std::max<Timestamp>(0, now - c.stage_start)) / 1000.0;
     if (pod_series_) {
-      per_pod.Add(std::vector<Label>{{"namespace", p.namespace_},
-                                     {"tidb_cluster", p.tidb_cluster},
-                                     {"component", p.component},
-                                     {"pod", p.pod},
-                                     {"stage", std::string(StageName(c.stage))},
-                                     {"class", std::string(WaitClassName(c.wait_class))},
-                                     {"reason", c.reason}},
-                  seconds);
+      w.Sample("podwait_pod_waiting_seconds",
+               {{"namespace", p.namespace_},
+                {"tidb_cluster", p.tidb_cluster},
+                {"component", p.component},
+                {"pod", p.pod},
+                {"stage", StageName(c.stage)},
+                {"class", WaitClassName(c.wait_class)},
+                {"reason", c.reason}},
+               seconds);
     }
     Group& g = groups[{&p.namespace_, &p.tidb_cluster, &p.component, c.stage, c.wait_class}];
     ++g.count;
     g.oldest = std::max(g.oldest, seconds);
   }
-  if (pod_series_) per_pod.MoveTo(&out);
 
-  FamilyBuilder count("podwait_waiting_pods", "Number of waiting pods.",
-                      prometheus::MetricType::Gauge);
-  FamilyBuilder oldest("podwait_waiting_oldest_seconds", "The longest current wait in the group.",
-                       prometheus::MetricType::Gauge);
+  w.Family("podwait_waiting_pods", "Number of waiting pods.", "gauge");
   for (const auto& [k, g] : groups) {
-    std::vector<Label> labels{{"namespace", *k.ns},
-                              {"tidb_cluster", *k.tidb_cluster},
-                              {"component", *k.component},
-                              {"stage", std::string(StageName(k.stage))},
-                              {"class", std::string(WaitClassName(k.wait_class))}};
-    count.Add(labels, g.count);
-    oldest.Add(std::move(labels), g.oldest);
+    w.Sample("podwait_waiting_pods",
+             {{"namespace", *k.ns},
+              {"tidb_cluster", *k.tidb_cluster},
+              {"component", *k.component},
+              {"stage", StageName(k.stage)},
+              {"class", WaitClassName(k.wait_class)}},
+             g.count);
   }
-  count.MoveTo(&out);
-  oldest.MoveTo(&out);
+  w.Family("podwait_waiting_oldest_seconds", "The longest current wait in the group.", "gauge");
+  for (const auto& [k, g] : groups) {
+    w.Sample("podwait_waiting_oldest_seconds",
+             {{"namespace", *k.ns},
+              {"tidb_cluster", *k.tidb_cluster},
+              {"component", *k.component},
+              {"stage", StageName(k.stage)},
+              {"class", WaitClassName(k.wait_class)}},
+             g.oldest);
+  }
 
-  FamilyBuilder durations("podwait_stage_duration_seconds",
-                          "Completed stages (time to schedule, time in init, time to start), by "
-                          "the class the pod had when it left the stage.",
-                          prometheus::MetricType::Histogram);
-  const std::vector<double> bounds(kStageBuckets.begin(), kStageBuckets.end());
+  w.Family("podwait_stage_duration_seconds",
+           "Completed stages (time to schedule, time in init, time to start), by the class the "
+           "pod had when it left the stage.",
+           "histogram");
+  std::array<std::string, kStageBuckets.size()> bucket_labels;
+  for (size_t i = 0; i < kStageBuckets.size(); ++i) {
+    TextWriter::AppendValue(&bucket_labels[i], kStageBuckets[i]);
+  }
   for (const auto& [k, h] : snap->stage_durations) {
-    std::vector<uint64_t> cumulative(h.buckets.size());
+    const std::string_view stage = StageName(k.stage);
+    const std::string_view wait_class = WaitClassName(k.wait_class);
     uint64_t running = 0;
-    for (size_t i = 0; i < h.buckets.size(); ++i) cumulative[i] = running += h.buckets[i];
-    durations.AddHistogram({{"component", k.component},
-                            {"stage", std::string(StageName(k.stage))},
-                            {"class", std::string(WaitClassName(k.wait_class))}},
-                           bounds, cumulative, h.count, h.sum);
+    for (size_t i = 0; i < h.buckets.size(); ++i) {
+      running += h.buckets[i];
+      w.Sample("podwait_stage_duration_seconds_bucket",
+               {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
+               {"le", bucket_labels[i]}, static_cast<double>(running));
+    }
+    w.Sample("podwait_stage_duration_seconds_bucket",
+             {{"component", k.component}, {"stage", stage}, {"class", wait_class}}, {"le", "+Inf"},
+             static_cast<double>(h.count));
+    w.Sample("podwait_stage_duration_seconds_sum",
+             {{"component", k.component}, {"stage", stage}, {"class", wait_class}}, h.sum);
+    w.Sample("podwait_stage_duration_seconds_count",
+             {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
+             static_cast<double>(h.count));
   }
-  durations.MoveTo(&out);
 
-  FamilyBuilder failover("podwait_failover_during_dependency_wait",
-                         "Failover members or stores that tidb-operator recorded while that pod "
-                         "was waiting on a dependency.",
-                         prometheus::MetricType::Gauge);
+  w.Family("podwait_failover_during_dependency_wait",
+           "Failover members or stores that tidb-operator recorded while that pod was waiting on "
+           "a dependency.",
+           "gauge");
   for (const auto& [k, fc] : snap->failover) {
     const auto& [ns, cluster, component] = k;
-    failover.Add({{"namespace", ns},
-                  {"tidb_cluster", TidbClusterLabel(ns, cluster)},
-                  {"component", component}},
-                 static_cast<double>(fc.during_dependency_wait));
+    const std::string tidb_cluster = TidbClusterLabel(ns, cluster);
+    w.Sample("podwait_failover_during_dependency_wait",
+             {{"namespace", ns}, {"tidb_cluster", tidb_cluster}, {"component", component}},
+             static_cast<double>(fc.during_dependency_wait));
   }
-  failover.MoveTo(&out);
 
-  FamilyBuilder detected("podwait_autoscaler_detected",
-                         "1 when the autoscaler of that kind is detected (or set by flag).",
-                         prometheus::MetricType::Gauge);
+  w.Family("podwait_autoscaler_detected",
+           "1 when the autoscaler of that kind is detected (or set by flag).", "gauge");
   const AutoscalerState& a = snap->autoscaler;
-  detected.Add({{"kind", "cluster-autoscaler"}}, !a.forced_none && a.cluster_autoscaler ? 1 : 0);
-  detected.Add({{"kind", "karpenter"}}, !a.forced_none && a.karpenter ? 1 : 0);
-  detected.MoveTo(&out);
-  return out;
+  w.Sample("podwait_autoscaler_detected", {{"kind", "cluster-autoscaler"}},
+           !a.forced_none && a.cluster_autoscaler ? 1 : 0);
+  w.Sample("podwait_autoscaler_detected", {{"kind", "karpenter"}},
+           !a.forced_none && a.karpenter ? 1 : 0);
 }
 
 }  // namespace podwait

@@ -214,6 +214,21 @@ TEST(ExporterScenarios, ReadyzIsUnavailableBeforeSyncAndOkAfter) {
       << stack.exporter().ReadLog();
 }
 
+TEST(ExporterScenarios, ScrapeWithWaitingPodsPassesPromtool) {
+  SimAndExporter stack("tests/scenarios/demo.json");
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        return FindSamples(t, "podwait_pod_waiting_seconds").size() >= 10 &&
+               !FindSamples(t, "podwait_stage_duration_seconds_bucket").empty();
+      },
+      20, &text))
+      << text;
+  std::string out;
+  EXPECT_EQ(RunCommand({"promtool", "check", "metrics"}, &out, text), 0) << out;
+  EXPECT_EQ(out, "") << "promtool reported problems";
+}
+
 TEST(ExporterScenarios, JsonViewAndStatusPage) {
   SimAndExporter stack("tests/scenarios/demo.json");
   std::string text;

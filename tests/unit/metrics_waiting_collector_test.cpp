@@ -1,7 +1,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "exporter/metrics/exposition.h"
 #include "exporter/metrics/waiting_collector.h"
 
 namespace podwait {
@@ -48,8 +47,10 @@ std::shared_ptr<WaitingSnapshot> Demo() {
 
 std::string Render(std::shared_ptr<WaitingSnapshot> snap, bool pod_series) {
   FakeClock clock(kNow);
-  auto collector = std::make_shared<WaitingCollector>([snap] { return snap; }, clock, pod_series);
-  return RenderText({collector});
+  WaitingCollector collector([snap] { return snap; }, clock, pod_series);
+  std::string text;
+  collector.AppendText(&text);
+  return text;
 }
 
 TEST(WaitingCollector, PerPodSeriesCarryTheContractLabels) {
@@ -98,6 +99,15 @@ TEST(WaitingCollector, HistogramIsCumulative) {
       text,
       HasSubstr("podwait_stage_duration_seconds_sum{component=\"tidb\",stage=\"initializing\","
                 "class=\"dependency\"} 45\n"));
+}
+
+TEST(WaitingCollector, EscapesLabelValuesAndPassesPromtoolShape) {
+  auto snap = Demo();
+  snap->pods[0].classification.reason = "a\"b\\c\nd";
+  std::string text = Render(snap, true);
+  EXPECT_THAT(text, HasSubstr("reason=\"a\\\"b\\\\c\\nd\"}"));
+  EXPECT_THAT(text, HasSubstr("# TYPE podwait_stage_duration_seconds histogram\n"));
+  EXPECT_THAT(text, HasSubstr("# HELP podwait_waiting_pods Number of waiting pods.\n"));
 }
 
 TEST(WaitingCollector, FailoverAndAutoscaler) {

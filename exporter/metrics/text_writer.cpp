@@ -1,0 +1,86 @@
+#include "exporter/metrics/text_writer.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace podwait {
+
+void TextWriter::Family(std::string_view name, std::string_view help, std::string_view type) {
+  out_->append("# HELP ").append(name).append(" ");
+  // HELP text escapes only backslash and newline.
+  for (char c : help) {
+    if (c == '\\') {
+      out_->append("\\\\");
+    } else if (c == '\n') {
+      out_->append("\\n");
+    } else {
+      out_->push_back(c);
+    }
+  }
+  out_->append("\n# TYPE ").append(name).append(" ").append(type).append("\n");
+}
+
+void TextWriter::AppendEscaped(std::string* out, std::string_view value) {
+  for (char c : value) {
+    switch (c) {
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      default:
+        out->push_back(c);
+    }
+  }
+}
+
+void TextWriter::AppendValue(std::string* out, double value) {
+  if (std::isnan(value)) {
+    out->append("NaN");
+  } else if (std::isinf(value)) {
+    out->append(value > 0 ? "+Inf" : "-Inf");
+  } else {
+    char buf[32];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+    out->append(buf, ec == std::errc() ? end : buf);
+  }
+}
+
+void TextWriter::Labels(std::initializer_list<Label> labels, const Label* extra) {
+  if (labels.size() == 0 && extra == nullptr) return;
+  out_->push_back('{');
+  bool first = true;
+  auto one = [&](const Label& l) {
+    if (!first) out_->push_back(',');
+    first = false;
+    out_->append(l.first).append("=\"");
+    AppendEscaped(out_, l.second);
+    out_->push_back('"');
+  };
+  for (const Label& l : labels) one(l);
+  if (extra != nullptr) one(*extra);
+  out_->push_back('}');
+}
+
+void TextWriter::Sample(std::string_view name, std::initializer_list<Label> labels, double value) {
+  out_->append(name);
+  Labels(labels, nullptr);
+  out_->push_back(' ');
+  AppendValue(out_, value);
+  out_->push_back('\n');
+}
+
+void TextWriter::Sample(std::string_view name, std::initializer_list<Label> labels, Label extra,
+                        double value) {
+  out_->append(name);
+  Labels(labels, &extra);
+  out_->push_back(' ');
+  AppendValue(out_, value);
+  out_->push_back('\n');
+}
+
+}  // namespace podwait
