@@ -14,11 +14,6 @@ namespace {
 
 constexpr Timestamp kEvaluationInterval = kSecond;
 
-bool PodIsReady(const PodRecord& pod) {
-  const PodCondition* ready = pod.Condition("Ready");
-  return ready != nullptr && ready->status == ConditionStatus::kTrue;
-}
-
 std::vector<std::string> TidbClusterPaths(const Config& config) {
   if (config.namespaces.empty()) return {"/apis/pingcap.com/v1alpha1/tidbclusters"};
   std::vector<std::string> paths;
@@ -99,36 +94,20 @@ void App::EvaluateOnce() {
     });
   }
 
-  // Events of the pods that are not Ready: read once, and scanned for autoscaler presence before
+  // Autoscaler presence from the events the store has seen (cheap: kept as events arrive), before
   // any pod is classified.
-  std::unordered_map<std::string, std::vector<EventRecord>> events;
-  for (const auto& p : pods) {
-    if (PodIsReady(*p) && p->deleted == 0) continue;
-    std::vector<EventRecord> evs = events_.EventsFor(p->namespace_, p->name, p->uid);
-    if (evs.empty()) continue;
-    for (const auto& e : evs) {
-      switch (EventAutoscalerKind(e)) {
-        case AutoscalerKind::kClusterAutoscaler:
-          autoscaler_signals_.last_ca_event = std::max(autoscaler_signals_.last_ca_event, e.last);
-          break;
-        case AutoscalerKind::kKarpenter:
-          autoscaler_signals_.last_karpenter_event =
-              std::max(autoscaler_signals_.last_karpenter_event, e.last);
-          break;
-        case AutoscalerKind::kNone:
-          break;
-      }
-    }
-    events.emplace(p->uid, std::move(evs));
-  }
+  autoscaler_signals_.last_ca_event =
+      events_.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler);
+  autoscaler_signals_.last_karpenter_event =
+      events_.LastAutoscalerEvent(AutoscalerKind::kKarpenter);
 
   const std::map<ClusterKey, ClusterDependencies> deps = dependencies_.Snapshot();
   const std::vector<FailureMember> failures = dependencies_.FailureMembers();
   EvaluationInput input;
   input.pods = pods;
-  input.events = [&events](const PodRecord& pod) {
-    auto it = events.find(pod.uid);
-    return it == events.end() ? std::vector<EventRecord>() : it->second;
+  // Read one pod's events at a time, only for the pods the tracker classifies.
+  input.events = [this](const PodRecord& pod) {
+    return events_.EventsFor(pod.namespace_, pod.name, pod.uid);
   };
   input.dependencies = &deps;
   input.autoscaler = CurrentAutoscalerState(now);

@@ -297,19 +297,11 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
         return 1;
       }
       if (!e.relevant) continue;
-      switch (EventAutoscalerKind(e.event)) {
-        case AutoscalerKind::kClusterAutoscaler:
-          signals.last_ca_event = std::max(signals.last_ca_event, e.event.last);
-          break;
-        case AutoscalerKind::kKarpenter:
-          signals.last_karpenter_event = std::max(signals.last_karpenter_event, e.event.last);
-          break;
-        case AutoscalerKind::kNone:
-          break;
-      }
       records.push_back(std::move(e.event));
     }
     events.Replace(std::move(records));
+    signals.last_ca_event = events.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler);
+    signals.last_karpenter_event = events.LastAutoscalerEvent(AutoscalerKind::kKarpenter);
   }
 
   // Autoscaler.

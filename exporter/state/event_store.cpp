@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "exporter/classify/autoscaler.h"
+
 namespace podwait {
 namespace {
 
@@ -27,6 +29,16 @@ EventStore::EventStore(EventStoreOptions options)
       }()) {}
 
 void EventStore::AddLocked(EventRecord event) {
+  switch (EventAutoscalerKind(event)) {
+    case AutoscalerKind::kClusterAutoscaler:
+      last_ca_event_ = std::max(last_ca_event_, event.last);
+      break;
+    case AutoscalerKind::kKarpenter:
+      last_karpenter_event_ = std::max(last_karpenter_event_, event.last);
+      break;
+    case AutoscalerKind::kNone:
+      break;
+  }
   std::string key = MakeKey(event.namespace_, event.pod_name);
   auto it = by_pod_.find(key);
   if (it == by_pod_.end()) {
@@ -169,6 +181,19 @@ uint64_t EventStore::Version() const {
 uint64_t EventStore::dropped() const {
   std::lock_guard<std::mutex> lock(mu_);
   return dropped_;
+}
+
+Timestamp EventStore::LastAutoscalerEvent(AutoscalerKind kind) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  switch (kind) {
+    case AutoscalerKind::kClusterAutoscaler:
+      return last_ca_event_;
+    case AutoscalerKind::kKarpenter:
+      return last_karpenter_event_;
+    case AutoscalerKind::kNone:
+      break;
+  }
+  return 0;
 }
 
 }  // namespace podwait

@@ -60,6 +60,10 @@ class EventStore {
                                      std::string_view uid = {}) const;
   size_t PodCount() const;
   size_t EventCount() const;
+  // The newest `last` time of any event written by that autoscaler (EventAutoscalerKind) that
+  // this store was given, even if the event was dropped or removed since; 0 if none. Autoscaler
+  // presence is judged from it (DESIGN §4: "CA/Karpenter events seen recently").
+  Timestamp LastAutoscalerEvent(AutoscalerKind kind) const;
   uint64_t Version() const;
   uint64_t dropped() const;
 
@@ -72,6 +76,8 @@ class EventStore {
   size_t events_ = 0;
   uint64_t version_ = 0;
   uint64_t dropped_ = 0;
+  Timestamp last_ca_event_ = 0;
+  Timestamp last_karpenter_event_ = 0;
 };
 
 }  // namespace podwait

@@ -102,6 +102,21 @@ TEST(EventStore, RemoveAndReplace) {
   EXPECT_EQ(store.EventCount(), 2u);
 }
 
+TEST(EventStore, RemembersTheLastEventOfEachAutoscaler) {
+  EventStore store;
+  EXPECT_EQ(store.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler), 0);
+  store.Add(Ev("a", "FailedScheduling", "1", 100));
+  EXPECT_EQ(store.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler), 0);
+  store.Add(Ev("a", "TriggeredScaleUp", "2", 200, "cluster-autoscaler"));
+  store.Add(Ev("b", "NotTriggerScaleUp", "3", 150, "cluster-autoscaler"));
+  store.Add(Ev("c", "Nominated", "4", 300, "karpenter"));
+  EXPECT_EQ(store.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler), 200);
+  EXPECT_EQ(store.LastAutoscalerEvent(AutoscalerKind::kKarpenter), 300);
+  // A removed event (its TTL passed) was still seen.
+  store.Remove(Ev("a", "TriggeredScaleUp", "2", 200, "cluster-autoscaler"));
+  EXPECT_EQ(store.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler), 200);
+}
+
 TEST(EventStore, PruneDropsOldEventsOfUnknownPods) {
   EventStoreOptions opts;
   opts.orphan_grace = 5 * kMinute;
