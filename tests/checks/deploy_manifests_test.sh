@@ -193,7 +193,7 @@ mutate "a binding to another service account" sidecar.yaml "name: tidb-controlle
   namespace: tidb-admin" "expected only"
 mutate "a watched namespace without a Role" namespaced.yaml "--namespaces=tidb-cluster" \
   "--namespaces=tidb-cluster,other" "watched namespaces"
-mutate "a sidecar that differs from the standalone container" sidecar.yaml "cpu: 50m" "cpu: 60m" \
+mutate "a sidecar that differs from the standalone container" sidecar.yaml "cpu: 100m" "cpu: 60m" \
   "differs from the standalone"
 
 # --- the README's "Install on Kubernetes" ------------------------------------------------------------
