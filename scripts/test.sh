@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # Builds and runs every test of podwait: unit tests, integration and end-to-end tests (the real
 # exporter, simulator, promtool, Prometheus and Alertmanager on loopback), the rules, dashboard
-# and deploy checks; then the C++ tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# and deploy checks; then the C++ unit and integration tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer, and under ThreadSanitizer.
 #
-#   scripts/test.sh [--quick] [--tsan]
-#     --quick  skip the sanitizer pass
-#     --tsan   also build and run the C++ tests under ThreadSanitizer
+#   scripts/test.sh [--quick] [--no-tsan]
+#     --quick    skip both sanitizer passes
+#     --no-tsan  skip the ThreadSanitizer pass
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quick=0
-tsan=0
+tsan=1
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    --tsan) tsan=1 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --no-tsan) tsan=0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "unknown option $a" >&2; exit 2 ;;
   esac
 done
@@ -37,7 +38,7 @@ if [ $quick -eq 0 ]; then
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest -j "$jobs" --output-on-failure --timeout 600 -L 'unit|integration')
 fi
-if [ $tsan -eq 1 ]; then
+if [ $quick -eq 0 ] && [ $tsan -eq 1 ]; then
   echo "== build (TSan)"
   scripts/build.sh --tsan
   echo "== tests (TSan)"

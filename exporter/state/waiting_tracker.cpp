@@ -28,7 +28,6 @@ std::string TidbClusterLabel(const std::string& ns, const std::string& cluster) 
 WaitingPod MakeWaitingPod(const PodRecord& pod, Classification classification,
                           Timestamp class_since) {
   WaitingPod w;
-  w.uid = pod.uid;
   w.namespace_ = pod.namespace_;
   w.cluster = pod.cluster;
   w.tidb_cluster = TidbClusterLabel(pod.namespace_, pod.cluster);

@@ -16,7 +16,6 @@ namespace podwait {
 
 // One waiting pod as published (metrics, /api/v1/pods, status page).
 struct WaitingPod {
-  std::string uid;
   std::string namespace_;
   std::string cluster;       // TidbCluster name (pod label)
   std::string tidb_cluster;  // "<namespace>-<cluster>" (DESIGN §5), empty without a cluster label
