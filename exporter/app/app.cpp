@@ -14,15 +14,6 @@ namespace {
 
 constexpr Timestamp kEvaluationInterval = kSecond;
 
-std::vector<std::string> TidbClusterPaths(const Config& config) {
-  if (config.namespaces.empty()) return {"/apis/pingcap.com/v1alpha1/tidbclusters"};
-  std::vector<std::string> paths;
-  for (const auto& ns : config.namespaces) {
-    paths.push_back("/apis/pingcap.com/v1alpha1/namespaces/" + ns + "/tidbclusters");
-  }
-  return paths;
-}
-
 }  // namespace
 
 ClassifierOptions ClassifierOptionsFromConfig(const Config& config) {
@@ -137,6 +128,49 @@ ViewModel App::MakeViewModel() const {
   return m;
 }
 
+TidbClusterCallbacks App::TidbClusterCallbacksFor(const std::string& scope) {
+  TidbClusterCallbacks callbacks;
+  if (scope.empty()) {
+    // One reflector over all namespaces: its list is the complete set.
+    callbacks.replace = [this](const std::vector<TidbClusterStatus>& all) {
+      std::vector<ClusterKey> keys;
+      for (const auto& tc : all) keys.push_back(tc.key);
+      registry_.SetTidbClusters(keys);
+      dependencies_.ReplaceTidbClusters(all);
+    };
+  } else {
+    // One reflector per namespace: a (re)list replaces that namespace's TidbClusters only, so the
+    // complete set is kept here to hand the stores, which take complete sets.
+    callbacks.replace = [this, scope](const std::vector<TidbClusterStatus>& listed) {
+      std::lock_guard<std::mutex> lock(tidbclusters_mu_);
+      std::erase_if(tidbclusters_, [&](const auto& kv) { return kv.first.namespace_ == scope; });
+      for (const auto& tc : listed) tidbclusters_[tc.key] = tc;
+      std::vector<ClusterKey> keys;
+      std::vector<TidbClusterStatus> all;
+      for (const auto& [key, tc] : tidbclusters_) {
+        keys.push_back(key);
+        all.push_back(tc);
+      }
+      registry_.SetTidbClusters(keys);
+      dependencies_.ReplaceTidbClusters(all);
+    };
+  }
+  const bool keep = !scope.empty();
+  callbacks.upsert = [this, keep](const TidbClusterStatus& tc) {
+    std::lock_guard<std::mutex> lock(tidbclusters_mu_);
+    if (keep) tidbclusters_[tc.key] = tc;
+    registry_.UpsertTidbCluster(tc.key);
+    dependencies_.OnTidbCluster(tc);
+  };
+  callbacks.remove = [this](const ClusterKey& key) {
+    std::lock_guard<std::mutex> lock(tidbclusters_mu_);
+    tidbclusters_.erase(key);
+    registry_.RemoveTidbCluster(key);
+    dependencies_.OnTidbClusterDeleted(key);
+  };
+  return callbacks;
+}
+
 void App::InstallHandlers() {
   server_.Handle(config_.telemetry_path, [this](const HttpServerRequest&) {
     const int64_t start = clock_.MonotonicMs();
@@ -204,39 +238,21 @@ bool App::Start(std::string* error) {
 
   const PodParseOptions pod_options = PodParseOptions::FromConfig(config_);
   for (ReflectorOptions& o : PodReflectorOptions(config_)) {
-    std::string scope =
-        config_.namespaces.empty() ? std::string() : o.name.substr(o.name.find('/') + 1);
-    pod_sources_.push_back(std::make_unique<PodSource>(pods_, pod_options, scope));
+    pod_sources_.push_back(std::make_unique<PodSource>(pods_, pod_options, ReflectorNamespace(o)));
     reflectors_.push_back(std::make_unique<Reflector>(kube_, std::move(o), *pod_sources_.back()));
   }
   for (ReflectorOptions& o : EventReflectorOptions(config_)) {
-    std::string scope =
-        config_.namespaces.empty() ? std::string() : o.name.substr(o.name.find('/') + 1);
-    event_sources_.push_back(std::make_unique<EventSource>(events_, &pods_, clock_, scope));
+    event_sources_.push_back(
+        std::make_unique<EventSource>(events_, &pods_, clock_, ReflectorNamespace(o)));
     reflectors_.push_back(std::make_unique<Reflector>(kube_, std::move(o), *event_sources_.back()));
   }
   if (config_.tidbcluster_enabled) {
-    TidbClusterCallbacks callbacks;
-    callbacks.replace = [this](const std::vector<TidbClusterStatus>& all) {
-      std::vector<ClusterKey> keys;
-      for (const auto& tc : all) keys.push_back(tc.key);
-      registry_.SetTidbClusters(keys);
-      dependencies_.ReplaceTidbClusters(all);
-    };
-    callbacks.upsert = [this](const TidbClusterStatus& tc) {
-      registry_.UpsertTidbCluster(tc.key);
-      dependencies_.OnTidbCluster(tc);
-    };
-    callbacks.remove = [this](const ClusterKey& key) {
-      registry_.RemoveTidbCluster(key);
-      dependencies_.OnTidbClusterDeleted(key);
-    };
-    tidbcluster_source_ = std::make_unique<TidbClusterSource>(std::move(callbacks));
-    const std::vector<std::string> paths = TidbClusterPaths(config_);
-    for (const auto& path : paths) {
-      ReflectorOptions o = ReflectorOptionsFromConfig(config_, "tidbclusters", path);
-      if (paths.size() > 1) o.name = "tidbclusters/" + path.substr(path.find("namespaces/") + 11);
-      reflectors_.push_back(std::make_unique<Reflector>(kube_, std::move(o), *tidbcluster_source_));
+    for (ReflectorOptions& o :
+         ReflectorOptionsPerNamespace(config_, "tidbclusters", "/apis/pingcap.com/v1alpha1")) {
+      tidbcluster_sources_.push_back(
+          std::make_unique<TidbClusterSource>(TidbClusterCallbacksFor(ReflectorNamespace(o))));
+      reflectors_.push_back(
+          std::make_unique<Reflector>(kube_, std::move(o), *tidbcluster_sources_.back()));
     }
   }
   if (config_.ca_status_enabled && autoscaler_mode_ != AutoscalerMode::kNone &&

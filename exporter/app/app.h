@@ -62,6 +62,8 @@ class App {
 
  private:
   void InstallHandlers();
+  // Callbacks of the TidbCluster reflector of one namespace ("" = all namespaces).
+  TidbClusterCallbacks TidbClusterCallbacksFor(const std::string& scope);
   void EvaluationLoop();
   AutoscalerState CurrentAutoscalerState(Timestamp now);
   ViewModel MakeViewModel() const;
@@ -85,7 +87,10 @@ class App {
   KubeContext kube_;
   std::vector<std::unique_ptr<PodSource>> pod_sources_;
   std::vector<std::unique_ptr<EventSource>> event_sources_;
-  std::unique_ptr<TidbClusterSource> tidbcluster_source_;
+  std::vector<std::unique_ptr<TidbClusterSource>> tidbcluster_sources_;
+  // With --namespaces: every namespace's TidbClusters, since each reflector lists only its own.
+  std::mutex tidbclusters_mu_;
+  std::map<ClusterKey, TidbClusterStatus> tidbclusters_;
   std::unique_ptr<ConfigMapSource> ca_status_source_;
   std::vector<std::unique_ptr<Reflector>> reflectors_;
   std::unique_ptr<SelfMetricsProbeObserver> probe_observer_;

@@ -25,6 +25,29 @@ ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string re
   return o;
 }
 
+std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(const Config& config,
+                                                           const std::string& resource,
+                                                           std::string_view api_prefix) {
+  std::vector<ReflectorOptions> out;
+  auto add = [&](const std::string& ns) {
+    ReflectorOptions o =
+        ReflectorOptionsFromConfig(config, resource, ResourcePath(api_prefix, ns, resource));
+    o.name = ns.empty() ? resource : resource + "/" + ns;
+    out.push_back(std::move(o));
+  };
+  if (config.namespaces.empty()) {
+    add("");
+  } else {
+    for (const auto& ns : config.namespaces) add(ns);
+  }
+  return out;
+}
+
+std::string ReflectorNamespace(const ReflectorOptions& options) {
+  const auto slash = options.name.find('/');
+  return slash == std::string::npos ? std::string() : options.name.substr(slash + 1);
+}
+
 Reflector::Reflector(const KubeContext& ctx, ReflectorOptions options, ReflectorHandler& handler)
     : ctx_(ctx),
       opts_([&] {

@@ -14,7 +14,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "exporter/common/clock.h"
 #include "exporter/common/sync_status.h"
@@ -93,6 +95,15 @@ struct ReflectorOptions {
 // Options for a resource from the exporter's Config (page size, watch timeout).
 ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string resource,
                                             std::string path);
+
+// One ReflectorOptions per watched namespace (config.namespaces), or one over all namespaces:
+// resource "pods" under "/api/v1" gives the path /api/v1/pods (name "pods") or
+// /api/v1/namespaces/<ns>/pods (name "pods/<ns>"). Selectors are the caller's to add.
+std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(const Config& config,
+                                                           const std::string& resource,
+                                                           std::string_view api_prefix);
+// The namespace of a per-namespace reflector ("pods/<ns>" -> "<ns>"), "" for all namespaces.
+std::string ReflectorNamespace(const ReflectorOptions& options);
 
 // Runs list + watch for one collection on its own thread. Stop() returns within about a second
 // (in-flight requests are cancelled). Not copyable.

@@ -127,19 +127,8 @@ size_t EventSource::Prune() {
 }
 
 std::vector<ReflectorOptions> EventReflectorOptions(const Config& config) {
-  std::vector<ReflectorOptions> out;
-  auto add = [&](const std::string& ns) {
-    ReflectorOptions o =
-        ReflectorOptionsFromConfig(config, "events", ResourcePath("/api/v1", ns, "events"));
-    o.name = ns.empty() ? "events" : "events/" + ns;
-    o.field_selector = "involvedObject.kind=Pod";
-    out.push_back(std::move(o));
-  };
-  if (config.namespaces.empty()) {
-    add("");
-  } else {
-    for (const auto& ns : config.namespaces) add(ns);
-  }
+  std::vector<ReflectorOptions> out = ReflectorOptionsPerNamespace(config, "events", "/api/v1");
+  for (auto& o : out) o.field_selector = "involvedObject.kind=Pod";
   return out;
 }
 

@@ -198,19 +198,8 @@ bool PodSource::OnEvent(WatchEventType type, const rapidjson::Value& object) {
 }
 
 std::vector<ReflectorOptions> PodReflectorOptions(const Config& config) {
-  std::vector<ReflectorOptions> out;
-  auto add = [&](const std::string& ns) {
-    ReflectorOptions o =
-        ReflectorOptionsFromConfig(config, "pods", ResourcePath("/api/v1", ns, "pods"));
-    o.name = ns.empty() ? "pods" : "pods/" + ns;
-    o.label_selector = config.selector;
-    out.push_back(std::move(o));
-  };
-  if (config.namespaces.empty()) {
-    add("");
-  } else {
-    for (const auto& ns : config.namespaces) add(ns);
-  }
+  std::vector<ReflectorOptions> out = ReflectorOptionsPerNamespace(config, "pods", "/api/v1");
+  for (auto& o : out) o.label_selector = config.selector;
   return out;
 }
 

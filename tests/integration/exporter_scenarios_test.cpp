@@ -214,6 +214,45 @@ TEST(ExporterScenarios, ReadyzIsUnavailableBeforeSyncAndOkAfter) {
       << stack.exporter().ReadLog();
 }
 
+TEST(ExporterScenarios, WatchingNamedNamespacesKeepsEveryNamespacesTidbClusters) {
+  // One reflector per namespace; readiness from TidbCluster status only, so a namespace whose
+  // TidbCluster the other namespace's list dropped would lose its dependency series.
+  SimAndExporter stack("tests/scenarios/demo.json",
+                       {"--namespaces=demo,shop", "--readiness.source=tidbcluster"});
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        return SampleValue(t, "podwait_watch_synced", {{"resource", "tidbclusters"}}) == 1 &&
+               !FindSamples(t, "podwait_dependency_ready",
+                            {{"tidb_cluster", "demo-demo"}, {"dependency", "pd"}})
+                    .empty() &&
+               !FindSamples(t, "podwait_dependency_ready",
+                            {{"tidb_cluster", "shop-shop"}, {"dependency", "pd"}})
+                    .empty();
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  EXPECT_EQ(SampleValue(text, "podwait_dependency_ready",
+                        {{"tidb_cluster", "shop-shop"}, {"dependency", "pd"}}),
+            1);
+  // And it stays so after both namespaces' TidbCluster watches relist.
+  ASSERT_EQ(stack.SimPost("/_sim/fault", R"({"fault":"gone","as":"http","count":2,"resource":"tidbclusters"})"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        return SampleValue(t, "podwait_watch_relists_total", {{"resource", "tidbclusters"}}) >= 2;
+      },
+      20, &text))
+      << text;
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  text = stack.Scrape();
+  EXPECT_EQ(SampleValue(text, "podwait_dependency_ready",
+                        {{"tidb_cluster", "shop-shop"}, {"dependency", "pd"}}),
+            1);
+  EXPECT_FALSE(FindSamples(text, "podwait_dependency_ready",
+                           {{"tidb_cluster", "demo-demo"}, {"dependency", "pd"}})
+                   .empty());
+}
+
 TEST(ExporterScenarios, ScrapeWithWaitingPodsPassesPromtool) {
   SimAndExporter stack("tests/scenarios/demo.json");
   std::string text;
