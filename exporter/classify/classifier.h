@@ -30,13 +30,7 @@ struct ClassifierOptions {
   // Init containers that wait for a dependency (wait-for-pd and the like).
   std::vector<std::string> dependency_init_containers = {"wait-for-pd"};
   // component -> the dependencies it waits for (--dependency.map).
-  std::map<std::string, std::vector<Dependency>> dependency_map = {
-      {"tikv", {Dependency::kPd}},
-      {"tidb", {Dependency::kPd, Dependency::kTikv}},
-      {"tiflash", {Dependency::kPd, Dependency::kTikv}},
-      {"ticdc", {Dependency::kPd, Dependency::kTikv}},
-      {"pump", {Dependency::kPd}},
-  };
+  DependencyMap dependency_map = DefaultDependencyMap();
 };
 
 // Evidence is cut to this many bytes (at a UTF-8 boundary).

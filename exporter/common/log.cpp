@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "exporter/common/clock.h"
+#include "exporter/common/json_escape.h"
 #include "exporter/common/time_format.h"
 
 namespace podwait {
@@ -38,43 +39,13 @@ bool NeedsQuoting(std::string_view v) {
   return false;
 }
 
-void AppendEscaped(std::string& out, std::string_view v) {
-  for (char c : v) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-}
-
 void AppendLogfmt(std::string& out, std::string_view key, std::string_view value) {
   if (!out.empty()) out += ' ';
   out += key;
   out += '=';
   if (NeedsQuoting(value)) {
     out += '"';
-    AppendEscaped(out, value);
+    AppendJsonEscaped(out, value);
     out += '"';
   } else {
     out += value;
@@ -83,9 +54,9 @@ void AppendLogfmt(std::string& out, std::string_view key, std::string_view value
 
 void AppendJson(std::string& out, std::string_view key, std::string_view value) {
   out += out.size() > 1 ? ",\"" : "\"";
-  AppendEscaped(out, key);
+  AppendJsonEscaped(out, key);
   out += "\":\"";
-  AppendEscaped(out, value);
+  AppendJsonEscaped(out, value);
   out += '"';
 }
 

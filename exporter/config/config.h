@@ -56,13 +56,7 @@ struct Config {
   Timestamp dependency_ready_grace = 2 * kMinute;
   std::vector<std::string> dependency_init_containers = {"wait-for-pd"};
   // component -> dependencies it waits for
-  std::map<std::string, std::vector<Dependency>> dependency_map = {
-      {"tikv", {Dependency::kPd}},
-      {"tidb", {Dependency::kPd, Dependency::kTikv}},
-      {"tiflash", {Dependency::kPd, Dependency::kTikv}},
-      {"ticdc", {Dependency::kPd, Dependency::kTikv}},
-      {"pump", {Dependency::kPd}},
-  };
+  DependencyMap dependency_map = DefaultDependencyMap();
   Timestamp failover_period = 5 * kMinute;
 
   // Metrics

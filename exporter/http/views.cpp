@@ -92,18 +92,6 @@ td.pod{white-space:nowrap;font-weight:500}.scroll{overflow-x:auto}
 
 }  // namespace
 
-std::string_view ReadinessName(Readiness r) {
-  switch (r) {
-    case Readiness::kReady:
-      return "ready";
-    case Readiness::kNotReady:
-      return "not_ready";
-    case Readiness::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
-}
-
 bool PodFilter::Matches(const WaitingPod& p) const {
   if (!namespace_.empty() && p.namespace_ != namespace_) return false;
   if (!cluster.empty() && p.cluster != cluster && p.tidb_cluster != cluster) return false;

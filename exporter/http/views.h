@@ -29,6 +29,4 @@ std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter);
 // GET /: a self-contained HTML status page (no external assets; refreshes itself). Pure.
 std::string RenderStatusPage(const ViewModel& model, const std::string& telemetry_path);
 
-std::string_view ReadinessName(Readiness r);
-
 }  // namespace podwait

@@ -21,6 +21,29 @@ std::optional<Dependency> ParseDependency(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view ReadinessName(Readiness r) {
+  switch (r) {
+    case Readiness::kReady:
+      return "ready";
+    case Readiness::kNotReady:
+      return "not_ready";
+    case Readiness::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+const DependencyMap& DefaultDependencyMap() {
+  static const DependencyMap map = {
+      {"tikv", {Dependency::kPd}},
+      {"tidb", {Dependency::kPd, Dependency::kTikv}},
+      {"tiflash", {Dependency::kPd, Dependency::kTikv}},
+      {"ticdc", {Dependency::kPd, Dependency::kTikv}},
+      {"pump", {Dependency::kPd}},
+  };
+  return map;
+}
+
 std::string_view StageName(Stage s) { return kStageNames[static_cast<int>(s)]; }
 std::string_view WaitClassName(WaitClass c) { return kClassNames[static_cast<int>(c)]; }
 

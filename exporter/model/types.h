@@ -5,6 +5,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -106,6 +107,13 @@ enum class Dependency : uint8_t { kPd, kTikv };
 inline constexpr Dependency kAllDependencies[] = {Dependency::kPd, Dependency::kTikv};
 std::string_view DependencyName(Dependency d);
 std::optional<Dependency> ParseDependency(std::string_view name);
+// "ready", "not_ready", "unknown".
+std::string_view ReadinessName(Readiness r);
+
+// component -> the dependencies it waits for: tikv=pd, tidb=pd+tikv, tiflash=pd+tikv,
+// ticdc=pd+tikv, pump=pd (the default of --dependency.map).
+using DependencyMap = std::map<std::string, std::vector<Dependency>>;
+const DependencyMap& DefaultDependencyMap();
 
 // A TiDB cluster: the namespace and the value of the cluster label (the TidbCluster name).
 struct ClusterKey {

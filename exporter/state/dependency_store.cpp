@@ -152,15 +152,12 @@ void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
         ApplyTransition(e->deps.Get(d), eval.deps.Get(d), &e->last_known[i], now);
     const DependencyStatus& prev = e->deps.Get(d);
     if (next.readiness != prev.readiness || next.reason != prev.reason) {
-      LogDebug("dependency changed",
-               {{"namespace", key.namespace_},
-                {"cluster", key.name},
-                {"dependency", std::string(DependencyName(d))},
-                {"readiness", next.readiness == Readiness::kReady      ? "ready"
-                              : next.readiness == Readiness::kNotReady ? "not_ready"
-                                                                       : "unknown"},
-                {"reason", next.reason},
-                {"source", std::string(DependencySourceName(eval.source))}});
+      LogDebug("dependency changed", {{"namespace", key.namespace_},
+                                      {"cluster", key.name},
+                                      {"dependency", std::string(DependencyName(d))},
+                                      {"readiness", std::string(ReadinessName(next.readiness))},
+                                      {"reason", next.reason},
+                                      {"source", std::string(DependencySourceName(eval.source))}});
     }
     e->deps.Get(d) = std::move(next);
   }

@@ -72,7 +72,8 @@ TEST_F(ServingExporter, ServesMetricsThatPassPromtool) {
 }
 
 TEST_F(ServingExporter, GzipWhenAccepted) {
-  // curl decodes gzip transparently; the raw check uses a HEAD-less request with identity.
+  // libcurl decodes gzip transparently (the body must still be the text); the curl command below
+  // shows the response really was compressed.
   HttpResult gz = HttpGet(port_, "/metrics", {{"Accept-Encoding", "gzip"}});
   EXPECT_EQ(gz.status, 200);
   EXPECT_THAT(gz.body, HasSubstr("podwait_build_info"));

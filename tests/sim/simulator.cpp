@@ -829,9 +829,9 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
       resp.Send(404, kJson,
                 "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
                 "\"message\":\"" +
-                    std::string(Info(*r).plural) + " \\\"" + JsonEscape(name) +
+                    std::string(Info(*r).plural) + " \\\"" + JsonEscaped(name) +
                     "\\\" not found\",\"reason\":\"NotFound\",\"details\":{\"name\":\"" +
-                    JsonEscape(name) + "\",\"kind\":\"" + Info(*r).plural + "\"},\"code\":404}");
+                    JsonEscaped(name) + "\",\"kind\":\"" + Info(*r).plural + "\"},\"code\":404}");
       return;
     }
     resp.Send(200, kJson, o->json);
@@ -909,7 +909,7 @@ void Simulator::ServeList(const Request& req, Responder& resp, Resource r, const
   body += "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(list_rv) + "\"";
   if (!page.last_key.empty()) {
     std::string token = "{\"v\":\"meta.k8s.io/v1\",\"rv\":" + std::to_string(list_rv) +
-                        ",\"start\":\"" + JsonEscape(page.last_key) + "\\u0000\"}";
+                        ",\"start\":\"" + JsonEscaped(page.last_key) + "\\u0000\"}";
     body += ",\"continue\":\"" + Base64Encode(token) + "\"";
     if (page.remaining >= 0) body += ",\"remainingItemCount\":" + std::to_string(page.remaining);
   }
@@ -1142,7 +1142,7 @@ std::string Simulator::StateJson(const Request& req) {
     out += ",\"step\":" + std::to_string(next_step_) + ",\"steps\":[";
     for (size_t i = 0; i < steps_.size(); ++i) {
       if (i) out += ",";
-      out += "{\"name\":\"" + JsonEscape(steps_[i].name) + "\",\"at\":\"" +
+      out += "{\"name\":\"" + JsonEscaped(steps_[i].name) + "\",\"at\":\"" +
              FormatDuration(steps_[i].at_ms) +
              "\",\"done\":" + (i < next_step_ ? "true" : "false") + "}";
     }
@@ -1165,8 +1165,8 @@ std::string Simulator::StateJson(const Request& req) {
       if (full) {
         out += objs[j]->json;
       } else {
-        out += "{\"namespace\":\"" + JsonEscape(objs[j]->ns) + "\",\"name\":\"" +
-               JsonEscape(objs[j]->name) + "\",\"uid\":\"" + objs[j]->uid +
+        out += "{\"namespace\":\"" + JsonEscaped(objs[j]->ns) + "\",\"name\":\"" +
+               JsonEscaped(objs[j]->name) + "\",\"uid\":\"" + objs[j]->uid +
                "\",\"resourceVersion\":\"" + std::to_string(objs[j]->rv) + "\"}";
       }
     }
@@ -1238,7 +1238,8 @@ void Simulator::HandleControl(const Request& req, Responder& resp) {
     return;
   }
   if (!ok) {
-    resp.Send(p == "/_sim/advance" ? 409 : 400, kJson, "{\"error\":\"" + JsonEscape(error) + "\"}");
+    resp.Send(p == "/_sim/advance" ? 409 : 400, kJson,
+              "{\"error\":\"" + JsonEscaped(error) + "\"}");
     return;
   }
   resp.Send(200, kJson,

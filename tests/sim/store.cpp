@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <set>
 
+#include "exporter/common/json_escape.h"
 #include "exporter/common/time_format.h"
 
 namespace podwait::sim {
@@ -299,43 +300,10 @@ std::string ToJson(const rapidjson::Value& v) {
   return std::string(sb.GetString(), sb.GetSize());
 }
 
-std::string JsonEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  return out;
-}
-
 std::string StatusJson(int code, std::string_view reason, std::string_view message) {
   return "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
          "\"message\":\"" +
-         JsonEscape(message) + "\",\"reason\":\"" + JsonEscape(reason) +
+         JsonEscaped(message) + "\",\"reason\":\"" + JsonEscaped(reason) +
          "\",\"details\":{},\"code\":" + std::to_string(code) + "}";
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "exporter/common/clock.h"
+#include "exporter/common/json_escape.h"
 
 namespace podwait::sim {
 
@@ -166,6 +167,5 @@ ObjectPtr BuildObject(Resource r, rapidjson::Document& doc, uint64_t rv, std::st
 std::string ToJson(const rapidjson::Value& v);
 // Kubernetes Status object for errors.
 std::string StatusJson(int code, std::string_view reason, std::string_view message);
-std::string JsonEscape(std::string_view s);
 
 }  // namespace podwait::sim
