@@ -25,9 +25,16 @@ TEST(ExporterScenarios, OriginalReportThenPdReadyAndPodsMoveOn) {
   std::string text;
   ASSERT_TRUE(stack.ScrapeUntil(
       [](const std::string& t) {
+        // Pods, events, the autoscaler ConfigMap and PD probes arrive on their own schedules
+        // (sanitizer builds stretch them): wait until each has been seen.
         return FindSamples(t, "podwait_pod_waiting_seconds",
                            {{"component", "tidb"}, {"class", "dependency"}})
-                   .size() == 5;
+                       .size() == 5 &&
+               Has(t, "podwait_pod_waiting_seconds",
+                   {{"pod", "demo-tikv-0"}, {"class", "scale_up"}}) &&
+               Has(t, "podwait_pod_waiting_seconds",
+                   {{"namespace", "shop"}, {"class", "capacity"}}) &&
+               SampleValue(t, "podwait_autoscaler_detected", {{"kind", "cluster-autoscaler"}}) == 1;
       },
       20, &text))
       << text << stack.exporter().ReadLog();
@@ -61,7 +68,11 @@ TEST(ExporterScenarios, OriginalReportThenPdReadyAndPodsMoveOn) {
   EXPECT_EQ(code, 409) << "the timeline ends";
   ASSERT_TRUE(stack.ScrapeUntil(
       [](const std::string& t) {
+        // The pods move on through the watch; PD's readiness arrives with the next probe round,
+        // which may come a little later (1 s interval): wait for both.
         return FindSamples(t, "podwait_pod_waiting_seconds", {{"namespace", "demo"}}).empty() &&
+               SampleValue(t, "podwait_dependency_ready",
+                           {{"tidb_cluster", "demo-demo"}, {"dependency", "pd"}}) == 1 &&
                SampleValue(
                    t, "podwait_stage_duration_seconds_count",
                    {{"component", "tidb"}, {"stage", "initializing"}, {"class", "dependency"}}) ==
@@ -236,7 +247,9 @@ TEST(ExporterScenarios, WatchingNamedNamespacesKeepsEveryNamespacesTidbClusters)
                         {{"tidb_cluster", "shop-shop"}, {"dependency", "pd"}}),
             1);
   // And it stays so after both namespaces' TidbCluster watches relist.
-  ASSERT_EQ(stack.SimPost("/_sim/fault", R"({"fault":"gone","as":"http","count":2,"resource":"tidbclusters"})"), 200);
+  ASSERT_EQ(stack.SimPost("/_sim/fault",
+                          R"({"fault":"gone","as":"http","count":2,"resource":"tidbclusters"})"),
+            200);
   ASSERT_TRUE(stack.ScrapeUntil(
       [](const std::string& t) {
         return SampleValue(t, "podwait_watch_relists_total", {{"resource", "tidbclusters"}}) >= 2;
