@@ -219,14 +219,15 @@ TEST(PdProberSim, HangingPdNeverStallsOthersAndStopIsPrompt) {
     clusters.push_back(k);
   }
   Config c = FastConfig(sim);
-  c.pd_timeout = 3 * kSecond;
+  c.pd_timeout = 6 * kSecond;
   c.pd_interval = 10 * kSecond;
   c.pd_concurrency = 2;
   Pipeline p(c, SystemClock::Instance());
   p.registry.SetPodClusters(clusters, {});
   const auto start = std::chrono::steady_clock::now();
   p.prober->Start();
-  // The hung PD holds one worker for up to 3 s; the other worker probes all 20 meanwhile.
+  // The hung PD holds one worker for up to 6 s; the other worker probes all 20 meanwhile (well
+  // under a second unsanitized; the margin is for sanitizer builds on a busy machine).
   ASSERT_TRUE(testing::WaitFor(
       [&] {
         for (size_t i = 1; i < clusters.size(); ++i) {
@@ -236,13 +237,13 @@ TEST(PdProberSim, HangingPdNeverStallsOthersAndStopIsPrompt) {
       },
       10s));
   const auto others_done = std::chrono::steady_clock::now() - start;
-  EXPECT_LT(others_done, 2500ms) << "healthy clusters waited for the hung one";
+  EXPECT_LT(others_done, 5s) << "healthy clusters waited for the hung one";
   EXPECT_FALSE(p.Probed(hung));
   for (size_t i = 1; i < clusters.size(); ++i) {
     EXPECT_EQ(p.Deps(clusters[i])->tikv.readiness, Readiness::kReady) << clusters[i].name;
   }
   // The hung probe ends with the timeout, as a failure.
-  ASSERT_TRUE(testing::WaitFor([&] { return p.Probed(hung); }, 10s));
+  ASSERT_TRUE(testing::WaitFor([&] { return p.Probed(hung); }, 20s));
   EXPECT_FALSE(p.store.Views().at(hung).pd->success);
   EXPECT_THAT(p.store.Views().at(hung).pd->error, HasSubstr("health"));
 

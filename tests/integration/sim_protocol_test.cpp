@@ -47,6 +47,19 @@ class Sim {
   }
   int port() const { return port_; }
   const std::string& dir() const { return dir_; }
+  // Waits until the simulator serves `n` open watches (a background Watch has connected).
+  void WaitForOpenWatches(int n) const {
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          rapidjson::Document d;
+          std::string body = HttpGet(port_, "/_sim/state?resource=pods").body;
+          d.Parse(body.c_str(), body.size());
+          return d.IsObject() && d.HasMember("openWatches") && d["openWatches"].IsInt() &&
+                 d["openWatches"].GetInt() >= n;
+        },
+        std::chrono::seconds(20)))
+        << "no open watch";
+  }
   std::string Log() const { return proc_->ReadLog(); }
 
  private:
@@ -197,7 +210,7 @@ TEST(SimProtocol, WatchStreamsChangesInOrderWithIncreasingResourceVersions) {
     got = Watch(sim.port(),
                 "/api/v1/namespaces/demo/pods?watch=1&timeoutSeconds=2&resourceVersion=" + rv);
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  sim.WaitForOpenWatches(1);
   Apply(sim, "[" + PodOp("demo", "demo-tikv-0", R"(,"stage":"unschedulable")") + "," +
                  PodOp("other", "x-tikv-0") + "]");
   Apply(sim, "[" + PodOp("demo", "demo-tikv-0", R"(,"stage":"ready")") + "]");
@@ -291,7 +304,7 @@ TEST(SimProtocol, GoneFaultEndsOpenWatchAndAnswersNextWatch) {
   WatchLines got;
   std::thread t(
       [&] { got = Watch(sim.port(), "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=30"); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  sim.WaitForOpenWatches(1);
   ASSERT_EQ(Post(sim.port(), "/_sim/fault", R"({"fault":"gone","as":"event"})").status, 200);
   t.join();
   ASSERT_FALSE(got.lines.empty());
@@ -356,7 +369,7 @@ TEST(SimProtocol, WatchWithSelectorSeesObjectsLeaveAndEnter) {
         "pods?watch=1&fieldSelector=status.phase%3DPending&timeoutSeconds=2&resourceVersion=" +
             rv);
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  sim.WaitForOpenWatches(1);
   Apply(sim, "[" + PodOp("demo", "demo-tikv-0", R"(,"stage":"ready")") + "]");
   Apply(sim, "[" + PodOp("demo", "demo-tikv-0", R"(,"stage":"init","waitForPd":true)") + "]");
   t.join();
@@ -403,7 +416,7 @@ TEST(SimProtocol, DropWatchesEndsStreamsAndResumeWorks) {
   WatchLines got;
   std::thread t(
       [&] { got = Watch(sim.port(), "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=30"); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  sim.WaitForOpenWatches(1);
   auto start = std::chrono::steady_clock::now();
   ASSERT_EQ(Post(sim.port(), "/_sim/fault", R"({"fault":"drop_watches","mode":"reset"})").status,
             200);
