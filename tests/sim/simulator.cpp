@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "exporter/common/base64.h"
 #include "exporter/common/log.h"
 #include "exporter/common/time_format.h"
 #include "tests/sim/shorthand.h"
@@ -160,55 +160,6 @@ bool ParseUint(const std::string& s, uint64_t* out) {
 }
 
 }  // namespace
-
-static const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string Base64Encode(std::string_view data) {
-  std::string out;
-  size_t i = 0;
-  while (i + 2 < data.size()) {
-    uint32_t n = (static_cast<uint8_t>(data[i]) << 16) | (static_cast<uint8_t>(data[i + 1]) << 8) |
-                 static_cast<uint8_t>(data[i + 2]);
-    out += kB64[(n >> 18) & 63];
-    out += kB64[(n >> 12) & 63];
-    out += kB64[(n >> 6) & 63];
-    out += kB64[n & 63];
-    i += 3;
-  }
-  if (i + 1 == data.size()) {
-    uint32_t n = static_cast<uint8_t>(data[i]) << 16;
-    out += kB64[(n >> 18) & 63];
-    out += kB64[(n >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == data.size()) {
-    uint32_t n = (static_cast<uint8_t>(data[i]) << 16) | (static_cast<uint8_t>(data[i + 1]) << 8);
-    out += kB64[(n >> 18) & 63];
-    out += kB64[(n >> 12) & 63];
-    out += kB64[(n >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
-
-std::optional<std::string> Base64Decode(std::string_view text) {
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    if (c == '=') break;
-    const char* p = std::strchr(kB64, c);
-    if (c == '-') p = kB64 + 62;  // also accept the URL alphabet
-    if (c == '_') p = kB64 + 63;
-    if (!p || c == '\0') return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(p - kB64);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
-}
 
 Simulator::Simulator(SimOptions options, const Clock& clock)
     : options_(std::move(options)), clock_(clock), store_(options_.history, options_.seed, clock) {

@@ -139,8 +139,4 @@ class Simulator {
 // kube-state-metrics-shaped series for the given pods (Prometheus text format 0.0.4).
 std::string RenderKsm(const std::vector<ObjectPtr>& pods);
 
-// base64 (standard alphabet, padded) for continue tokens.
-std::string Base64Encode(std::string_view data);
-std::optional<std::string> Base64Decode(std::string_view text);
-
 }  // namespace podwait::sim
