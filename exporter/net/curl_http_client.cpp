@@ -160,14 +160,7 @@ class CurlHttpClient final : public HttpClient {
     curl_easy_setopt(curl_, CURLOPT_XFERINFOFUNCTION, ProgressCallback);
     curl_easy_setopt(curl_, CURLOPT_XFERINFODATA, &st);
 
-    const TlsOptions& tls = request.tls;
-    if (!tls.ca_file.empty()) curl_easy_setopt(curl_, CURLOPT_CAINFO, tls.ca_file.c_str());
-    if (!tls.cert_file.empty()) curl_easy_setopt(curl_, CURLOPT_SSLCERT, tls.cert_file.c_str());
-    if (!tls.key_file.empty()) curl_easy_setopt(curl_, CURLOPT_SSLKEY, tls.key_file.c_str());
-    if (tls.insecure_skip_verify) {
-      curl_easy_setopt(curl_, CURLOPT_SSL_VERIFYPEER, 0L);
-      curl_easy_setopt(curl_, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
+    SetTlsOptions(request.tls);
 
     curl_slist* headers = nullptr;
     for (const auto& [name, value] : request.headers) {
@@ -202,6 +195,35 @@ class CurlHttpClient final : public HttpClient {
       }
     }
     return response;
+  }
+
+  // One TLS item from memory (PEM; libcurl copies it, so `pem` need not outlive the call) or from
+  // a file.
+  void SetPemOrFile(CURLoption blob_option, CURLoption file_option, const std::string& pem,
+                    const std::string& file) {
+    if (!pem.empty()) {
+      curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+      curl_easy_setopt(curl_, blob_option, &blob);
+    } else if (!file.empty()) {
+      curl_easy_setopt(curl_, file_option, file.c_str());
+    }
+  }
+
+  void SetTlsOptions(const TlsOptions& tls) {
+    SetPemOrFile(CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, tls.ca_pem, tls.ca_file);
+    if (!tls.ca_pem.empty()) {
+      // Trust only these CAs, as kubectl does: without this, libcurl adds its default bundle.
+      curl_easy_setopt(curl_, CURLOPT_CAINFO, static_cast<char*>(nullptr));
+      curl_easy_setopt(curl_, CURLOPT_CAPATH, static_cast<char*>(nullptr));
+    }
+    SetPemOrFile(CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, tls.cert_pem, tls.cert_file);
+    SetPemOrFile(CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, tls.key_pem, tls.key_file);
+    if (!tls.cert_pem.empty()) curl_easy_setopt(curl_, CURLOPT_SSLCERTTYPE, "PEM");
+    if (!tls.key_pem.empty()) curl_easy_setopt(curl_, CURLOPT_SSLKEYTYPE, "PEM");
+    if (tls.insecure_skip_verify) {
+      curl_easy_setopt(curl_, CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(curl_, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
   }
 
   CURL* curl_ = nullptr;

@@ -11,10 +11,16 @@
 
 namespace podwait {
 
+// Files or in-memory PEM (a kubeconfig's *-data fields; the container's root filesystem is
+// read-only, so they are never written to temporary files). PEM wins over the file of the same
+// item.
 struct TlsOptions {
-  std::string ca_file;    // empty: the system trust store
+  std::string ca_file;    // empty (and no ca_pem): the system trust store
   std::string cert_file;  // client certificate (mTLS), optional
   std::string key_file;
+  std::string ca_pem;  // CA bundle; when set, only these CAs are trusted
+  std::string cert_pem;
+  std::string key_pem;
   bool insecure_skip_verify = false;
 };
 
