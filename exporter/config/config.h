@@ -20,8 +20,11 @@ struct Config {
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kLogfmt;
 
-  // Kubernetes API. Empty api_url: in-cluster config (KUBERNETES_SERVICE_HOST/_PORT).
+  // Kubernetes API. Empty api_url: the kubeconfig or the in-cluster configuration, in the order
+  // of ResolveKubeEndpoint (exporter/kube/kube_config.h).
   std::string kube_api_url;
+  std::string kubeconfig;    // a kubeconfig file, as kubectl's --kubeconfig
+  std::string kube_context;  // its context; empty: current-context
   std::string
       kube_token_file;  // default in-cluster: /var/run/secrets/kubernetes.io/serviceaccount/token
   std::string kube_ca_file;

@@ -1,15 +1,19 @@
 #pragma once
 
-// Where the Kubernetes API is and how to authenticate to it: in-cluster service account, or the
-// explicit --kube.* flags. Plus TokenSource, which keeps a rotating bearer token fresh.
+// Where the Kubernetes API is and how to authenticate to it: the explicit --kube.* flags, a
+// kubeconfig file, or the in-cluster service account. Plus TokenSource, which keeps a bearer
+// token fresh (a fixed token, a rotating token file or an exec credential plugin).
 
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "exporter/common/clock.h"
 #include "exporter/config/config.h"
+#include "exporter/kube/kube_endpoint.h"
 #include "exporter/net/http_client.h"
 
 namespace podwait {
@@ -19,56 +23,101 @@ inline constexpr const char* kServiceAccountTokenFile =
 inline constexpr const char* kServiceAccountCaFile =
     "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
 
-// How to reach the API server. Plain data.
-struct KubeEndpoint {
-  std::string api_url;     // "https://10.0.0.1:443" or "http://127.0.0.1:8001", no trailing slash
-  std::string token_file;  // empty: no Authorization header (kubectl proxy, tests)
-  TlsOptions tls;
-  bool in_cluster = false;
-};
-
 // Reads an environment variable; tests pass their own.
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 EnvLookup ProcessEnv();
 
-// Resolves the endpoint. An explicit config.kube_api_url wins (with the token and CA files given
-// by flags, if any); otherwise the in-cluster configuration from KUBERNETES_SERVICE_HOST/_PORT and
-// the service-account files (the flags still override the file paths). Returns nullopt with
-// *error set when neither is available.
+// Resolves the endpoint, first match wins:
+//  1. --kube.api-url, with --kube.token-file and --kube.ca-file (unchanged from before kubeconfig
+//     support; --kubeconfig and --kube.context are then ignored, with a warning);
+//  2. --kubeconfig (an error when the file cannot be read);
+//  3. the in-cluster configuration (KUBERNETES_SERVICE_HOST/_PORT and the service-account files),
+//     unless --kube.context asks for a kubeconfig;
+//  4. $KUBECONFIG: the first file of the colon-separated list that exists (lists are not merged;
+//     an error when none exists, as kubectl then does not read ~/.kube/config either);
+//  5. $HOME/.kube/config when it exists.
+// With a kubeconfig, --kube.token-file replaces the user's token (or exec plugin), --kube.ca-file
+// the cluster's CA, and --kube.insecure-skip-tls-verify turns verification off. Files named by
+// the kubeconfig must be readable. Returns nullopt with *error set (naming the file and the item
+// for a bad kubeconfig) when nothing applies.
 std::optional<KubeEndpoint> ResolveKubeEndpoint(const Config& config, const EnvLookup& env,
                                                 std::string* error);
 
-// Supplies the bearer token of a token file that may rotate (projected service-account tokens are
-// refreshed by the kubelet, typically hourly). The file is re-read when the cached copy is older
-// than `max_age` and on the next call after Invalidate() (call it after a 401). When a re-read
-// fails the last good token is kept. Thread-safe. The token is never logged.
+// How requests authenticate, for logs: "exec plugin aws", "token file /path", "token",
+// "client certificate", "none". Never the secret itself.
+std::string DescribeAuth(const KubeEndpoint& endpoint);
+
+// Logs once (info) where the API is and how podwait authenticates: source, kubeconfig file,
+// context, server, auth. Never a token or a key. Then the ignored settings (debug) and warnings.
+void LogKubeEndpoint(const KubeEndpoint& endpoint);
+
+// Supplies a bearer token that may change: it is fetched again when the cached one is older than
+// `max_age`, when it is about to expire, and on the next call after Invalidate() (call it after a
+// 401). When a fetch fails the last good token is kept and a warning is logged once per streak of
+// failures. Thread-safe: Token() may be called from several threads; fetches are serialized (a
+// caller waits while another thread runs an exec plugin, at most the plugin's timeout). The token
+// is never logged.
 class TokenSource {
  public:
-  // An empty path means "no token": Token() returns "".
+  struct Fetched {
+    std::optional<std::string> token;  // nullopt or empty: the fetch failed
+    Timestamp expires_at = 0;          // wall-clock expiry; 0: none known
+    std::string error;                 // why it failed
+  };
+  using Fetcher = std::function<Fetched()>;
+  struct Policy {
+    Timestamp max_age = 0;        // fetch again when the last attempt is this old; 0: never
+    Timestamp expiry_margin = 0;  // fetch again this long before expires_at (at most half the
+                                  // token's remaining life)
+    Timestamp failure_retry = 0;  // after a failed fetch, wait this long before the next attempt
+                                  // (Invalidate() skips the wait)
+  };
+
+  // A rotating token file (projected service-account tokens are refreshed by the kubelet,
+  // typically hourly), re-read every `max_age` (trailing whitespace stripped; an empty file
+  // counts as a failed read). An empty path means "no token": Token() returns "".
   TokenSource(std::string path, const Clock& clock, Timestamp max_age = kMinute);
+  // Any fetcher; `what` names it in logs ("token file /x", "exec plugin aws").
+  TokenSource(std::string what, Fetcher fetch, const Clock& clock, Policy policy);
   TokenSource(const TokenSource&) = delete;
   TokenSource& operator=(const TokenSource&) = delete;
 
-  // The current token (trailing whitespace stripped); "" when none could ever be read.
+  // The current token; "" when none could ever be fetched.
   std::string Token();
-  // Forces a re-read on the next Token() call (after a 401 Unauthorized).
+  // Forces a fetch on the next Token() call (after a 401 Unauthorized).
   void Invalidate();
-  // How many times the file has been read successfully (for tests and debugging).
+  // How many fetches succeeded (for tests and debugging).
   int reads() const;
 
  private:
-  bool ReadLocked();
-
-  const std::string path_;
+  const std::string what_;
+  const Fetcher fetch_;
   const Clock& clock_;
-  const Timestamp max_age_;
+  const Policy policy_;
   mutable std::mutex mu_;
   std::string token_;
-  int64_t read_at_ms_ = 0;
+  int64_t attempt_ms_ = 0;    // monotonic time of the last fetch
+  Timestamp refresh_at_ = 0;  // wall-clock time to fetch again (expiry minus margin); 0: none
   bool loaded_ = false;
   bool stale_ = true;
-  bool warned_ = false;
+  bool failing_ = false;
   int reads_ = 0;
 };
+
+struct ExecTokenOptions {
+  int64_t timeout_ms = 30'000;  // the plugin is killed after this long
+  Timestamp expiry_margin = 30 * kSecond;
+  Timestamp failure_retry = 5 * kSecond;
+};
+
+// A token from an exec credential plugin: run on first use, again `expiry_margin` before the
+// credential's expirationTimestamp (a credential without one is kept until a 401), and after
+// Invalidate(). A failing run (not found, non-zero exit with its stderr, timeout, bad output)
+// keeps the last good token.
+std::unique_ptr<TokenSource> MakeExecTokenSource(ExecPlugin plugin, const Clock& clock,
+                                                 ExecTokenOptions options = {});
+
+// The token source the endpoint asks for, or nullptr when requests carry no bearer token.
+std::unique_ptr<TokenSource> MakeTokenSource(const KubeEndpoint& endpoint, const Clock& clock);
 
 }  // namespace podwait

@@ -1,12 +1,17 @@
-// In-cluster / explicit API endpoint resolution and the rotating token file.
+// Endpoint resolution (explicit URL, --kubeconfig, in-cluster, $KUBECONFIG, ~/.kube/config, in
+// that order; the kubeconfigs written here are made up), the rotating token file and the token
+// source an endpoint asks for.
 
 #include "exporter/kube/kube_config.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <map>
 
+#include "exporter/kube/kubeconfig.h"
 #include "tests/support/process.h"
 
 namespace podwait {
@@ -76,6 +81,208 @@ TEST(ResolveKubeEndpoint, NeitherIsAnError) {
   EXPECT_NE(error.find("KUBERNETES_SERVICE_HOST"), std::string::npos);
   config.kube_api_url = "ftp://x";
   EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
+}
+
+const std::map<std::string, std::string> kInCluster = {{"KUBERNETES_SERVICE_HOST", "10.96.0.1"},
+                                                       {"KUBERNETES_SERVICE_PORT", "443"}};
+
+// A kubeconfig in a fresh directory whose only context points at `server`.
+std::string WriteKubeconfig(const std::string& server, const std::string& user = "token: made-up",
+                            const std::string& dir = testing::MakeTempDir()) {
+  const std::string path = dir + "/config";
+  WriteFile(path,
+            "current-context: here\n"
+            "contexts: [{name: here, context: {cluster: k, user: u}},\n"
+            "           {name: there, context: {cluster: k2, user: u}}]\n"
+            "clusters: [{name: k, cluster: {server: \"" +
+                server +
+                "\"}},\n"
+                "           {name: k2, cluster: {server: \"https://there.example\"}}]\n"
+                "users: [{name: u, user: {" +
+                user + "}}]\n");
+  return path;
+}
+
+std::map<std::string, std::string> With(std::map<std::string, std::string> env,
+                                        const std::map<std::string, std::string>& more) {
+  env.insert(more.begin(), more.end());
+  return env;
+}
+
+TEST(ResolveKubeEndpoint, KubeconfigFlagWinsOverInCluster) {
+  Config config;
+  config.kubeconfig = WriteKubeconfig("https://flag.example:6443");
+  std::string error;
+  auto ep = ResolveKubeEndpoint(config, FakeEnv(kInCluster), &error);
+  ASSERT_TRUE(ep) << error;
+  EXPECT_EQ(ep->api_url, "https://flag.example:6443");
+  EXPECT_EQ(ep->source, "--kubeconfig");
+  EXPECT_EQ(ep->kubeconfig, config.kubeconfig);
+  EXPECT_EQ(ep->context, "here");
+  EXPECT_EQ(ep->token, "made-up");
+  EXPECT_FALSE(ep->in_cluster);
+}
+
+TEST(ResolveKubeEndpoint, ApiUrlWinsOverKubeconfigWithAWarning) {
+  Config config;
+  config.kube_api_url = "http://127.0.0.1:8001";
+  config.kubeconfig = WriteKubeconfig("https://flag.example:6443");
+  std::string error;
+  auto ep = ResolveKubeEndpoint(config, FakeEnv({}), &error);
+  ASSERT_TRUE(ep) << error;
+  EXPECT_EQ(ep->api_url, "http://127.0.0.1:8001");
+  EXPECT_EQ(ep->source, "--kube.api-url");
+  EXPECT_THAT(ep->warnings, ::testing::ElementsAre(::testing::HasSubstr("ignored")));
+}
+
+TEST(ResolveKubeEndpoint, InClusterWinsOverKubeconfigVariableAndHome) {
+  const std::string home = testing::MakeTempDir();
+  mkdir((home + "/.kube").c_str(), 0700);
+  WriteKubeconfig("https://home.example", "token: t", home + "/.kube");
+  const std::string env_file = WriteKubeconfig("https://env.example");
+  Config config;
+  std::string error;
+  auto ep = ResolveKubeEndpoint(
+      config, FakeEnv(With(kInCluster, {{"KUBECONFIG", env_file}, {"HOME", home}})), &error);
+  ASSERT_TRUE(ep) << error;
+  EXPECT_EQ(ep->source, "in-cluster");
+  EXPECT_EQ(ep->api_url, "https://10.96.0.1:443");
+
+  // Without the in-cluster variables: $KUBECONFIG, then ~/.kube/config.
+  ep = ResolveKubeEndpoint(config, FakeEnv({{"KUBECONFIG", env_file}, {"HOME", home}}), &error);
+  ASSERT_TRUE(ep) << error;
+  EXPECT_EQ(ep->source, "KUBECONFIG");
+  EXPECT_EQ(ep->api_url, "https://env.example");
+  ep = ResolveKubeEndpoint(config, FakeEnv({{"HOME", home}}), &error);
+  ASSERT_TRUE(ep) << error;
+  EXPECT_EQ(ep->source, "~/.kube/config");
+  EXPECT_EQ(ep->kubeconfig, home + "/.kube/config");
+  EXPECT_EQ(ep->api_url, "https://home.example");
+}
+
+TEST(ResolveKubeEndpoint, KubeconfigVariableTakesTheFirstFileThatExists) {
+  const std::string second = WriteKubeconfig("https://second.example");
+  const std::string third = WriteKubeconfig("https://third.example");
+  Config config;
+  std::string error;
+  auto ep = ResolveKubeEndpoint(
+      config, FakeEnv({{"KUBECONFIG", "/nonexistent/config::" + second + ":" + third}}), &error);
+  ASSERT_TRUE(ep) << error;
+  EXPECT_EQ(ep->kubeconfig, second);
+  EXPECT_EQ(ep->api_url, "https://second.example");
+}
+
+TEST(ResolveKubeEndpoint, KubeconfigVariableWithNoFileIsAnErrorNotAFallbackToHome) {
+  const std::string home = testing::MakeTempDir();
+  mkdir((home + "/.kube").c_str(), 0700);
+  WriteKubeconfig("https://home.example", "token: t", home + "/.kube");
+  Config config;
+  std::string error;
+  EXPECT_FALSE(ResolveKubeEndpoint(
+      config, FakeEnv({{"KUBECONFIG", "/nonexistent/a:/nonexistent/b"}, {"HOME", home}}), &error));
+  EXPECT_THAT(error, ::testing::HasSubstr("/nonexistent/a:/nonexistent/b"));
+}
+
+TEST(ResolveKubeEndpoint, ContextFlagAsksForAKubeconfigEvenInACluster) {
+  const std::string path = WriteKubeconfig("https://here.example");
+  Config config;
+  config.kube_context = "there";
+  std::string error;
+  auto ep = ResolveKubeEndpoint(config, FakeEnv(With(kInCluster, {{"KUBECONFIG", path}})), &error);
+  ASSERT_TRUE(ep) << error;
+  EXPECT_EQ(ep->api_url, "https://there.example");
+  EXPECT_EQ(ep->context, "there");
+
+  EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv(kInCluster), &error));
+  EXPECT_THAT(error, ::testing::HasSubstr("--kube.context=there needs a kubeconfig"));
+}
+
+TEST(ResolveKubeEndpoint, KubeconfigErrorsNameTheFile) {
+  Config config;
+  config.kubeconfig = "/nonexistent/podwait/config";
+  std::string error;
+  EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
+  EXPECT_THAT(error, ::testing::HasSubstr("cannot read the kubeconfig /nonexistent/podwait/config "
+                                          "(--kubeconfig): No such file"));
+
+  config.kubeconfig = WriteKubeconfig("https://k.example", "token: t");
+  config.kube_context = "nowhere";
+  EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
+  EXPECT_EQ(error, config.kubeconfig + ": context \"nowhere\" not found (contexts: here, there)");
+
+  // A file the kubeconfig names must be readable (relative paths: next to the kubeconfig).
+  config.kube_context.clear();
+  config.kubeconfig =
+      WriteKubeconfig("https://k.example", "client-certificate: u.crt, client-key: u.key");
+  EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
+  EXPECT_THAT(error,
+              ::testing::HasSubstr(": client-certificate of user \"u\" " +
+                                   DirectoryOf(config.kubeconfig) + "/u.crt cannot be read"));
+  WriteFile(DirectoryOf(config.kubeconfig) + "/u.crt", "made-up");
+  WriteFile(DirectoryOf(config.kubeconfig) + "/u.key", "made-up");
+  EXPECT_TRUE(ResolveKubeEndpoint(config, FakeEnv({}), &error)) << error;
+}
+
+TEST(ResolveKubeEndpoint, FlagsOverrideTheKubeconfig) {
+  Config config;
+  config.kubeconfig = WriteKubeconfig(
+      "https://k.example",
+      "exec: {apiVersion: client.authentication.k8s.io/v1, command: made-up-plugin}");
+  std::string error;
+  auto ep = ResolveKubeEndpoint(config, FakeEnv({}), &error);
+  ASSERT_TRUE(ep) << error;
+  ASSERT_TRUE(ep->exec);
+  EXPECT_EQ(DescribeAuth(*ep), "exec plugin made-up-plugin");
+
+  config.kube_token_file = "/var/run/made-up/token";
+  config.kube_ca_file = "/etc/made-up/ca.crt";
+  config.kube_insecure_skip_tls_verify = true;
+  ep = ResolveKubeEndpoint(config, FakeEnv({}), &error);
+  ASSERT_TRUE(ep) << error;
+  EXPECT_FALSE(ep->exec);
+  EXPECT_EQ(ep->token_file, "/var/run/made-up/token");
+  EXPECT_EQ(ep->tls.ca_file, "/etc/made-up/ca.crt");
+  EXPECT_EQ(ep->tls.ca_pem, "");
+  EXPECT_TRUE(ep->tls.insecure_skip_verify);
+  EXPECT_EQ(DescribeAuth(*ep), "token file /var/run/made-up/token");
+}
+
+TEST(ResolveKubeEndpoint, ClusterInfoForAnExecPluginReadsTheCaFile) {
+  const std::string dir = testing::MakeTempDir();
+  WriteFile(dir + "/ca.crt", "-----BEGIN CERTIFICATE-----\nmade-up\n");
+  Config config;
+  config.kubeconfig = dir + "/config";
+  WriteFile(config.kubeconfig,
+            "current-context: c\n"
+            "contexts: [{name: c, context: {cluster: k, user: u}}]\n"
+            "clusters: [{name: k, cluster: {server: https://k.example, "
+            "certificate-authority: ca.crt}}]\n"
+            "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, "
+            "command: p, provideClusterInfo: true}}}]\n");
+  std::string error;
+  auto ep = ResolveKubeEndpoint(config, FakeEnv({}), &error);
+  ASSERT_TRUE(ep) << error;
+  ASSERT_TRUE(ep->exec);
+  EXPECT_EQ(ep->tls.ca_file, dir + "/ca.crt");
+  EXPECT_EQ(ep->exec->certificate_authority_pem, "-----BEGIN CERTIFICATE-----\nmade-up\n");
+}
+
+TEST(MakeTokenSource, FromWhatTheEndpointSays) {
+  FakeClock clock;
+  KubeEndpoint ep;
+  EXPECT_EQ(MakeTokenSource(ep, clock), nullptr);
+  EXPECT_EQ(DescribeAuth(ep), "none");
+  ep.token = "made-up-secret";
+  auto fixed = MakeTokenSource(ep, clock);
+  ASSERT_NE(fixed, nullptr);
+  EXPECT_EQ(fixed->Token(), "made-up-secret");
+  fixed->Invalidate();
+  EXPECT_EQ(fixed->Token(), "made-up-secret");
+  EXPECT_EQ(DescribeAuth(ep), "token");  // never the token itself
+  ep.tls.cert_pem = "-----BEGIN CERTIFICATE-----";
+  EXPECT_EQ(DescribeAuth(ep), "token and client certificate");
+  ep.token.clear();
+  EXPECT_EQ(DescribeAuth(ep), "client certificate");
 }
 
 TEST(TokenSource, RereadsAfterMaxAge) {

@@ -1,0 +1,40 @@
+#pragma once
+
+// Kubeconfig files, as kubectl reads them: which API server a context points at and how to
+// authenticate to it. One file; several files (a KUBECONFIG list) are not merged.
+//
+// Supported: current-context or a chosen context; cluster server, certificate-authority (a file,
+// relative to the kubeconfig's directory) or certificate-authority-data, insecure-skip-tls-verify;
+// user token, tokenFile, client-certificate/client-key (files or -data) and exec credential
+// plugins (client.authentication.k8s.io/v1 and v1beta1). Refused with an error that says what to
+// do instead: auth-provider, username/password, impersonation (as, as-groups, ...). Read but not
+// used (listed in `ignored`): tls-server-name, proxy-url, the context's namespace.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exporter/kube/kube_endpoint.h"
+
+namespace podwait {
+
+struct KubeconfigParse {
+  // api_url, tls, the credentials (token, token_file or exec), the names of context, cluster
+  // and user, ignored; source and kubeconfig are the caller's to fill.
+  std::optional<KubeEndpoint> value;
+  std::string error;  // "<file>: <what is missing or wrong>"
+  bool ok() const { return value.has_value(); }
+};
+
+// Parses the kubeconfig text `yaml` into the endpoint of one context. `file` names it in errors,
+// and its directory is what relative paths (certificate-authority, client-certificate, client-key,
+// tokenFile, an exec command with a '/') are resolved against. `context` picks the context; empty:
+// current-context. Pure: reads no file (not even the ones it names) and never throws.
+KubeconfigParse ParseKubeconfig(std::string_view yaml, const std::string& file,
+                                const std::string& context);
+
+// The directory part of a path: "a/b/config" -> "a/b", "config" -> ".", "/config" -> "/".
+std::string DirectoryOf(const std::string& path);
+
+}  // namespace podwait
