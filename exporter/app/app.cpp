@@ -229,9 +229,10 @@ void App::InstallHandlers() {
 bool App::Start(std::string* error) {
   std::optional<KubeEndpoint> endpoint = ResolveKubeEndpoint(config_, ProcessEnv(), error);
   if (!endpoint) return false;
-  tokens_ = std::make_unique<TokenSource>(endpoint->token_file, clock_);
+  LogKubeEndpoint(*endpoint);
+  tokens_ = MakeTokenSource(*endpoint, clock_);
   kube_.endpoint = *endpoint;
-  kube_.tokens = endpoint->token_file.empty() ? nullptr : tokens_.get();
+  kube_.tokens = tokens_.get();
   kube_.clock = &clock_;
   kube_.metrics = &self_metrics_;
   kube_.sync = &sync_;

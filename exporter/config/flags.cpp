@@ -136,12 +136,23 @@ const std::vector<Flag>& Flags() {
        },
        [](const Config&) { return std::string("logfmt"); }},
       StringFlag("kube.api-url",
-                 "Kubernetes API server URL (http or https). Empty: in-cluster configuration; "
-                 "with none, the run script starts the bundled demo.",
+                 "Kubernetes API server URL (http or https); wins over every kubeconfig. Empty: "
+                 "--kubeconfig, else the in-cluster configuration, else $KUBECONFIG, else "
+                 "~/.kube/config.",
                  &Config::kube_api_url),
-      StringFlag("kube.token-file", "Bearer token file (re-read every minute and after a 401).",
+      StringFlag("kubeconfig",
+                 "Path to a kubeconfig file, to run outside the cluster the way kubectl does. "
+                 "Empty: in-cluster configuration, or the first existing file of $KUBECONFIG "
+                 "(lists are not merged), or ~/.kube/config.",
+                 &Config::kubeconfig),
+      StringFlag("kube.context", "The kubeconfig context to use. Empty: its current-context.",
+                 &Config::kube_context),
+      StringFlag("kube.token-file",
+                 "Bearer token file (re-read every minute and after a 401); replaces a "
+                 "kubeconfig user's credentials.",
                  &Config::kube_token_file),
-      StringFlag("kube.ca-file", "CA bundle to verify the API server.", &Config::kube_ca_file),
+      StringFlag("kube.ca-file", "CA bundle to verify the API server; replaces a kubeconfig's CA.",
+                 &Config::kube_ca_file),
       BoolFlag("kube.insecure-skip-tls-verify", "Do not verify the API server's certificate.",
                &Config::kube_insecure_skip_tls_verify),
       ListFlag("namespaces", "Comma-separated namespaces to watch; empty watches all.",

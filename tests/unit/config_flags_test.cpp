@@ -45,6 +45,16 @@ TEST(Flags, BooleansInAllSpellings) {
   EXPECT_TRUE(ParseFlags({"--kube.insecure-skip-tls-verify"}).config.kube_insecure_skip_tls_verify);
 }
 
+TEST(Flags, KubeconfigAndContext) {
+  FlagParseResult r = ParseFlags({"--kubeconfig", "/home/sre/.kube/config", "--kube.context=prod"});
+  ASSERT_EQ(r.action, Action::kRun) << r.error;
+  EXPECT_EQ(r.config.kubeconfig, "/home/sre/.kube/config");
+  EXPECT_EQ(r.config.kube_context, "prod");
+  EXPECT_EQ(ParseFlags({}).config.kubeconfig, "");
+  EXPECT_THAT(FlagUsage(), HasSubstr("--kubeconfig=VALUE"));
+  EXPECT_THAT(FlagUsage(), HasSubstr("--kube.context=VALUE"));
+}
+
 TEST(Flags, ListsAndDependencyMap) {
   FlagParseResult r = ParseFlags({"--namespaces=a, b,c", "--dependency.map=tikv=pd,tidb=pd+tikv"});
   ASSERT_EQ(r.action, Action::kRun) << r.error;
