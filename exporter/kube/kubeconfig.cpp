@@ -16,8 +16,10 @@ constexpr std::string_view kProxyAdvice =
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
-std::string Resolve(const std::string& dir, const std::string& path) {
+// `path` relative to `dir` ("./" prefixes dropped); absolute paths stay as they are.
+std::string Resolve(const std::string& dir, std::string path) {
   if (path.empty() || path[0] == '/') return path;
+  while (path.rfind("./", 0) == 0) path.erase(0, 2);
   return dir == "/" ? "/" + path : dir + "/" + path;
 }
 

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "exporter/common/base64.h"
 #include "exporter/kube/kubeconfig.h"
 
@@ -105,7 +107,7 @@ users:
 - name: minikube
   user:
     client-certificate: /home/sre/.minikube/profiles/minikube/client.crt
-    client-key: profiles/client.key
+    client-key: ./profiles/client.key
 )");
   EXPECT_EQ(ep.api_url, "https://192.168.49.2:8443");  // no trailing slash
   EXPECT_EQ(ep.tls.ca_file, "/home/sre/.kube/../.minikube/ca.crt");
@@ -115,28 +117,47 @@ users:
   EXPECT_THAT(ep.ignored, ElementsAre(AllOf(HasSubstr("namespace"), HasSubstr("tidb"))));
 }
 
-// EKS: aws eks get-token as an exec plugin.
-TEST(Kubeconfig, EksExecPlugin) {
-  KubeEndpoint ep = Parse(R"(apiVersion: v1
+// The layout `aws eks update-kubeconfig` and `gcloud container clusters get-credentials` write:
+// one cluster (CA embedded), one context and one user, all called `name`, the user an exec plugin.
+std::string ManagedClusterKubeconfig(const std::string& name, const std::string& server,
+                                     const std::string& exec) {
+  std::string text = R"(apiVersion: v1
 clusters:
 - cluster:
-    certificate-authority-data: )" +
-                          Base64Encode(kCaPem) + R"(
-    server: https://0123456789ABCDEF0123456789ABCDEF.gr7.us-west-2.eks.amazonaws.com
-  name: arn:aws:eks:us-west-2:000000000000:cluster/tidb-prod
+    certificate-authority-data: {ca}
+    server: {server}
+  name: {name}
 contexts:
 - context:
-    cluster: arn:aws:eks:us-west-2:000000000000:cluster/tidb-prod
-    user: arn:aws:eks:us-west-2:000000000000:cluster/tidb-prod
-  name: arn:aws:eks:us-west-2:000000000000:cluster/tidb-prod
-current-context: arn:aws:eks:us-west-2:000000000000:cluster/tidb-prod
+    cluster: {name}
+    user: {name}
+  name: {name}
+current-context: {name}
 kind: Config
 preferences: {}
 users:
-- name: arn:aws:eks:us-west-2:000000000000:cluster/tidb-prod
+- name: {name}
   user:
     exec:
-      apiVersion: client.authentication.k8s.io/v1beta1
+{exec})";
+  for (const auto& [key, value] : std::map<std::string, std::string>{{"{ca}", Base64Encode(kCaPem)},
+                                                                     {"{server}", server},
+                                                                     {"{name}", name},
+                                                                     {"{exec}", exec}}) {
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at)) {
+      text.replace(at, key.size(), value);
+      at += value.size();
+    }
+  }
+  return text;
+}
+
+// EKS: aws eks get-token as an exec plugin.
+TEST(Kubeconfig, EksExecPlugin) {
+  KubeEndpoint ep = Parse(ManagedClusterKubeconfig(
+      "arn:aws:eks:us-west-2:000000000000:cluster/tidb-prod",
+      "https://0123456789ABCDEF0123456789ABCDEF.gr7.us-west-2.eks.amazonaws.com",
+      R"(      apiVersion: client.authentication.k8s.io/v1beta1
       args:
       - --region
       - us-west-2
@@ -152,7 +173,8 @@ users:
         value: sre
       interactiveMode: IfAvailable
       provideClusterInfo: false
-)");
+)"));
+  EXPECT_EQ(ep.context, "arn:aws:eks:us-west-2:000000000000:cluster/tidb-prod");
   ASSERT_TRUE(ep.exec);
   EXPECT_EQ(ep.exec->api_version, kExecApiV1beta1);
   EXPECT_EQ(ep.exec->command, "aws");  // a bare name: looked up in PATH
@@ -166,31 +188,14 @@ users:
 
 // GKE: gke-gcloud-auth-plugin, which asks for the cluster's details.
 TEST(Kubeconfig, GkeExecPluginWithClusterInfo) {
-  KubeEndpoint ep = Parse(R"(apiVersion: v1
-clusters:
-- cluster:
-    certificate-authority-data: )" +
-                          Base64Encode(kCaPem) + R"(
-    server: https://203.0.113.10
-  name: gke_tidb-project_us-central1_tidb-prod
-contexts:
-- context:
-    cluster: gke_tidb-project_us-central1_tidb-prod
-    user: gke_tidb-project_us-central1_tidb-prod
-  name: gke_tidb-project_us-central1_tidb-prod
-current-context: gke_tidb-project_us-central1_tidb-prod
-kind: Config
-preferences: {}
-users:
-- name: gke_tidb-project_us-central1_tidb-prod
-  user:
-    exec:
-      apiVersion: client.authentication.k8s.io/v1beta1
+  KubeEndpoint ep = Parse(
+      ManagedClusterKubeconfig("gke_tidb-project_us-central1_tidb-prod", "https://203.0.113.10",
+                               R"(      apiVersion: client.authentication.k8s.io/v1beta1
       command: gke-gcloud-auth-plugin
       installHint: Install gke-gcloud-auth-plugin for use with kubectl by following
         https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl#install_plugin
       provideClusterInfo: true
-)");
+)"));
   ASSERT_TRUE(ep.exec);
   EXPECT_EQ(ep.exec->command, "gke-gcloud-auth-plugin");
   EXPECT_THAT(ep.exec->install_hint, HasSubstr("Install gke-gcloud-auth-plugin"));
