@@ -69,6 +69,14 @@ class CurlTls : public ::testing::Test {
   }
   static std::string File(const std::string& name) { return dir_ + "/" + name; }
   static std::string Pem(const std::string& name) { return ReadFile(File(name)); }
+  // The right CA and the client certificate, as PEM in memory.
+  static TlsOptions FromMemory() {
+    TlsOptions tls;
+    tls.ca_pem = Pem("ca.crt");
+    tls.cert_pem = Pem("client.crt");
+    tls.key_pem = Pem("client.key");
+    return tls;
+  }
 
   static HttpResponse Get(const TlsOptions& tls) {
     HttpRequest req;
@@ -85,11 +93,7 @@ class CurlTls : public ::testing::Test {
 };
 
 TEST_F(CurlTls, CaAndClientCertificateFromMemory) {
-  TlsOptions tls;
-  tls.ca_pem = Pem("ca.crt");
-  tls.cert_pem = Pem("client.crt");
-  tls.key_pem = Pem("client.key");
-  HttpResponse r = Get(tls);
+  HttpResponse r = Get(FromMemory());
   EXPECT_TRUE(r.ok()) << r.error << " status " << r.status;
   EXPECT_THAT(r.body, HasSubstr("podwait-test-client"));  // s_server shows the client's subject
 }
@@ -112,20 +116,17 @@ TEST_F(CurlTls, WithoutTheClientCertificateTheServerRefuses) {
 }
 
 TEST_F(CurlTls, TheCaFromMemoryIsTheOnlyOneTrusted) {
-  TlsOptions tls;
+  TlsOptions tls = FromMemory();
   tls.ca_pem = Pem("other-ca.crt");  // wins over the right file
   tls.ca_file = File("ca.crt");
-  tls.cert_pem = Pem("client.crt");
-  tls.key_pem = Pem("client.key");
   HttpResponse r = Get(tls);
   EXPECT_FALSE(r.ok());
   EXPECT_THAT(r.error, HasSubstr("certificate"));
 }
 
 TEST_F(CurlTls, InsecureSkipsVerificationButStillPresentsTheClientCertificate) {
-  TlsOptions tls;
-  tls.cert_pem = Pem("client.crt");
-  tls.key_pem = Pem("client.key");
+  TlsOptions tls = FromMemory();
+  tls.ca_pem.clear();
   EXPECT_FALSE(Get(tls).ok());  // the system trust store does not know the test CA
   tls.insecure_skip_verify = true;
   HttpResponse r = Get(tls);
