@@ -1,5 +1,6 @@
 #include "tests/support/stack.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -77,12 +78,13 @@ double SampleValue(const std::string& text, const std::string& name,
 }
 
 SimAndExporter::SimAndExporter(const std::string& scenario, std::vector<std::string> exporter_flags,
-                               bool start_exporter)
+                               bool start_exporter, std::vector<std::string> sim_flags)
     : exporter_flags_(std::move(exporter_flags)) {
   const std::string port_file = MakeTempDir() + "/sim.port";
-  sim_ = std::make_unique<Subprocess>(std::vector<std::string>{
-      BinaryPath("podwait-sim"), "--listen", "127.0.0.1:0", "--port-file", port_file, "--scenario",
-      SourcePath(scenario), "--manual", "--bookmark-interval", "1s"});
+  sim_flags.insert(sim_flags.begin(),
+                   {BinaryPath("podwait-sim"), "--listen", "127.0.0.1:0", "--port-file", port_file,
+                    "--scenario", SourcePath(scenario), "--manual", "--bookmark-interval", "1s"});
+  sim_ = std::make_unique<Subprocess>(std::move(sim_flags));
   WaitFor(
       [&] {
         std::ifstream in(port_file);
@@ -97,11 +99,13 @@ void SimAndExporter::StartExporter() {
   std::vector<std::string> args = {
       BinaryPath("podwait-exporter"),
       "--web.listen-address=127.0.0.1:" + std::to_string(exporter_port_),
-      "--kube.api-url=http://127.0.0.1:" + std::to_string(sim_port_),
       "--pd.url-template=http://127.0.0.1:" + std::to_string(sim_port_) +
           "/pd/{namespace}/{cluster}",
-      "--pd.interval=1s",
-      "--log.level=debug"};
+      "--pd.interval=1s", "--log.level=debug"};
+  const bool kubeconfig =
+      std::any_of(exporter_flags_.begin(), exporter_flags_.end(),
+                  [](const std::string& f) { return f.rfind("--kubeconfig", 0) == 0; });
+  if (!kubeconfig) args.push_back("--kube.api-url=http://127.0.0.1:" + std::to_string(sim_port_));
   args.insert(args.end(), exporter_flags_.begin(), exporter_flags_.end());
   exporter_ = std::make_unique<Subprocess>(args);
   WaitFor([&] { return HttpGet(exporter_port_, "/healthz").status == 200; },

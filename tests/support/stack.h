@@ -28,9 +28,11 @@ double SampleValue(const std::string& text, const std::string& name,
 // timeline) with a scenario, and podwait-exporter watching it. Both are killed on destruction.
 class SimAndExporter {
  public:
-  // `scenario` is a path relative to the source tree; extra flags go to the exporter.
+  // `scenario` is a path relative to the source tree; extra flags go to the exporter (which is
+  // pointed at the simulator with --kube.api-url unless they hold a --kubeconfig) and to the
+  // simulator.
   explicit SimAndExporter(const std::string& scenario, std::vector<std::string> exporter_flags = {},
-                          bool start_exporter = true);
+                          bool start_exporter = true, std::vector<std::string> sim_flags = {});
   void StartExporter();
 
   int sim_port() const { return sim_port_; }
