@@ -3,8 +3,10 @@
 #
 #   scripts/run.sh [EXPORTER FLAGS...]
 #
-# With --kube.api-url (or inside a pod, where KUBERNETES_SERVICE_HOST is set) the exporter
-# watches that cluster. Without, it starts the bundled simulator with the demo scenario
+# With --kube.api-url, --kubeconfig or --kube.context (or inside a pod, where
+# KUBERNETES_SERVICE_HOST is set) the exporter watches that cluster: `scripts/run.sh --kube.context
+# prod` uses $KUBECONFIG or ~/.kube/config as kubectl does. Without any of them (even when a
+# kubeconfig exists), it starts the bundled simulator with the demo scenario
 # (tests/scenarios/demo.json: a TiDB cluster whose pods wait for PD and for a new node, and a
 # second one with a true capacity shortfall) and points the exporter at it.
 #
@@ -19,7 +21,7 @@ port=${PODWAIT_PORT:-9877}
 
 real_cluster=0
 for a in "$@"; do
-  case "$a" in --kube.api-url*) real_cluster=1 ;; esac
+  case "$a" in --kube.api-url* | --kubeconfig* | --kube.context*) real_cluster=1 ;; esac
 done
 [ -n "${KUBERNETES_SERVICE_HOST:-}" ] && real_cluster=1
 if [ $real_cluster -eq 1 ]; then
