@@ -67,14 +67,16 @@ void BM_TrackerEvaluate(benchmark::State& state) {
     p->cluster = "tc-" + std::to_string(i / 100);
     p->component = kComponents[i % 4];
     // 90% Ready, 10% waiting: the shape of a healthy fleet.
-    if (i % 10 != 0) p->conditions.push_back({"Ready", ConditionStatus::kTrue, "", "", kNow});
+    if (i % 10 != 0) {  // a Ready pod, as ParsePod keeps it
+      p->compact_ready = true;
+      p->compact_ready_since = kNow;
+    }
     pods.push_back(std::move(p));
   }
   WaitingTracker tracker([](const PodRecord& pod, std::span<const EventRecord>,
                             const ClusterDependencies*, const AutoscalerState&, Timestamp now) {
     Classification c;
-    const PodCondition* ready = pod.Condition("Ready");
-    c.waiting = ready == nullptr || ready->status != ConditionStatus::kTrue;
+    c.waiting = !pod.IsReady();
     c.stage = Stage::kInitializing;
     c.wait_class = WaitClass::kDependency;
     c.reason = "pd_not_ready";

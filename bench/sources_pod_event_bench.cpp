@@ -56,7 +56,8 @@ PodStore& FullStore() {
       p->cluster = "tc-" + std::to_string(i / 100);
       p->component = "tikv";
       p->resource_version = std::to_string(i + 1);
-      p->conditions.push_back({"Ready", ConditionStatus::kTrue, "", "", kNow});
+      p->compact_ready = true;  // a Ready pod, as ParsePod keeps it
+      p->compact_ready_since = kNow;
       pods.push_back(std::move(p));
     }
     s->Replace(std::move(pods));

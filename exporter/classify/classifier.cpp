@@ -574,8 +574,7 @@ Classification Classify(const PodRecord& pod, std::span<const EventRecord> event
   if (pod.deleted != 0) return NotWaiting("being deleted");
   if (pod.phase == PodPhase::kSucceeded) return NotWaiting("Succeeded");
   if (pod.phase == PodPhase::kFailed) return NotWaiting("Failed");
-  const PodCondition* ready = pod.Condition("Ready");
-  if (IsTrue(ready)) return NotWaiting("Ready");
+  if (pod.IsReady()) return NotWaiting("Ready");
 
   Context ctx{pod, {}, deps, autoscaler, options, now};
   for (const auto& e : events) {
@@ -595,7 +594,8 @@ Classification Classify(const PodRecord& pod, std::span<const EventRecord> event
   if (!IsTrue(initialized))
     return ClassifyInitializing(ctx, or_created(scheduled->last_transition));
   Timestamp start = initialized->last_transition;
-  if (ready != nullptr) start = std::max(start, ready->last_transition);
+  if (const PodCondition* ready = pod.Condition("Ready"))
+    start = std::max(start, ready->last_transition);
   return ClassifyStarting(ctx, or_created(start));
 }
 

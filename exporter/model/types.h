@@ -44,10 +44,12 @@ struct ContainerStatus {
 enum class PodPhase : uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 
 // What the exporter keeps of a pod. A pod that is Ready and not being deleted is kept compact (see
-// ParsePod): its Ready condition (status and lastTransitionTime) only, no other conditions, no
-// container statuses or names, no messages: such a pod is not waiting, and that is all the
-// classifier, the tracker and the cluster registry read of it. At 100,000 pods (DESIGN §8) each
-// byte of this struct is 100 kB, so fields nobody reads are not kept.
+// ParsePod): `compact_ready` is set and the Ready condition's lastTransitionTime is kept in
+// `compact_ready_since`; no conditions, no container statuses or names, no messages: such a pod
+// is not waiting, and its readiness is all the classifier, the tracker and the cluster registry
+// read of it. At 100,000 pods (DESIGN §8) each byte per pod is 100 kB, so fields nobody reads are
+// not kept (a one-element conditions vector alone cost ~11 MB). Read readiness with IsReady() and
+// ReadySince(), which answer for compact and full records alike.
 struct PodRecord {
   std::string uid;
   std::string namespace_;
@@ -58,17 +60,33 @@ struct PodRecord {
   Timestamp created = 0;
   Timestamp deleted = 0;  // deletionTimestamp; non-zero means the pod is being deleted
   PodPhase phase = PodPhase::kUnknown;
-  std::vector<PodCondition> conditions;
+  bool compact_ready = false;            // a compact record of a Ready pod (see above)
+  Timestamp compact_ready_since = 0;     // its Ready condition's lastTransitionTime (0: unknown)
+  std::vector<PodCondition> conditions;  // empty in a compact record
   std::vector<std::string> init_container_names;  // spec order, so unscheduled pods know them too
   std::vector<ContainerStatus> init_containers;   // status order
   std::vector<ContainerStatus> containers;
 
-  // Returns the condition of that type, or nullptr.
+  // Returns the condition of that type, or nullptr (always nullptr for a compact record: use
+  // IsReady() and ReadySince() for readiness).
   const PodCondition* Condition(std::string_view type) const {
     for (const auto& c : conditions) {
       if (c.type == type) return &c;
     }
     return nullptr;
+  }
+  // Whether the Ready condition is True.
+  bool IsReady() const {
+    if (compact_ready) return true;
+    const PodCondition* ready = Condition("Ready");
+    return ready != nullptr && ready->status == ConditionStatus::kTrue;
+  }
+  // When a Ready pod became Ready (the condition's lastTransitionTime); 0 when it is not Ready or
+  // the time is unknown.
+  Timestamp ReadySince() const {
+    if (compact_ready) return compact_ready_since;
+    const PodCondition* ready = Condition("Ready");
+    return ready != nullptr && ready->status == ConditionStatus::kTrue ? ready->last_transition : 0;
   }
   // "namespace/name"
   std::string Key() const { return namespace_ + "/" + name; }

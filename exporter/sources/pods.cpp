@@ -127,9 +127,8 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
     for (const auto& c : conds->GetArray()) {
       if (Str(&c, "type") != "Ready") continue;
       if (ParseConditionStatus(Str(&c, "status")) == ConditionStatus::kTrue) {
-        pod.conditions.reserve(1);
-        pod.conditions.push_back(
-            PodCondition{"Ready", ConditionStatus::kTrue, {}, {}, Time(&c, "lastTransitionTime")});
+        pod.compact_ready = true;
+        pod.compact_ready_since = Time(&c, "lastTransitionTime");
         result.ok = true;
         return result;
       }

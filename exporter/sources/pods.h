@@ -34,10 +34,10 @@ struct PodParseResult {
 
 // Fills a PodRecord with only the fields it lists (model/types.h); of the conditions, only
 // PodScheduled, Initialized, ContainersReady and Ready are kept. A pod whose Ready condition is
-// True and that is not being deleted is kept compact (options.compact_ready): its Ready condition
-// without reason or message, nothing else of its status or spec. Pure. A document that is not
-// an object, or lacks metadata.uid/name/namespace, is an error; unknown or malformed optional
-// fields are left at their defaults.
+// True and that is not being deleted is kept compact (options.compact_ready): the compact_ready
+// flag and the Ready condition's lastTransitionTime, nothing else of its status or spec. Pure. A
+// document that is not an object, or lacks metadata.uid/name/namespace, is an error; unknown or
+// malformed optional fields are left at their defaults.
 PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& options);
 
 // Cuts `text` to at most max_bytes without splitting a UTF-8 sequence.

@@ -5,9 +5,7 @@
 namespace podwait {
 
 bool IsReadyPdPod(const PodRecord& pod) {
-  if (pod.component != "pd" || pod.deleted != 0) return false;
-  const PodCondition* ready = pod.Condition("Ready");
-  return ready != nullptr && ready->status == ConditionStatus::kTrue;
+  return pod.component == "pd" && pod.deleted == 0 && pod.IsReady();
 }
 
 ClusterRegistry::ClusterRegistry(const Config& config)

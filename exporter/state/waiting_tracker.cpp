@@ -13,11 +13,6 @@ bool IsDependencyWait(WaitClass c) {
   return c == WaitClass::kDependency || c == WaitClass::kDependencyStuck;
 }
 
-bool PodIsReady(const PodRecord& pod) {
-  const PodCondition* ready = pod.Condition("Ready");
-  return ready != nullptr && ready->status == ConditionStatus::kTrue;
-}
-
 }  // namespace
 
 std::string TidbClusterLabel(const std::string& ns, const std::string& cluster) {
@@ -42,11 +37,8 @@ WaitingTracker::WaitingTracker(ClassifyFn classify)
     : classify_(std::move(classify)), snapshot_(std::make_shared<WaitingSnapshot>()) {}
 
 Timestamp WaitingTracker::ReadySince(const PodRecord& pod, Timestamp fallback) {
-  const PodCondition* ready = pod.Condition("Ready");
-  if (ready != nullptr && ready->status == ConditionStatus::kTrue && ready->last_transition > 0) {
-    return ready->last_transition;
-  }
-  return fallback;
+  const Timestamp since = pod.ReadySince();
+  return since > 0 ? since : fallback;
 }
 
 void WaitingTracker::Observe(const Track& track, Timestamp stage_end) {
@@ -100,7 +92,7 @@ EvaluationSideFacts WaitingTracker::Evaluate(const EvaluationInput& input) {
     if (!pod.cluster.empty() && seen_clusters.insert({pod.namespace_, pod.cluster}).second) {
       facts.clusters.push_back(ClusterKey{pod.namespace_, pod.cluster});
     }
-    const bool pod_ready = PodIsReady(pod);
+    const bool pod_ready = pod.IsReady();
     if (pod.component == "pd" && !pod.cluster.empty() && pod.deleted == 0) {
       int& ready_pd = facts.ready_pd_pods[ClusterKey{pod.namespace_, pod.cluster}];
       if (pod_ready) ++ready_pd;

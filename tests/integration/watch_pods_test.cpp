@@ -198,9 +198,7 @@ TEST_F(WatchPods, AddsUpdatesAndDeletes) {
   ASSERT_TRUE(StoreEqualsSim());
   PodPtr p = store_.Get("tidb", "basic-tikv-0");
   ASSERT_NE(p, nullptr);
-  const PodCondition* ready = p->Condition("Ready");
-  ASSERT_NE(ready, nullptr);
-  EXPECT_EQ(ready->status, ConditionStatus::kTrue);
+  EXPECT_TRUE(p->IsReady());
   EXPECT_EQ(p->cluster, "basic");
   EXPECT_EQ(p->component, "tikv");
   EXPECT_FALSE(store_.Contains("tidb", "basic-tikv-1"));

@@ -234,7 +234,7 @@ constexpr const char* kReadyTikv = R"({
     "containerStatuses": [{"name": "tikv", "ready": true, "restartCount": 0,
       "state": {"running": {"startedAt": "2024-05-02T10:01:01Z"}}}]}})";
 
-TEST(ParsePod, AReadyPodKeepsOnlyItsReadyCondition) {
+TEST(ParsePod, AReadyPodKeepsOnlyItsReadiness) {
   rapidjson::Document doc;
   doc.Parse(kReadyTikv);
   ASSERT_FALSE(doc.HasParseError());
@@ -247,12 +247,11 @@ TEST(ParsePod, AReadyPodKeepsOnlyItsReadyCondition) {
   EXPECT_EQ(r.pod.resource_version, "812");
   EXPECT_EQ(r.pod.created, T("2024-05-02T10:00:00Z"));
   EXPECT_EQ(r.pod.phase, PodPhase::kRunning);
-  ASSERT_EQ(r.pod.conditions.size(), 1u);
-  EXPECT_EQ(r.pod.conditions.capacity(), 1u);
-  const PodCondition* ready = r.pod.Condition("Ready");
-  ASSERT_NE(ready, nullptr);
-  EXPECT_EQ(ready->status, ConditionStatus::kTrue);
-  EXPECT_EQ(ready->last_transition, T("2024-05-02T10:02:00Z"));
+  EXPECT_TRUE(r.pod.compact_ready);
+  EXPECT_TRUE(r.pod.conditions.empty());
+  EXPECT_EQ(r.pod.conditions.capacity(), 0u) << "no heap block for a compact record's conditions";
+  EXPECT_TRUE(r.pod.IsReady());
+  EXPECT_EQ(r.pod.ReadySince(), T("2024-05-02T10:02:00Z"));
   EXPECT_TRUE(r.pod.init_container_names.empty());
   EXPECT_TRUE(r.pod.init_containers.empty());
   EXPECT_TRUE(r.pod.containers.empty());
@@ -265,6 +264,9 @@ TEST(ParsePod, AReadyPodKeepsOnlyItsReadyCondition) {
   EXPECT_EQ(full.pod.conditions.size(), 4u);
   EXPECT_THAT(full.pod.init_container_names, ElementsAre("wait-for-pd"));
   EXPECT_EQ(full.pod.containers.size(), 1u);
+  EXPECT_FALSE(full.pod.compact_ready);
+  EXPECT_TRUE(full.pod.IsReady());
+  EXPECT_EQ(full.pod.ReadySince(), r.pod.ReadySince());
   const ClassifierOptions copt;
   const AutoscalerState autoscaler;
   const Timestamp now = T("2024-05-02T11:00:00Z");
@@ -290,6 +292,7 @@ TEST(ParsePod, NotReadyOrDeletingPodsKeepEverythingTheClassifierReads) {
     ASSERT_FALSE(doc.HasParseError()) << text;
     PodParseResult r = ParsePod(doc, PodParseOptions{});
     ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_FALSE(r.pod.compact_ready);
     EXPECT_EQ(r.pod.conditions.size(), 4u);
     EXPECT_THAT(r.pod.init_container_names, ElementsAre("wait-for-pd"));
     ASSERT_EQ(r.pod.init_containers.size(), 1u);
@@ -299,6 +302,8 @@ TEST(ParsePod, NotReadyOrDeletingPodsKeepEverythingTheClassifierReads) {
   }
   rapidjson::Document doc;
   doc.Parse(not_ready.c_str());
+  EXPECT_FALSE(ParsePod(doc, {}).pod.IsReady());
+  EXPECT_EQ(ParsePod(doc, {}).pod.ReadySince(), 0) << "not Ready: no Ready-since time";
   EXPECT_EQ(ParsePod(doc, {}).pod.Condition("Ready")->message,
             "containers with unready status: [tikv]");
 }
