@@ -448,8 +448,10 @@ TEST_F(ReflectorTest, NotFoundDisablesWhenTheHandlerSaysSo) {
   opts_.resource = "tidbclusters";
   opts_.path = "/apis/pingcap.com/v1alpha1/tidbclusters";
   script_.Push(Status(404, R"({"kind":"Status","code":404,"reason":"NotFound"})"));
-  auto r = StartReflector();
+  // Registered (not synced) from construction, before the list could answer.
+  auto r = std::make_unique<Reflector>(ctx_, opts_, handler_);
   EXPECT_FALSE(sync_.AllSynced());
+  r->Start();
   ASSERT_TRUE(testing::WaitFor([&] { return r->disabled(); }, 5s));
   EXPECT_TRUE(handler_.not_found_);
   EXPECT_TRUE(sync_.AllSynced());  // unregistered: /readyz does not wait for a missing CRD
