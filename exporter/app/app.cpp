@@ -296,6 +296,8 @@ void App::Stop() {
   }
   loop_cv_.notify_all();
   if (loop_.joinable()) loop_.join();
+  // A credential plugin that hangs must not hold the watch threads (killed within ~100 ms).
+  if (tokens_) tokens_->Cancel();
   // Every source stops within about a second; stop them side by side so the whole shutdown stays
   // well within Kubernetes' grace period.
   std::vector<std::thread> stoppers;

@@ -119,14 +119,27 @@ void Record(int status, SubprocessResult* result) {
 // At the deadline: kills the child's process group first, while the unreaped child still holds
 // the group id, so whatever it started (a shell's children) goes too and releases the pipes;
 // then reaps the child.
-void KillAndReap(pid_t pid, SubprocessResult* result) {
+void KillAndReap(pid_t pid, bool cancelled, SubprocessResult* result) {
   kill(-pid, SIGKILL);
   kill(pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  result->timed_out = true;
+  (cancelled ? result->cancelled : result->timed_out) = true;
   Record(status, result);
+}
+
+// How long to block in one wait: until the deadline, and at most kCancelCheckMs when the run can
+// be cancelled.
+constexpr int64_t kCancelCheckMs = 100;
+int WaitSliceMs(const SubprocessSpec& spec, int64_t deadline, int64_t now) {
+  int64_t slice = std::max<int64_t>(1, deadline - now);
+  if (spec.cancel != nullptr) slice = std::min(slice, kCancelCheckMs);
+  return static_cast<int>(slice);
+}
+
+bool Cancelled(const SubprocessSpec& spec) {
+  return spec.cancel != nullptr && spec.cancel->load(std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -168,7 +181,8 @@ SubprocessResult RunSubprocess(const SubprocessSpec& spec) {
   result.started = true;
 
   // Read both pipes until the child (and whatever it started) closes them, or the deadline.
-  while ((streams[0].open() || streams[1].open()) && clock.MonotonicMs() < deadline) {
+  while ((streams[0].open() || streams[1].open()) && clock.MonotonicMs() < deadline &&
+         !Cancelled(spec)) {
     pollfd fds[2];
     nfds_t n = 0;
     Stream* polled[2];
@@ -177,15 +191,14 @@ SubprocessResult RunSubprocess(const SubprocessSpec& spec) {
       fds[n] = {s.fd, POLLIN, 0};
       polled[n++] = &s;
     }
-    const int ready =
-        poll(fds, n, static_cast<int>(std::max<int64_t>(1, deadline - clock.MonotonicMs())));
+    const int ready = poll(fds, n, WaitSliceMs(spec, deadline, clock.MonotonicMs()));
     if (ready < 0 && errno != EINTR) break;
     for (nfds_t i = 0; ready > 0 && i < n; ++i) {
       if (fds[i].revents != 0) Drain(*polled[i], spec.max_output);
     }
   }
   if (streams[0].open() || streams[1].open()) {
-    KillAndReap(pid, &result);
+    KillAndReap(pid, Cancelled(spec), &result);
     return result;
   }
   // Output closed: wait for the exit. A child that closed its output but keeps running is
@@ -199,8 +212,8 @@ SubprocessResult RunSubprocess(const SubprocessSpec& spec) {
       break;
     }
     if (r < 0 && errno != EINTR) break;  // reaped elsewhere (SIGCHLD ignored): nothing to wait for
-    if (clock.MonotonicMs() >= deadline) {
-      KillAndReap(pid, &result);
+    if (clock.MonotonicMs() >= deadline || Cancelled(spec)) {
+      KillAndReap(pid, Cancelled(spec), &result);
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));

@@ -4,6 +4,7 @@
 // the exporter needs to call a kubeconfig's exec credential plugin from a watch thread without
 // ever hanging it.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,12 +23,16 @@ struct SubprocessSpec {
   int64_t timeout_ms = 30'000;
   // Bytes kept of each of stdout and stderr; the rest is read and dropped.
   size_t max_output = 1 << 20;
+  // Optional: when it turns true the child is killed as at the deadline, within ~100 ms (the
+  // exporter is shutting down and must not wait for a hanging credential plugin).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct SubprocessResult {
   bool started = false;    // false: the program could not be started; `error` says why
   std::string error;       // e.g. "No such file or directory"
   bool timed_out = false;  // killed at the deadline
+  bool cancelled = false;  // killed because spec.cancel turned true
   int exit_code = -1;      // the exit status when it exited normally, else -1
   int signal = 0;          // the signal that ended it, else 0
   std::string out;         // stdout, at most max_output bytes

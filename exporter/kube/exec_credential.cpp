@@ -112,18 +112,21 @@ ExecCredentialParse ParseExecCredential(std::string_view text, std::string_view 
   return out;
 }
 
-ExecCredentialParse RunExecPlugin(const ExecPlugin& plugin, int64_t timeout_ms) {
+ExecCredentialParse RunExecPlugin(const ExecPlugin& plugin, int64_t timeout_ms,
+                                  const std::atomic<bool>* cancel) {
   SubprocessSpec spec;
   spec.argv.push_back(plugin.command);
   spec.argv.insert(spec.argv.end(), plugin.args.begin(), plugin.args.end());
   spec.env = plugin.env;
   spec.env.emplace_back("KUBERNETES_EXEC_INFO", ExecInfoJson(plugin));
   spec.timeout_ms = timeout_ms;
+  spec.cancel = cancel;
   SubprocessResult run = RunSubprocess(spec);
 
   const std::string what = "exec plugin \"" + CommandLine(plugin) + "\"";
   const std::string hint = plugin.install_hint.empty() ? "" : " (" + plugin.install_hint + ")";
   if (!run.started) return Fail(what + " cannot be started: " + run.error + hint);
+  if (run.cancelled) return Fail(what + " was stopped: podwait is shutting down");
   if (run.timed_out) {
     return Fail(what + " did not finish within " + std::to_string(timeout_ms) +
                 " ms and was killed; stderr: " + StderrExcerpt(run.err));

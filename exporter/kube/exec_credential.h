@@ -6,6 +6,7 @@
 // expires.
 // https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -59,6 +60,8 @@ ExecCredentialParse ParseExecCredential(std::string_view json, std::string_view 
 // Runs the plugin (no shell; killed after timeout_ms) and parses its output. The error names the
 // command and says what went wrong: not found (with the install hint), killed at the timeout, a
 // non-zero exit (with the start of its stderr) or output that is not a usable ExecCredential.
-ExecCredentialParse RunExecPlugin(const ExecPlugin& plugin, int64_t timeout_ms);
+// When *cancel (optional) turns true the plugin is killed at once and the run fails.
+ExecCredentialParse RunExecPlugin(const ExecPlugin& plugin, int64_t timeout_ms,
+                                  const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace podwait

@@ -237,8 +237,9 @@ TokenSource::Fetched ReadTokenFile(const std::string& path) {
 TokenSource::TokenSource(std::string path, const Clock& clock, Timestamp max_age)
     : TokenSource(
           path.empty() ? "" : "token file " + path,
-          path.empty() ? Fetcher() : [path] { return ReadTokenFile(path); }, clock,
-          Policy{max_age, 0, 0}) {}
+          path.empty() ? Fetcher()
+                       : [path](const std::atomic<bool>&) { return ReadTokenFile(path); },
+          clock, Policy{max_age, 0, 0}) {}
 
 TokenSource::TokenSource(std::string what, Fetcher fetch, const Clock& clock, Policy policy)
     : what_(std::move(what)), fetch_(std::move(fetch)), clock_(clock), policy_(policy) {}
@@ -252,10 +253,10 @@ std::string TokenSource::Token() {
              (refresh_at_ > 0 && now >= refresh_at_);
   // After a failure, wait before trying again (a plugin is not run on every request).
   if (due && !stale_ && failing_ && mono - attempt_ms_ < policy_.failure_retry) due = false;
-  if (!due) return token_;
+  if (!due || cancelled_.load()) return token_;
   stale_ = false;
   attempt_ms_ = mono;
-  Fetched fetched = fetch_();
+  Fetched fetched = fetch_(cancelled_);
   if (fetched.token && !fetched.token->empty()) {
     token_ = std::move(*fetched.token);
     loaded_ = true;
@@ -267,7 +268,7 @@ std::string TokenSource::Token() {
     }
     if (failing_) LogInfo("got a Kubernetes token again", {{"source", what_}});
     failing_ = false;
-  } else {
+  } else if (!cancelled_.load()) {
     if (!failing_) {
       LogWarn("cannot get the Kubernetes token; keeping the previous one",
               {{"source", what_}, {"err", fetched.error}});
@@ -282,6 +283,8 @@ void TokenSource::Invalidate() {
   stale_ = true;
 }
 
+void TokenSource::Cancel() { cancelled_.store(true); }
+
 int TokenSource::reads() const {
   std::lock_guard<std::mutex> lock(mu_);
   return reads_;
@@ -290,9 +293,10 @@ int TokenSource::reads() const {
 std::unique_ptr<TokenSource> MakeExecTokenSource(ExecPlugin plugin, const Clock& clock,
                                                  ExecTokenOptions options) {
   std::string what = "exec plugin " + plugin.command;
-  auto run = [plugin = std::move(plugin), timeout_ms = options.timeout_ms] {
+  auto run = [plugin = std::move(plugin),
+              timeout_ms = options.timeout_ms](const std::atomic<bool>& cancel) {
     TokenSource::Fetched out;
-    ExecCredentialParse cred = RunExecPlugin(plugin, timeout_ms);
+    ExecCredentialParse cred = RunExecPlugin(plugin, timeout_ms, &cancel);
     if (!cred.ok()) {
       out.error = std::move(cred.error);
       return out;
@@ -313,7 +317,7 @@ std::unique_ptr<TokenSource> MakeTokenSource(const KubeEndpoint& endpoint, const
   if (!endpoint.token.empty()) {
     return std::make_unique<TokenSource>(
         "token",
-        [token = endpoint.token] {
+        [token = endpoint.token](const std::atomic<bool>&) {
           return TokenSource::Fetched{token, 0, ""};
         },
         clock, TokenSource::Policy{});

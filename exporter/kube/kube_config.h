@@ -4,6 +4,7 @@
 // kubeconfig file, or the in-cluster service account. Plus TokenSource, which keeps a bearer
 // token fresh (a fixed token, a rotating token file or an exec credential plugin).
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -55,8 +56,8 @@ void LogKubeEndpoint(const KubeEndpoint& endpoint);
 // `max_age`, when it is about to expire, and on the next call after Invalidate() (call it after a
 // 401). When a fetch fails the last good token is kept and a warning is logged once per streak of
 // failures. Thread-safe: Token() may be called from several threads; fetches are serialized (a
-// caller waits while another thread runs an exec plugin, at most the plugin's timeout). The token
-// is never logged.
+// caller waits while another thread runs an exec plugin, at most the plugin's timeout or until
+// Cancel()). The token is never logged.
 class TokenSource {
  public:
   struct Fetched {
@@ -64,7 +65,8 @@ class TokenSource {
     Timestamp expires_at = 0;          // wall-clock expiry; 0: none known
     std::string error;                 // why it failed
   };
-  using Fetcher = std::function<Fetched()>;
+  // `cancel` turns true when Cancel() is called: a long fetch should give up then.
+  using Fetcher = std::function<Fetched(const std::atomic<bool>& cancel)>;
   struct Policy {
     Timestamp max_age = 0;        // fetch again when the last attempt is this old; 0: never
     Timestamp expiry_margin = 0;  // fetch again this long before expires_at (at most half the
@@ -86,6 +88,9 @@ class TokenSource {
   std::string Token();
   // Forces a fetch on the next Token() call (after a 401 Unauthorized).
   void Invalidate();
+  // For shutdown: a fetch in progress is told to give up (an exec plugin is killed within
+  // ~100 ms) and no further fetch starts; Token() keeps returning the last token.
+  void Cancel();
   // How many fetches succeeded (for tests and debugging).
   int reads() const;
 
@@ -94,6 +99,7 @@ class TokenSource {
   const Fetcher fetch_;
   const Clock& clock_;
   const Policy policy_;
+  std::atomic<bool> cancelled_{false};
   mutable std::mutex mu_;
   std::string token_;
   int64_t attempt_ms_ = 0;    // monotonic time of the last fetch

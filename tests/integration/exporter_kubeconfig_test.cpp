@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -162,6 +163,33 @@ TEST_F(ExporterKubeconfig, StaticTokenUserIsAcceptedOnlyWithTheRightToken) {
   auto refused = Start([] { return std::string("    token: made-up-wrong-token\n"); });
   EXPECT_TRUE(Refused(*refused));
   EXPECT_EQ(HttpGet(refused->exporter_port(), "/readyz").status, 503);
+}
+
+TEST_F(ExporterKubeconfig, SigtermDuringAHangingPluginStopsPromptly) {
+  // An exec plugin waiting for an SSO login nobody completes: SIGTERM still ends the exporter
+  // within the grace period, not at the plugin's 30 s timeout.
+  Write(dir_ + "/get-token.sh",
+        "#!/bin/sh\n"
+        "touch \"$PLUGIN_DIR/started\"\n"
+        "echo 'open https://sso.example/device to log in' >&2\n"
+        "exec sleep 60\n");
+  chmod((dir_ + "/get-token.sh").c_str(), 0755);
+  auto stack = Start([&] {
+    return "    exec:\n"
+           "      apiVersion: client.authentication.k8s.io/v1\n"
+           "      command: ./get-token.sh\n"
+           "      interactiveMode: Never\n"
+           "      env:\n"
+           "      - name: PLUGIN_DIR\n"
+           "        value: " +
+           dir_ + "\n";
+  });
+  ASSERT_TRUE(WaitFor([&] { return std::ifstream(dir_ + "/started").good(); }, 30s))
+      << stack->exporter().ReadLog();
+  const auto start = std::chrono::steady_clock::now();
+  stack->exporter().Signal(SIGTERM);
+  EXPECT_EQ(stack->exporter().Wait(10s), 0) << stack->exporter().ReadLog();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s) << stack->exporter().ReadLog();
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -149,6 +150,25 @@ TEST(Subprocess, TheDeadlineAlsoHoldsWhenTheChildClosesItsOutput) {
   SubprocessResult r = Shell("exec >&- 2>&-; sleep 30", 300);
   EXPECT_TRUE(r.timed_out);
   EXPECT_EQ(r.signal, SIGKILL);
+}
+
+TEST(Subprocess, CancelKillsTheChildPromptly) {
+  std::atomic<bool> cancel{false};
+  SubprocessSpec spec;
+  spec.argv = {"sh", "-c", "echo started; exec sleep 30"};
+  spec.timeout_ms = 30'000;
+  spec.cancel = &cancel;
+  SubprocessResult r;
+  std::thread run([&] { r = RunSubprocess(spec); });
+  std::this_thread::sleep_for(200ms);  // let it start (the kill works either way)
+  const auto start = std::chrono::steady_clock::now();
+  cancel = true;
+  run.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s) << "not the 30 s deadline";
+  EXPECT_TRUE(r.started);
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_FALSE(r.exited_ok());
 }
 
 TEST(Subprocess, SeveralThreadsAtOnce) {

@@ -192,6 +192,29 @@ TEST_F(ExecPluginTest, AHangingPluginIsKilledAtTheTimeout) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
 }
 
+TEST_F(ExecPluginTest, CancelStopsAHangingPluginForEveryWaitingCaller) {
+  // Shutdown while a plugin hangs (an SSO prompt nobody answers): the caller running it and the
+  // callers waiting for the lock all return within a second, not at the 30 s timeout.
+  ExecPlugin plugin = Script("touch \"$DIR/started\"\nsleep 30\n");
+  plugin.env = {{"DIR", dir_}};
+  auto tokens = MakeExecTokenSource(plugin, clock_);
+  std::vector<std::thread> callers;
+  std::atomic<int> returned{0};
+  for (int i = 0; i < 3; ++i) {
+    callers.emplace_back([&] {
+      EXPECT_EQ(tokens->Token(), "");
+      ++returned;
+    });
+  }
+  ASSERT_TRUE(testing::WaitFor([&] { return std::ifstream(dir_ + "/started").good(); }, 10s));
+  const auto start = std::chrono::steady_clock::now();
+  tokens->Cancel();
+  for (auto& t : callers) t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  EXPECT_EQ(returned.load(), 3);
+  EXPECT_EQ(tokens->Token(), "") << "no new run after Cancel()";
+}
+
 TEST_F(ExecPluginTest, TokenIsCachedUntilShortlyBeforeItExpires) {
   auto tokens = MakeExecTokenSource(CountingScript(), clock_);  // margin 30 s
   EXPECT_EQ(tokens->Token(), "token-1");
