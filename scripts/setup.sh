@@ -42,6 +42,7 @@ TEST_PACKAGES=(
   kubernetes-client
   nodejs
   npm
+  openssl
   procps
   prometheus
   prometheus-alertmanager
