@@ -30,6 +30,13 @@ TEST(ExporterBinary, HelpAndVersion) {
   EXPECT_THAT(out, HasSubstr("--web.listen-address"));
   EXPECT_EQ(RunCommand({Exporter(), "--version"}, &out), 0);
   EXPECT_THAT(out, HasSubstr("podwait-exporter, version"));
+  // Built from a git checkout (as in CI): the revision is the checkout's HEAD, even when commits
+  // came after the first configure.
+  std::string head;
+  if (RunCommand({"git", "-C", SourcePath("."), "rev-parse", "--short=12", "HEAD"}, &head) == 0) {
+    while (!head.empty() && (head.back() == '\n' || head.back() == ' ')) head.pop_back();
+    EXPECT_THAT(out, HasSubstr("(revision: " + head + ")"));
+  }
 }
 
 TEST(ExporterBinary, PortInUseIsAnError) {
