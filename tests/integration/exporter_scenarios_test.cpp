@@ -88,7 +88,9 @@ TEST(ExporterScenarios, OriginalReportThenPdReadyAndPodsMoveOn) {
             1);
 
   // A relist (410 on the next watch) and a dropped connection observe nothing twice.
-  EXPECT_EQ(stack.SimPost("/_sim/fault", R"({"fault":"gone","as":"event"})"), 200);
+  // (For the pods watch: without `resource` the next watch request of any resource could take it.)
+  EXPECT_EQ(stack.SimPost("/_sim/fault", R"({"fault":"gone","as":"event","resource":"pods"})"),
+            200);
   EXPECT_EQ(stack.SimPost("/_sim/fault", R"({"fault":"drop_watches","mode":"reset"})"), 200);
   ASSERT_TRUE(stack.ScrapeUntil(
       [](const std::string& t) {
