@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -15,6 +14,7 @@
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/ca_status.h"
 #include "exporter/classify/classifier.h"
+#include "exporter/common/file.h"
 #include "exporter/common/time_format.h"
 #include "exporter/config/flags.h"
 #include "exporter/http/views.h"
@@ -63,14 +63,11 @@ class FileHttpClient final : public HttpClient {
     }
     std::string endpoint = url.substr(pos + marker.size());
     std::replace(endpoint.begin(), endpoint.end(), '/', '_');
-    std::ifstream file(url.substr(0, pos) + "/" + endpoint + ".json", std::ios::binary);
-    if (!file) {
+    std::string why;
+    if (!ReadWholeFile(url.substr(0, pos) + "/" + endpoint + ".json", &r.body, &why)) {
       r.error = "Couldn't connect to server";
       return r;
     }
-    std::stringstream ss;
-    ss << file.rdbuf();
-    r.body = ss.str();
     r.status = 200;
     if (r.body.rfind("HTTP ", 0) == 0) {
       auto nl = r.body.find('\n');
@@ -95,14 +92,11 @@ bool ReadInput(const std::string& path, std::istream& in, std::string* out, std:
     *out = ss.str();
     return true;
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    *error = path + ": cannot open the file";
+  std::string why;
+  if (!ReadWholeFile(path, out, &why)) {
+    *error = path + ": cannot open the file (" + why + ")";
     return false;
   }
-  std::stringstream ss;
-  ss << file.rdbuf();
-  *out = ss.str();
   return true;
 }
 

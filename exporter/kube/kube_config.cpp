@@ -6,31 +6,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "exporter/common/file.h"
 #include "exporter/common/log.h"
 #include "exporter/kube/kubeconfig.h"
 
 namespace podwait {
 namespace {
-
-// Reads a whole file; false with *error set (strerror) when it cannot be read.
-bool ReadWholeFile(const std::string& path, std::string* text, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = std::strerror(errno);
-    return false;
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) {
-    *error = "read error";
-    return false;
-  }
-  *text = buf.str();
-  return true;
-}
 
 bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
@@ -69,8 +51,7 @@ KubeEndpoint InCluster(const Config& config, const std::string& host, const std:
       config.kube_token_file.empty() ? kServiceAccountTokenFile : config.kube_token_file;
   ep.tls.ca_file = config.kube_ca_file.empty() ? kServiceAccountCaFile : config.kube_ca_file;
   ep.tls.insecure_skip_verify = config.kube_insecure_skip_tls_verify;
-  ep.in_cluster = true;
-  ep.source = "in-cluster";
+  ep.source = KubeEndpoint::kInClusterSource;
   return ep;
 }
 

@@ -20,7 +20,6 @@ struct KubeEndpoint {
   std::string token;       // a fixed token (a kubeconfig user's `token`)
   std::optional<ExecPlugin> exec;  // an exec credential plugin
   TlsOptions tls;
-  bool in_cluster = false;
 
   // Where it came from, for the start-up log line: "--kube.api-url", "in-cluster", or how the
   // kubeconfig was found ("--kubeconfig", "KUBECONFIG", "~/.kube/config"); the kubeconfig file
@@ -34,6 +33,9 @@ struct KubeEndpoint {
   // others (logged as warnings).
   std::vector<std::string> ignored;
   std::vector<std::string> warnings;
+
+  bool in_cluster() const { return source == kInClusterSource; }
+  static constexpr const char* kInClusterSource = "in-cluster";
 };
 
 }  // namespace podwait

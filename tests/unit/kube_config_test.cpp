@@ -42,7 +42,7 @@ TEST(ResolveKubeEndpoint, InClusterFromEnvironment) {
   EXPECT_EQ(ep->token_file, kServiceAccountTokenFile);
   EXPECT_EQ(ep->tls.ca_file, kServiceAccountCaFile);
   EXPECT_FALSE(ep->tls.insecure_skip_verify);
-  EXPECT_TRUE(ep->in_cluster);
+  EXPECT_TRUE(ep->in_cluster());
 }
 
 TEST(ResolveKubeEndpoint, InClusterIpv6HostIsBracketed) {
@@ -71,7 +71,7 @@ TEST(ResolveKubeEndpoint, ExplicitUrlWinsAndKeepsFlags) {
   EXPECT_EQ(ep->api_url, "http://127.0.0.1:8001");
   EXPECT_TRUE(ep->token_file.empty());
   EXPECT_TRUE(ep->tls.insecure_skip_verify);
-  EXPECT_FALSE(ep->in_cluster);
+  EXPECT_FALSE(ep->in_cluster());
 }
 
 TEST(ResolveKubeEndpoint, NeitherIsAnError) {
@@ -120,7 +120,7 @@ TEST(ResolveKubeEndpoint, KubeconfigFlagWinsOverInCluster) {
   EXPECT_EQ(ep->kubeconfig, config.kubeconfig);
   EXPECT_EQ(ep->context, "here");
   EXPECT_EQ(ep->token, "made-up");
-  EXPECT_FALSE(ep->in_cluster);
+  EXPECT_FALSE(ep->in_cluster());
 }
 
 TEST(ResolveKubeEndpoint, ApiUrlWinsOverKubeconfigWithAWarning) {
