@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <fstream>
 #include <map>
 
@@ -325,6 +326,24 @@ TEST(TokenSource, KeepsTheLastGoodTokenWhenTheFileVanishesOrIsEmpty) {
   std::remove(path.c_str());
   clock.Advance(2 * kMinute);
   EXPECT_EQ(tokens.Token(), "good");
+}
+
+TEST(TokenSource, CancelStopsFetchingAndKeepsTheLastToken) {
+  FakeClock clock;
+  int fetches = 0;
+  TokenSource tokens(
+      "counting",
+      [&](const std::atomic<bool>& cancel) {
+        ++fetches;
+        EXPECT_FALSE(cancel.load()) << "no fetch starts after Cancel()";
+        return TokenSource::Fetched{"t" + std::to_string(fetches), 0, ""};
+      },
+      clock, TokenSource::Policy{});
+  EXPECT_EQ(tokens.Token(), "t1");
+  tokens.Invalidate();
+  tokens.Cancel();
+  EXPECT_EQ(tokens.Token(), "t1");  // due again after the 401, but shutting down
+  EXPECT_EQ(fetches, 1);
 }
 
 TEST(TokenSource, NoPathNoToken) {

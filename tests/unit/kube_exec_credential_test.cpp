@@ -212,7 +212,7 @@ TEST_F(ExecPluginTest, CancelStopsAHangingPluginForEveryWaitingCaller) {
   for (auto& t : callers) t.join();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
   EXPECT_EQ(returned.load(), 3);
-  EXPECT_EQ(tokens->Token(), "") << "no new run after Cancel()";
+  EXPECT_EQ(tokens->Token(), "") << "still no token after Cancel()";
 }
 
 TEST_F(ExecPluginTest, TokenIsCachedUntilShortlyBeforeItExpires) {
