@@ -77,8 +77,8 @@ void BM_Classify(benchmark::State& state) {
   deps.tikv.readiness = c.tikv;
   if (c.pd == Readiness::kReady) deps.pd.ready_since = kNow - 3600'000;
   if (c.tikv == Readiness::kReady) deps.tikv.ready_since = kNow - 3600'000;
-  if (c.pd != Readiness::kReady) deps.pd.reason = "no_pd_leader";
-  if (c.tikv != Readiness::kReady) deps.tikv.reason = "no_tikv_store_up";
+  if (c.pd != Readiness::kReady) deps.pd.reason = DependencyReason::kNoPdLeader;
+  if (c.tikv != Readiness::kReady) deps.tikv.reason = DependencyReason::kNoTikvStoreUp;
   AutoscalerState autoscaler;
   autoscaler.cluster_autoscaler = c.autoscaler;
   const ClassifierOptions options;

@@ -89,7 +89,7 @@ const Fleet& TheFleet() {
       d.pd.readiness = pd_down ? Readiness::kNotReady : Readiness::kReady;
       d.tikv.readiness = pd_down ? Readiness::kNotReady : Readiness::kReady;
       d.pd.ready_since = d.tikv.ready_since = pd_down ? 0 : kNow - 3600'000;
-      if (pd_down) d.pd.reason = d.tikv.reason = "no_pd_leader";
+      if (pd_down) d.pd.reason = d.tikv.reason = DependencyReason::kNoPdLeader;
     }
     // The churn: healthy pods spread over the clusters lose readiness, then get it back.
     for (int u = 0; u < kUpdates; ++u) {

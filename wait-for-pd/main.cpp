@@ -24,7 +24,7 @@
 #include "exporter/common/log.h"
 #include "exporter/common/time_format.h"
 #include "exporter/net/http_client.h"
-#include "exporter/sources/pd_wait.h"
+#include "exporter/pd/wait.h"
 
 namespace {
 

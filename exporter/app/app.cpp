@@ -3,8 +3,8 @@
 #include <chrono>
 #include <unordered_map>
 
+#include "exporter/app/options.h"
 #include "exporter/common/log.h"
-#include "exporter/common/shard.h"
 #include "exporter/metrics/exposition.h"
 #include "exporter/metrics/process_collector.h"
 #include "exporter/metrics/waiting_collector.h"
@@ -16,96 +16,84 @@ constexpr Timestamp kEvaluationInterval = kSecond;
 
 }  // namespace
 
-ClassifierOptions ClassifierOptionsFromConfig(const Config& config) {
-  ClassifierOptions o;
-  o.decision_grace = config.autoscaler_decision_grace;
-  o.provision_timeout = config.autoscaler_provision_timeout;
-  o.dependency_ready_grace = config.dependency_ready_grace;
-  o.dependency_init_containers = config.dependency_init_containers;
-  o.dependency_map = config.dependency_map;
-  return o;
-}
-
 App::App(Config config, const Clock& clock)
     : config_(std::move(config)),
       clock_(clock),
-      classifier_options_(ClassifierOptionsFromConfig(config_)),
       pods_(&events_),
       registry_(config_),
       dependencies_(config_, clock_),
-      tracker_([this](const PodRecord& pod, std::span<const EventRecord> events,
-                      const ClusterDependencies* deps, const AutoscalerState& autoscaler,
-                      Timestamp now) {
-        return Classify(pod, events, deps, autoscaler, classifier_options_, now);
-      }) {
-  autoscaler_mode_ = ParseAutoscalerMode(config_.autoscaler).value_or(AutoscalerMode::kAuto);
+      evaluator_(EvaluatorOptionsFromConfig(config_)) {
   registry_.SetListener([this](const std::map<ClusterKey, ClusterInfo>& clusters) {
     dependencies_.SyncClusters(clusters);
   });
+  tidbclusters_.SetListener(TidbClusterListener{[this](const std::vector<TidbClusterStatus>& all) {
+                                                  std::vector<ClusterKey> keys;
+                                                  keys.reserve(all.size());
+                                                  for (const auto& tc : all) keys.push_back(tc.key);
+                                                  registry_.SetTidbClusters(keys);
+                                                  dependencies_.ReplaceTidbClusters(all);
+                                                },
+                                                [this](const TidbClusterStatus& tc) {
+                                                  registry_.UpsertTidbCluster(tc.key);
+                                                  dependencies_.OnTidbCluster(tc);
+                                                },
+                                                [this](const ClusterKey& key) {
+                                                  registry_.RemoveTidbCluster(key);
+                                                  dependencies_.OnTidbClusterDeleted(key);
+                                                }});
   collectables_.push_back(self_metrics_.registry());
   collectables_.push_back(std::make_shared<ProcessCollector>());
-  waiting_collector_ = std::make_unique<WaitingCollector>([this] { return tracker_.Snapshot(); },
+  waiting_collector_ = std::make_unique<WaitingCollector>([this] { return evaluator_.Snapshot(); },
                                                           clock_, config_.metrics_pod_series);
   collectables_.push_back(std::make_shared<DependencyCollector>(dependencies_));
 }
 
 App::~App() { Stop(); }
 
-AutoscalerState App::CurrentAutoscalerState(Timestamp now) {
-  AutoscalerState state;
-  if (ca_status_source_) {
-    ConfigMapData cm = ca_status_source_->Get();
-    autoscaler_signals_.ca_status_configmap = cm.present;
-    if (cm.version != ca_status_version_) {
-      ca_status_version_ = cm.version;
-      ca_status_.reset();
-      auto it = cm.data.find("status");
-      if (cm.present && it != cm.data.end()) {
-        CaStatusParse parsed = ParseCaStatus(it->second);
-        if (parsed.ok()) {
-          ca_status_ = std::move(parsed.value);
-        } else {
-          self_metrics_.ParseErrors("configmaps").Increment();
-          LogWarn("cannot parse the cluster-autoscaler status", {{"err", parsed.error}});
-        }
+const CaStatus* App::CurrentCaStatus() {
+  if (!ca_status_source_) return nullptr;
+  ConfigMapData cm = ca_status_source_->Get();
+  ca_status_present_ = cm.present;
+  if (cm.version != ca_status_version_) {
+    ca_status_version_ = cm.version;
+    ca_status_.reset();
+    auto it = cm.data.find("status");
+    if (cm.present && it != cm.data.end()) {
+      CaStatusParse parsed = ParseCaStatus(it->second);
+      if (parsed.ok()) {
+        ca_status_ = std::move(parsed.value);
+      } else {
+        self_metrics_.ParseErrors("configmaps").Increment();
+        LogWarn("cannot parse the cluster-autoscaler status", {{"err", parsed.error}});
       }
     }
   }
-  if (ca_status_) ApplyCaStatus(*ca_status_, &state);
-  DetectAutoscaler(autoscaler_mode_, autoscaler_signals_, now, &state);
-  return state;
+  return ca_status_ ? &*ca_status_ : nullptr;
 }
 
 void App::EvaluateOnce() {
-  const Timestamp now = clock_.Now();
-  std::vector<PodPtr> pods = pods_.Snapshot();
-  if (config_.total_shards > 1) {
-    std::erase_if(pods, [this](const PodPtr& p) {
-      return ShardOf(p->namespace_, p->cluster, config_.total_shards) != config_.shard;
-    });
-  }
-
-  // Autoscaler presence from the events the store has seen (cheap: kept as events arrive), before
-  // any pod is classified.
-  autoscaler_signals_.last_ca_event =
-      events_.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler);
-  autoscaler_signals_.last_karpenter_event =
-      events_.LastAutoscalerEvent(AutoscalerKind::kKarpenter);
-
+  // Cluster discovery follows the pod store (kept as pods change, no scan).
+  registry_.SetPodClusters(pods_.Clusters());
+  const std::vector<PodPtr> pods = pods_.Snapshot();
   const std::map<ClusterKey, ClusterDependencies> deps = dependencies_.Snapshot();
   const std::vector<FailureMember> failures = dependencies_.FailureMembers();
-  EvaluationInput input;
-  input.pods = pods;
-  // Read one pod's events at a time, only for the pods the tracker classifies.
-  input.events = [this](const PodRecord& pod) {
+  EvaluatorInputs in;
+  in.pods = pods;
+  // Read one pod's events at a time, only for the pods the evaluation classifies.
+  in.events = [this](const PodRecord& pod) {
     return events_.EventsFor(pod.namespace_, pod.name, pod.uid);
   };
-  input.dependencies = &deps;
-  input.autoscaler = CurrentAutoscalerState(now);
-  input.failure_members = failures;
-  input.now = now;
-  EvaluationSideFacts facts = tracker_.Evaluate(input);
-  registry_.SetPodClusters(facts.clusters, facts.ready_pd_pods);
+  in.ca_status = CurrentCaStatus();
+  // Autoscaler presence from the events the store has seen (cheap: kept as events arrive).
+  in.autoscaler_signals.ca_status_configmap = ca_status_present_;
+  in.autoscaler_signals.last_ca_event =
+      events_.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler);
+  in.autoscaler_signals.last_karpenter_event =
+      events_.LastAutoscalerEvent(AutoscalerKind::kKarpenter);
+  in.dependencies = &deps;
+  in.failure_members = failures;
+  in.now = clock_.Now();
+  evaluator_.Evaluate(in);
 }
 
 void App::EvaluationLoop() {
@@ -121,7 +109,7 @@ void App::EvaluationLoop() {
 
 ViewModel App::MakeViewModel() const {
   ViewModel m;
-  m.waiting = tracker_.Snapshot();
+  m.waiting = evaluator_.Snapshot();
   m.dependencies = dependencies_.Snapshot();
   m.synced = sync_.AllSynced();
   m.now = clock_.Now();
@@ -130,44 +118,11 @@ ViewModel App::MakeViewModel() const {
 
 TidbClusterCallbacks App::TidbClusterCallbacksFor(const std::string& scope) {
   TidbClusterCallbacks callbacks;
-  if (scope.empty()) {
-    // One reflector over all namespaces: its list is the complete set.
-    callbacks.replace = [this](const std::vector<TidbClusterStatus>& all) {
-      std::vector<ClusterKey> keys;
-      for (const auto& tc : all) keys.push_back(tc.key);
-      registry_.SetTidbClusters(keys);
-      dependencies_.ReplaceTidbClusters(all);
-    };
-  } else {
-    // One reflector per namespace: a (re)list replaces that namespace's TidbClusters only, so the
-    // complete set is kept here to hand the stores, which take complete sets.
-    callbacks.replace = [this, scope](const std::vector<TidbClusterStatus>& listed) {
-      std::lock_guard<std::mutex> lock(tidbclusters_mu_);
-      std::erase_if(tidbclusters_, [&](const auto& kv) { return kv.first.namespace_ == scope; });
-      for (const auto& tc : listed) tidbclusters_[tc.key] = tc;
-      std::vector<ClusterKey> keys;
-      std::vector<TidbClusterStatus> all;
-      for (const auto& [key, tc] : tidbclusters_) {
-        keys.push_back(key);
-        all.push_back(tc);
-      }
-      registry_.SetTidbClusters(keys);
-      dependencies_.ReplaceTidbClusters(all);
-    };
-  }
-  const bool keep = !scope.empty();
-  callbacks.upsert = [this, keep](const TidbClusterStatus& tc) {
-    std::lock_guard<std::mutex> lock(tidbclusters_mu_);
-    if (keep) tidbclusters_[tc.key] = tc;
-    registry_.UpsertTidbCluster(tc.key);
-    dependencies_.OnTidbCluster(tc);
+  callbacks.replace = [this, scope](const std::vector<TidbClusterStatus>& listed) {
+    tidbclusters_.Replace(scope, listed);
   };
-  callbacks.remove = [this](const ClusterKey& key) {
-    std::lock_guard<std::mutex> lock(tidbclusters_mu_);
-    tidbclusters_.erase(key);
-    registry_.RemoveTidbCluster(key);
-    dependencies_.OnTidbClusterDeleted(key);
-  };
+  callbacks.upsert = [this](const TidbClusterStatus& tc) { tidbclusters_.Upsert(tc); };
+  callbacks.remove = [this](const ClusterKey& key) { tidbclusters_.Remove(key); };
   return callbacks;
 }
 
@@ -227,14 +182,15 @@ void App::InstallHandlers() {
 }
 
 bool App::Start(std::string* error) {
-  std::optional<KubeEndpoint> endpoint = ResolveKubeEndpoint(config_, ProcessEnv(), error);
+  std::optional<KubeEndpoint> endpoint =
+      ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), ProcessEnv(), error);
   if (!endpoint) return false;
   LogKubeEndpoint(*endpoint);
   tokens_ = MakeTokenSource(*endpoint, clock_);
   kube_.endpoint = *endpoint;
   kube_.tokens = tokens_.get();
   kube_.clock = &clock_;
-  kube_.metrics = &self_metrics_;
+  kube_.observers = MakeSelfMetricsReflectorObservers(self_metrics_);
   kube_.sync = &sync_;
 
   const PodParseOptions pod_options = PodParseOptions::FromConfig(config_);
@@ -256,24 +212,30 @@ bool App::Start(std::string* error) {
           std::make_unique<Reflector>(kube_, std::move(o), *tidbcluster_sources_.back()));
     }
   }
-  if (config_.ca_status_enabled && autoscaler_mode_ != AutoscalerMode::kNone &&
-      autoscaler_mode_ != AutoscalerMode::kKarpenter) {
+  const AutoscalerMode mode = evaluator_.options().autoscaler_mode;
+  if (config_.ca_status_enabled && mode != AutoscalerMode::kNone &&
+      mode != AutoscalerMode::kKarpenter) {
     ca_status_source_ = std::make_unique<ConfigMapSource>(config_.ca_status_name);
     reflectors_.push_back(
         std::make_unique<Reflector>(kube_, ConfigMapReflectorOptions(config_), *ca_status_source_));
   }
 
   probe_observer_ = std::make_unique<SelfMetricsProbeObserver>(self_metrics_);
-  prober_ = std::make_unique<PdProber>(
-      config_, clock_, probe_observer_.get(), [this] { return registry_.Clusters(); },
-      [this](const ClusterKey& cluster, PdFacts facts) {
-        dependencies_.OnPdProbe(cluster, std::move(facts));
-      });
+  if (config_.readiness_source == "tidbcluster") {
+    LogInfo("PD prober disabled", {{"readiness_source", config_.readiness_source}});
+  } else {
+    prober_ = std::make_unique<PdProber>(
+        PdProberOptionsFromConfig(config_), clock_, probe_observer_.get(),
+        [this] { return PdTargetsFor(registry_.Clusters(), config_); },
+        [this](const ClusterKey& cluster, PdFacts facts) {
+          dependencies_.OnPdProbe(cluster, std::move(facts));
+        });
+  }
 
   InstallHandlers();
   if (!server_.Start(config_.listen_address, error)) return false;
   for (auto& r : reflectors_) r->Start();
-  prober_->Start();
+  if (prober_) prober_->Start();
   {
     std::lock_guard<std::mutex> lock(loop_mu_);
     stop_loop_ = false;

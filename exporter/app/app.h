@@ -10,40 +10,38 @@
 #include <thread>
 #include <vector>
 
+#include "exporter/app/observers.h"
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/ca_status.h"
-#include "exporter/classify/classifier.h"
 #include "exporter/common/clock.h"
 #include "exporter/common/sync_status.h"
 #include "exporter/config/config.h"
+#include "exporter/evaluate/evaluator.h"
 #include "exporter/http/server.h"
 #include "exporter/http/views.h"
-#include "exporter/kube/kube_config.h"
 #include "exporter/kube/reflector.h"
+#include "exporter/kube/token_source.h"
 #include "exporter/metrics/dependency_collector.h"
 #include "exporter/metrics/self_metrics.h"
 #include "exporter/metrics/waiting_collector.h"
+#include "exporter/pd/prober.h"
 #include "exporter/sources/configmap.h"
 #include "exporter/sources/events.h"
-#include "exporter/sources/pd_prober.h"
 #include "exporter/sources/pods.h"
 #include "exporter/sources/tidbcluster_source.h"
 #include "exporter/state/cluster_registry.h"
 #include "exporter/state/dependency_store.h"
 #include "exporter/state/event_store.h"
 #include "exporter/state/pod_store.h"
-#include "exporter/state/waiting_tracker.h"
+#include "exporter/state/tidbcluster_store.h"
 
 namespace podwait {
 
-// Maps the exporter's flags onto the classifier's knobs.
-ClassifierOptions ClassifierOptionsFromConfig(const Config& config);
-
-// Wires the exporter together (DESIGN §7): sources (reflectors for pods, events, TidbClusters and
-// the cluster-autoscaler status; the PD prober) -> state (stores, dependency state) -> the
-// evaluation loop (classifier + WaitingTracker, once a second) -> metrics and views, served by
-// one HTTP server. Start() returns once everything runs; Stop() stops serving and joins every
-// thread within about a second.
+// Wires the exporter together (docs/DESIGN.md, "Architecture"): sources (reflectors for pods,
+// events, TidbClusters and the cluster-autoscaler status; the PD prober) -> state (stores,
+// dependency state) -> the evaluation loop (the Evaluator, once a second) -> metrics and views,
+// served by one HTTP server. Start() returns once everything runs; Stop() stops serving and joins
+// every thread within about a second.
 class App {
  public:
   App(Config config, const Clock& clock);
@@ -65,22 +63,22 @@ class App {
   // Callbacks of the TidbCluster reflector of one namespace ("" = all namespaces).
   TidbClusterCallbacks TidbClusterCallbacksFor(const std::string& scope);
   void EvaluationLoop();
-  AutoscalerState CurrentAutoscalerState(Timestamp now);
+  // The CA status ConfigMap's status, parsed again only when the ConfigMap changed.
+  const CaStatus* CurrentCaStatus();
   ViewModel MakeViewModel() const;
 
   Config config_;
   const Clock& clock_;
   SelfMetrics self_metrics_;
   SyncStatus sync_;
-  ClassifierOptions classifier_options_;
-  AutoscalerMode autoscaler_mode_ = AutoscalerMode::kAuto;
 
   // State.
   EventStore events_;
   PodStore pods_;
+  TidbClusterStore tidbclusters_;
   ClusterRegistry registry_;
   DependencyStore dependencies_;
-  WaitingTracker tracker_;
+  Evaluator evaluator_;
 
   // Sources.
   std::unique_ptr<TokenSource> tokens_;
@@ -88,16 +86,13 @@ class App {
   std::vector<std::unique_ptr<PodSource>> pod_sources_;
   std::vector<std::unique_ptr<EventSource>> event_sources_;
   std::vector<std::unique_ptr<TidbClusterSource>> tidbcluster_sources_;
-  // With --namespaces: every namespace's TidbClusters, since each reflector lists only its own.
-  std::mutex tidbclusters_mu_;
-  std::map<ClusterKey, TidbClusterStatus> tidbclusters_;
   std::unique_ptr<ConfigMapSource> ca_status_source_;
   std::vector<std::unique_ptr<Reflector>> reflectors_;
   std::unique_ptr<SelfMetricsProbeObserver> probe_observer_;
   std::unique_ptr<PdProber> prober_;
 
-  // Autoscaler evidence kept across evaluations (evaluation thread only).
-  AutoscalerSignals autoscaler_signals_;
+  // The CA status kept across evaluations (evaluation thread only).
+  bool ca_status_present_ = false;
   uint64_t ca_status_version_ = 0;
   std::optional<CaStatus> ca_status_;
 

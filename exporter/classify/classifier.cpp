@@ -5,8 +5,8 @@
 
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/messages.h"
-#include "exporter/classify/reasons.h"
 #include "exporter/common/time_format.h"
+#include "exporter/model/vocabulary.h"
 
 namespace podwait {
 namespace {
@@ -139,15 +139,6 @@ std::vector<Dependency> Needed(const Context& ctx) {
   return it->second;
 }
 
-// The reason a not-ready dependency gives, if it is one of the vocabulary's; else the default.
-std::string_view NotReadyReason(Dependency d, const DependencyStatus& s) {
-  for (std::string_view known : {r::kPdNotReady, r::kNoPdLeader, r::kClusterNotInitialized,
-                                 r::kTikvNotReady, r::kNoTikvStoreUp}) {
-    if (s.reason == known) return known;
-  }
-  return d == Dependency::kPd ? r::kPdNotReady : r::kTikvNotReady;
-}
-
 DepVerdict EvaluateDependencies(const Context& ctx, const std::vector<Dependency>& needed) {
   DepVerdict v;
   if (ctx.deps == nullptr) {
@@ -166,9 +157,11 @@ DepVerdict EvaluateDependencies(const Context& ctx, const std::vector<Dependency
     switch (s.readiness) {
       case Readiness::kNotReady:
         v.state = DepState::kNotReady;
-        v.reason = NotReadyReason(d, s);
+        v.reason = PodReasonFor(d, s.reason);
         v.evidence = std::string(DependencyName(d)) + " not ready" +
-                     (s.reason.empty() ? "" : " (" + s.reason + ")");
+                     (s.reason == DependencyReason::kNone
+                          ? ""
+                          : " (" + std::string(DependencyReasonName(s.reason)) + ")");
         return v;
       case Readiness::kUnknown:
         unknown = true;

@@ -20,15 +20,16 @@ struct ClassifierOptions {
   // An unschedulable pod is `scheduling` this long while an autoscaler is present (it has not
   // decided yet). A pod without a PodScheduled verdict is `scheduling` regardless; after this
   // long its reason becomes no_scheduler_decision.
-  Timestamp decision_grace = 60 * kSecond;
+  Timestamp decision_grace = kDefaultDecisionGrace;
   // A scale-up (TriggeredScaleUp, Karpenter nomination) older than this has failed: `capacity`,
   // reason scale_up_timeout. cluster-autoscaler's --max-node-provision-time defaults to 15m.
-  Timestamp provision_timeout = 15 * kMinute;
+  Timestamp provision_timeout = kDefaultProvisionTimeout;
   // A pod still waiting this long after its dependencies became ready is `dependency_stuck`; a
   // freshly started pod is `starting` this long before a failing readiness probe is `not_ready`.
-  Timestamp dependency_ready_grace = 2 * kMinute;
+  Timestamp dependency_ready_grace = kDefaultDependencyReadyGrace;
   // Init containers that wait for a dependency (wait-for-pd and the like).
-  std::vector<std::string> dependency_init_containers = {"wait-for-pd"};
+  std::vector<std::string> dependency_init_containers = {
+      std::string(kDefaultDependencyInitContainer)};
   // component -> the dependencies it waits for (--dependency.map).
   DependencyMap dependency_map = DefaultDependencyMap();
 };

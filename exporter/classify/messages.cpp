@@ -7,7 +7,7 @@
 #include <limits>
 #include <system_error>
 
-#include "exporter/classify/reasons.h"
+#include "exporter/model/vocabulary.h"
 
 namespace podwait {
 namespace {

@@ -50,7 +50,7 @@ enum class FitKind : uint8_t {
 };
 
 struct FitReason {
-  std::string_view reason;  // normalized: one of reason::k* (exporter/classify/reasons.h)
+  std::string_view reason;  // normalized: one of reason::k* (exporter/model/vocabulary.h)
   FitKind kind = FitKind::kUnknown;
   int count = -1;    // nodes (scheduler) or node groups (cluster-autoscaler); -1 when not given
   std::string text;  // the reason as written, trimmed

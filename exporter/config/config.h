@@ -21,7 +21,7 @@ struct Config {
   LogFormat log_format = LogFormat::kLogfmt;
 
   // Kubernetes API. Empty api_url: the kubeconfig or the in-cluster configuration, in the order
-  // of ResolveKubeEndpoint (exporter/kube/kube_config.h).
+  // of ResolveKubeEndpoint (exporter/kube/endpoint.h).
   std::string kube_api_url;
   std::string kubeconfig;    // a kubeconfig file, as kubectl's --kubeconfig
   std::string kube_context;  // its context; empty: current-context
@@ -54,10 +54,11 @@ struct Config {
 
   // Classification
   std::string autoscaler = "auto";  // auto | cluster-autoscaler | karpenter | none
-  Timestamp autoscaler_decision_grace = 60 * kSecond;
-  Timestamp autoscaler_provision_timeout = 15 * kMinute;
-  Timestamp dependency_ready_grace = 2 * kMinute;
-  std::vector<std::string> dependency_init_containers = {"wait-for-pd"};
+  Timestamp autoscaler_decision_grace = kDefaultDecisionGrace;
+  Timestamp autoscaler_provision_timeout = kDefaultProvisionTimeout;
+  Timestamp dependency_ready_grace = kDefaultDependencyReadyGrace;
+  std::vector<std::string> dependency_init_containers = {
+      std::string(kDefaultDependencyInitContainer)};
   // component -> dependencies it waits for
   DependencyMap dependency_map = DefaultDependencyMap();
   Timestamp failover_period = 5 * kMinute;

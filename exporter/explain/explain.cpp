@@ -10,23 +10,23 @@
 #include <set>
 #include <sstream>
 
-#include "exporter/app/app.h"
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/ca_status.h"
-#include "exporter/classify/classifier.h"
 #include "exporter/common/file.h"
 #include "exporter/common/time_format.h"
 #include "exporter/config/flags.h"
+#include "exporter/evaluate/evaluator.h"
 #include "exporter/http/views.h"
+#include "exporter/pd/prober.h"
 #include "exporter/sources/configmap.h"
 #include "exporter/sources/events.h"
-#include "exporter/sources/pd_prober.h"
 #include "exporter/sources/pods.h"
 #include "exporter/sources/tidbcluster.h"
 #include "exporter/state/cluster_registry.h"
 #include "exporter/state/dependency_store.h"
 #include "exporter/state/event_store.h"
-#include "exporter/state/waiting_tracker.h"
+#include "exporter/state/pod_store.h"
+#include "exporter/state/tidbcluster_store.h"
 
 namespace podwait {
 namespace {
@@ -255,7 +255,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
     return 1;
   }
   const PodParseOptions pod_options = PodParseOptions::FromConfig(a.config);
-  std::vector<PodRecord> pods;
+  std::vector<PodPtr> pods;
   for (size_t i = 0; i < items.size(); ++i) {
     if (ItemKind(*items[i]) != "Pod" && !ItemKind(*items[i]).empty()) {
       err << "podwait-exporter explain: " << display(a.pods_file) << ": item " << i << " is a "
@@ -268,11 +268,13 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
           << p.error << "\n";
       return 1;
     }
-    pods.push_back(std::move(p.pod));
+    pods.push_back(std::make_shared<const PodRecord>(std::move(p.pod)));
   }
+  EventStore events;
+  PodStore pod_store(&events);
+  pod_store.Replace(pods);
 
   // Events.
-  EventStore events;
   AutoscalerSignals signals;
   if (!a.events_file.empty()) {
     rapidjson::Document doc;
@@ -299,7 +301,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
   }
 
   // Autoscaler.
-  AutoscalerState autoscaler;
+  std::optional<CaStatus> ca_status;
   if (!a.ca_status_file.empty()) {
     rapidjson::Document doc;
     std::vector<const rapidjson::Value*> cm_items;
@@ -322,15 +324,15 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
       return 1;
     }
     signals.ca_status_configmap = true;
-    ApplyCaStatus(*status.value, &autoscaler);
+    ca_status = std::move(status.value);
   }
-  DetectAutoscaler(ParseAutoscalerMode(a.config.autoscaler).value_or(AutoscalerMode::kAuto),
-                   signals, now, &autoscaler);
 
-  // Dependencies: TidbClusters, PD answers, Ready PD pods.
+  // Dependencies: TidbClusters, PD answers, Ready PD pods; the clusters come from the pods and
+  // the TidbClusters, as in the exporter.
   FakeClock clock(now);
+  ClusterRegistry registry(a.config);
   DependencyStore deps(a.config, clock);
-  std::set<ClusterKey> tidbclusters;
+  registry.SetListener([&deps](const auto& clusters) { deps.SyncClusters(clusters); });
   if (!a.tidbclusters_file.empty()) {
     rapidjson::Document doc;
     std::vector<const rapidjson::Value*> tc_items;
@@ -340,6 +342,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
       return 1;
     }
     std::vector<TidbClusterStatus> all;
+    std::vector<ClusterKey> keys;
     for (size_t i = 0; i < tc_items.size(); ++i) {
       TidbClusterParse tc = ParseTidbCluster(*tc_items[i]);
       if (!tc.value) {
@@ -347,27 +350,20 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
             << tc.error << "\n";
         return 1;
       }
-      tidbclusters.insert(tc.value->key);
+      keys.push_back(tc.value->key);
       all.push_back(std::move(*tc.value));
     }
+    registry.SetTidbClusters(keys);
     deps.ReplaceTidbClusters(all);
   }
-  std::map<ClusterKey, ClusterInfo> clusters;
-  for (const auto& p : pods) {
-    if (p.cluster.empty()) continue;
-    ClusterInfo& info = clusters[ClusterKey{p.namespace_, p.cluster}];
-    info.from_pods = true;
-    if (IsReadyPdPod(p)) ++info.ready_pd_pods;
-  }
-  for (const auto& k : tidbclusters) clusters[k].from_tidbcluster = true;
-  deps.SyncClusters(clusters);
+  registry.SetPodClusters(pod_store.Clusters());
   if (!a.pd_dir.empty()) {
     if (!std::filesystem::is_directory(a.pd_dir)) {
       err << "podwait-exporter explain: " << a.pd_dir << ": not a directory\n";
       return 1;
     }
     FileHttpClient files;
-    for (const auto& [key, info] : clusters) {
+    for (const ClusterKey& key : registry.Clusters()) {
       PdClientOptions options;
       options.base_url = "file://" + a.pd_dir + "/" + key.namespace_ + "/" + key.name;
       PdClient client(files, options);
@@ -376,36 +372,46 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
   }
   const std::map<ClusterKey, ClusterDependencies> dep_snapshot = deps.Snapshot();
 
-  // Classify.
-  const ClassifierOptions options = ClassifierOptionsFromConfig(a.config);
-  auto snapshot = std::make_shared<WaitingSnapshot>();
-  snapshot->evaluated_at = now;
-  snapshot->autoscaler = autoscaler;
+  // Classify: the exporter's evaluation, once.
+  Evaluator evaluator(EvaluatorOptionsFromConfig(a.config));
+  const std::vector<FailureMember> failures = deps.FailureMembers();
+  EvaluatorInputs inputs;
+  inputs.pods = pods;
+  inputs.events = [&events](const PodRecord& pod) {
+    return events.EventsFor(pod.namespace_, pod.name, pod.uid);
+  };
+  inputs.autoscaler_signals = signals;
+  inputs.ca_status = ca_status ? &*ca_status : nullptr;
+  inputs.dependencies = &dep_snapshot;
+  inputs.failure_members = failures;
+  inputs.now = now;
+  evaluator.Evaluate(inputs);
+  const std::shared_ptr<const WaitingSnapshot> snapshot = evaluator.Snapshot();
+
   std::vector<std::vector<std::string>> rows;
   const bool wide = a.output == "wide";
   rows.push_back(
       {"NAMESPACE", "CLUSTER", "POD", "COMPONENT", "STAGE", "CLASS", "REASON", "WAITING"});
   if (wide) rows.back().push_back("EVIDENCE");
-  std::sort(pods.begin(), pods.end(), [](const PodRecord& x, const PodRecord& y) {
-    return std::tie(x.namespace_, x.cluster, x.name) < std::tie(y.namespace_, y.cluster, y.name);
+  std::map<std::pair<std::string_view, std::string_view>, const WaitingPod*> waiting;
+  for (const WaitingPod& w : snapshot->pods) waiting[{w.namespace_, w.pod}] = &w;
+  std::sort(pods.begin(), pods.end(), [](const PodPtr& x, const PodPtr& y) {
+    return std::tie(x->namespace_, x->cluster, x->name) <
+           std::tie(y->namespace_, y->cluster, y->name);
   });
-  for (const auto& p : pods) {
-    std::vector<EventRecord> evs = events.EventsFor(p.namespace_, p.name, p.uid);
-    const ClusterDependencies* d = nullptr;
-    auto it = dep_snapshot.find(ClusterKey{p.namespace_, p.cluster});
-    if (it != dep_snapshot.end()) d = &it->second;
-    Classification c = Classify(p, evs, d, autoscaler, options, now);
-    if (c.waiting) snapshot->pods.push_back(MakeWaitingPod(p, c, now));
-    if (!c.waiting && !a.all) continue;
-    std::vector<std::string> row = {p.namespace_,
-                                    p.cluster.empty() ? "<none>" : p.cluster,
-                                    p.name,
-                                    p.component.empty() ? "<none>" : p.component,
-                                    c.waiting ? std::string(StageName(c.stage)) : "-",
-                                    c.waiting ? std::string(WaitClassName(c.wait_class)) : "-",
-                                    c.waiting ? c.reason : "not waiting",
-                                    c.waiting ? FormatDuration(now - c.stage_start) : "-"};
-    if (wide) row.push_back(c.evidence);
+  for (const PodPtr& p : pods) {
+    auto it = waiting.find({p->namespace_, p->name});
+    const Classification* c = it == waiting.end() ? nullptr : &it->second->classification;
+    if (c == nullptr && !a.all) continue;
+    std::vector<std::string> row = {p->namespace_,
+                                    p->cluster.empty() ? "<none>" : p->cluster,
+                                    p->name,
+                                    p->component.empty() ? "<none>" : p->component,
+                                    c ? std::string(StageName(c->stage)) : "-",
+                                    c ? std::string(WaitClassName(c->wait_class)) : "-",
+                                    c ? c->reason : "not waiting",
+                                    c ? FormatDuration(now - c->stage_start) : "-"};
+    if (wide) row.push_back(c ? c->evidence : "");
     rows.push_back(std::move(row));
   }
 

@@ -27,7 +27,7 @@ void WriteDependency(JsonWriter& w, const DependencyStatus& d) {
   w.StartObject();
   Key(w, "readiness", ReadinessName(d.readiness));
   if (d.ready_since > 0) Key(w, "readySince", FormatRfc3339(d.ready_since));
-  if (!d.reason.empty()) Key(w, "reason", d.reason);
+  if (d.reason != DependencyReason::kNone) Key(w, "reason", DependencyReasonName(d.reason));
   w.EndObject();
 }
 
@@ -192,8 +192,8 @@ std::string RenderStatusPage(const ViewModel& model, const std::string& telemetr
           std::string(DependencyName(d)) + ": " + std::string(ReadinessName(s.readiness));
       if (s.readiness == Readiness::kReady && s.ready_since > 0) {
         text += " for " + FormatDuration(model.now - s.ready_since);
-      } else if (!s.reason.empty()) {
-        text += " (" + s.reason + ")";
+      } else if (s.reason != DependencyReason::kNone) {
+        text += " (" + std::string(DependencyReasonName(s.reason)) + ")";
       }
       h += "<span class=\"dep " + std::string(ReadinessName(s.readiness)) + "\">" + Escape(text) +
            "</span>";

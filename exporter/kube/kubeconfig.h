@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "exporter/kube/kube_endpoint.h"
+#include "exporter/kube/endpoint.h"
 
 namespace podwait {
 

@@ -8,6 +8,16 @@
 namespace podwait {
 namespace {
 
+class NoObserver final : public ReflectorObserver {
+ public:
+  void OnWatchEvent(WatchEventType, Timestamp) override {}
+  void OnRestart(const std::string&) override {}
+  void OnRelist() override {}
+  void OnSynced(bool) override {}
+  void OnObjects(size_t) override {}
+  void OnParseError() override {}
+};
+
 uint64_t RandomSeed() {
   std::random_device rd;
   return (static_cast<uint64_t>(rd()) << 32) ^ rd();
@@ -15,30 +25,21 @@ uint64_t RandomSeed() {
 
 }  // namespace
 
-ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string resource,
-                                            std::string path) {
-  ReflectorOptions o;
-  o.resource = std::move(resource);
-  o.path = std::move(path);
-  o.page_size = config.kube_page_size;
-  o.watch_timeout = config.kube_watch_timeout;
-  return o;
-}
-
-std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(const Config& config,
-                                                           const std::string& resource,
-                                                           std::string_view api_prefix) {
+std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(
+    const ReflectorOptions& base, const std::vector<std::string>& namespaces,
+    const std::string& resource, std::string_view api_prefix) {
   std::vector<ReflectorOptions> out;
   auto add = [&](const std::string& ns) {
-    ReflectorOptions o =
-        ReflectorOptionsFromConfig(config, resource, ResourcePath(api_prefix, ns, resource));
+    ReflectorOptions o = base;
+    o.resource = resource;
+    o.path = ResourcePath(api_prefix, ns, resource);
     o.name = ns.empty() ? resource : resource + "/" + ns;
     out.push_back(std::move(o));
   };
-  if (config.namespaces.empty()) {
+  if (namespaces.empty()) {
     add("");
   } else {
-    for (const auto& ns : config.namespaces) add(ns);
+    for (const auto& ns : namespaces) add(ns);
   }
   return out;
 }
@@ -57,16 +58,9 @@ Reflector::Reflector(const KubeContext& ctx, ReflectorOptions options, Reflector
       handler_(handler),
       backoff_(opts_.backoff_initial_ms, opts_.backoff_max_ms,
                opts_.seed != 0 ? opts_.seed : RandomSeed()),
-      relists_(ctx.metrics->WatchRelists(opts_.resource)),
-      synced_gauge_(ctx.metrics->WatchSynced(opts_.resource)),
-      objects_gauge_(ctx.metrics->Objects(opts_.resource)),
-      parse_errors_(ctx.metrics->ParseErrors(opts_.resource)),
-      last_event_(ctx.metrics->WatchLastEventTimestamp(opts_.resource)),
+      observer_(ctx.observers ? ctx.observers(opts_.resource) : nullptr),
       splitter_(opts_.max_line_bytes) {
-  for (int t = 0; t < 5; ++t) {
-    events_[t] = &ctx.metrics->WatchEvents(opts_.resource,
-                                           WatchEventTypeName(static_cast<WatchEventType>(t)));
-  }
+  if (observer_ == nullptr) observer_ = std::make_unique<NoObserver>();
   ctx_.sync->Register(opts_.name);
 }
 
@@ -104,11 +98,11 @@ void Reflector::SleepMs(int64_t ms) {
 }
 
 void Reflector::UpdateObjects() {
-  if (auto n = handler_.ObjectCount()) objects_gauge_.Set(static_cast<double>(*n));
+  if (auto n = handler_.ObjectCount()) observer_->OnObjects(*n);
 }
 
 void Reflector::CountParseError(const std::string& what) {
-  parse_errors_.Increment();
+  observer_->OnParseError();
   // At most one warning per 10 s per reflector: a stream of bad lines must not flood the log.
   const int64_t now = ctx_.clock->MonotonicMs();
   if (now - last_parse_warn_ms_ >= 10 * kSecond) {
@@ -117,9 +111,7 @@ void Reflector::CountParseError(const std::string& what) {
   }
 }
 
-void Reflector::Restart(const std::string& reason) {
-  ctx_.metrics->WatchRestarts(opts_.resource, reason).Increment();
-}
+void Reflector::Restart(const std::string& reason) { observer_->OnRestart(reason); }
 
 std::string Reflector::Url(bool watch, const std::string& continue_token) const {
   std::string url = ctx_.endpoint.api_url + opts_.path + "?";
@@ -259,8 +251,7 @@ void Reflector::HandleWatchLine(std::string_view line) {
     CountParseError(error);
     return;
   }
-  last_event_.Set(static_cast<double>(ctx_.clock->Now()) / 1000.0);
-  events_[static_cast<int>(ev.type)]->Increment();
+  observer_->OnWatchEvent(ev.type, ctx_.clock->Now());
   switch (ev.type) {
     case WatchEventType::kBookmark:
       SetResourceVersion(ObjectResourceVersion(*ev.object));
@@ -307,7 +298,7 @@ Reflector::Outcome Reflector::Watch() {
   HttpResponse resp = client_->Stream(req, [&](std::string_view chunk) {
     if (!receiving) {
       receiving = true;
-      synced_gauge_.Set(1);
+      observer_->OnSynced(true);
     }
     splitter_.Feed(chunk, [this](std::string_view line) {
       if (!stream_gone_ && !stream_error_) HandleWatchLine(line);
@@ -360,11 +351,11 @@ void Reflector::Run() {
         ++lists_;
         need_list = false;
         backoff_.Reset();
-        synced_gauge_.Set(1);
+        observer_->OnSynced(true);
         if (!synced_once_.exchange(true)) ctx_.sync->MarkSynced(opts_.name);
         continue;
       }
-      synced_gauge_.Set(0);
+      observer_->OnSynced(false);
       if (o == Outcome::kNotFound) {
         if (handler_.OnNotFound()) {
           LogInfo("resource not served by the API server; not watching it",
@@ -386,12 +377,12 @@ void Reflector::Run() {
       case Outcome::kClosed:
         break;  // resume at once from the last resourceVersion
       case Outcome::kGone:
-        synced_gauge_.Set(0);
-        relists_.Increment();
+        observer_->OnSynced(false);
+        observer_->OnRelist();
         need_list = true;
         break;
       default:
-        synced_gauge_.Set(0);
+        observer_->OnSynced(false);
         SleepMs(backoff_.Next(retry_after_s_));
         break;
     }

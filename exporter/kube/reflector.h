@@ -20,10 +20,9 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/common/sync_status.h"
-#include "exporter/config/config.h"
-#include "exporter/kube/kube_config.h"
+#include "exporter/kube/endpoint.h"
+#include "exporter/kube/token_source.h"
 #include "exporter/kube/watch_protocol.h"
-#include "exporter/metrics/self_metrics.h"
 #include "exporter/net/http_client.h"
 
 namespace podwait {
@@ -61,6 +60,27 @@ class ReflectorHandler {
   virtual std::optional<size_t> ObjectCount() const { return std::nullopt; }
 };
 
+// Receives one reflector's health as it changes: the exporter turns it into its self-metrics
+// (podwait_watch_*, podwait_objects, podwait_parse_errors_total; the adapter is in app/). Called
+// from the reflector's thread only.
+class ReflectorObserver {
+ public:
+  virtual ~ReflectorObserver() = default;
+  // A watch event arrived (BOOKMARK and ERROR included) at wall-clock time `now`.
+  virtual void OnWatchEvent(WatchEventType type, Timestamp now) = 0;
+  // The watch or list had to start again; `reason` is a short label (closed, gone, ...).
+  virtual void OnRestart(const std::string& reason) = 0;
+  // A full relist after 410 Gone.
+  virtual void OnRelist() = 0;
+  virtual void OnSynced(bool synced) = 0;
+  virtual void OnObjects(size_t count) = 0;
+  // An object or line that could not be parsed was skipped.
+  virtual void OnParseError() = 0;
+};
+// Makes the observer of one reflector, by its resource (pods, events, tidbclusters, ...).
+using ReflectorObserverFactory =
+    std::function<std::unique_ptr<ReflectorObserver>(const std::string& resource)>;
+
 using HttpClientFactory = std::function<std::unique_ptr<HttpClient>()>;
 
 // What every reflector of a process shares. The pointers must outlive the reflectors.
@@ -69,8 +89,8 @@ struct KubeContext {
   TokenSource* tokens = nullptr;  // nullptr: no Authorization header
   HttpClientFactory client_factory = MakeCurlHttpClient;
   const Clock* clock = &SystemClock::Instance();
-  SelfMetrics* metrics = nullptr;  // required
-  SyncStatus* sync = nullptr;      // required
+  ReflectorObserverFactory observers;  // empty: health is not reported
+  SyncStatus* sync = nullptr;          // required
 };
 
 struct ReflectorOptions {
@@ -92,16 +112,13 @@ struct ReflectorOptions {
   uint64_t seed = 0;  // backoff jitter; 0 picks a random seed
 };
 
-// Options for a resource from the exporter's Config (page size, watch timeout).
-ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string resource,
-                                            std::string path);
-
-// One ReflectorOptions per watched namespace (config.namespaces), or one over all namespaces:
-// resource "pods" under "/api/v1" gives the path /api/v1/pods (name "pods") or
-// /api/v1/namespaces/<ns>/pods (name "pods/<ns>"). Selectors are the caller's to add.
-std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(const Config& config,
-                                                           const std::string& resource,
-                                                           std::string_view api_prefix);
+// One ReflectorOptions per namespace of `namespaces`, or one over all namespaces when it is
+// empty: resource "pods" under "/api/v1" gives the path /api/v1/pods (name "pods") or
+// /api/v1/namespaces/<ns>/pods (name "pods/<ns>"). Each is a copy of `base` (page size, watch
+// timeout, ...). Selectors are the caller's to add.
+std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(
+    const ReflectorOptions& base, const std::vector<std::string>& namespaces,
+    const std::string& resource, std::string_view api_prefix);
 // The namespace of a per-namespace reflector ("pods/<ns>" -> "<ns>"), "" for all namespaces.
 std::string ReflectorNamespace(const ReflectorOptions& options);
 
@@ -151,13 +168,7 @@ class Reflector {
   std::unique_ptr<HttpClient> client_;
   Backoff backoff_;
 
-  // Metrics (cached references into SelfMetrics' families).
-  prometheus::Counter* events_[5];
-  prometheus::Counter& relists_;
-  prometheus::Gauge& synced_gauge_;
-  prometheus::Gauge& objects_gauge_;
-  prometheus::Counter& parse_errors_;
-  prometheus::Gauge& last_event_;
+  std::unique_ptr<ReflectorObserver> observer_;  // never null (a no-op one when none is given)
 
   std::atomic<bool> stop_{false};
   std::atomic<bool> synced_once_{false};

@@ -99,16 +99,4 @@ std::vector<prometheus::MetricFamily> DependencyCollector::Collect() const {
   return out;
 }
 
-void SelfMetricsProbeObserver::OnRequest(PdEndpoint endpoint, double seconds, PdErrorKind kind) {
-  const std::string name(PdEndpointName(endpoint));
-  metrics_.ProbeDuration(name).Observe(seconds);
-  if (kind != PdErrorKind::kNone && kind != PdErrorKind::kCancelled) {
-    metrics_.ProbeErrors(name, std::string(PdErrorKindName(kind))).Increment();
-  }
-}
-
-void SelfMetricsProbeObserver::OnRound(double seconds) {
-  metrics_.ProbeRoundSeconds().Set(seconds);
-}
-
 }  // namespace podwait

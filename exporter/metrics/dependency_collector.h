@@ -3,7 +3,7 @@
 #include <prometheus/collectable.h>
 
 #include "exporter/metrics/self_metrics.h"
-#include "exporter/sources/pd_client.h"
+#include "exporter/model/pd_facts.h"
 #include "exporter/state/dependency_store.h"
 
 namespace podwait {
@@ -28,18 +28,6 @@ class DependencyCollector final : public prometheus::Collectable {
 
  private:
   const DependencyStore& store_;
-};
-
-// Forwards PD client/prober reports to the self-metrics: podwait_probe_duration_seconds
-// {endpoint}, podwait_probe_errors_total{endpoint,kind}, podwait_probe_round_seconds.
-class SelfMetricsProbeObserver final : public PdProbeObserver {
- public:
-  explicit SelfMetricsProbeObserver(SelfMetrics& metrics) : metrics_(metrics) {}
-  void OnRequest(PdEndpoint endpoint, double seconds, PdErrorKind kind) override;
-  void OnRound(double seconds) override;
-
- private:
-  SelfMetrics& metrics_;
 };
 
 }  // namespace podwait

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "exporter/common/clock.h"
+#include "exporter/model/vocabulary.h"
 
 namespace podwait {
 
@@ -92,6 +93,12 @@ struct PodRecord {
   std::string Key() const { return namespace_ + "/" + name; }
 };
 
+// Whether a pod counts as a Ready PD pod (the readiness fallback when the PD API cannot be
+// reached): component pd, not being deleted, condition Ready=True.
+inline bool IsReadyPdPod(const PodRecord& pod) {
+  return pod.component == "pd" && pod.deleted == 0 && pod.IsReady();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Events on pods
 
@@ -112,26 +119,23 @@ struct EventRecord {
 // ---------------------------------------------------------------------------------------------
 // Dependencies (per TiDB cluster)
 
-enum class Readiness : uint8_t { kUnknown, kNotReady, kReady };
-
 struct DependencyStatus {
   Readiness readiness = Readiness::kUnknown;
   Timestamp ready_since = 0;  // when it last became ready; 0 if never seen ready
-  std::string reason;  // normalized why-not: pd_not_ready, no_pd_leader, cluster_not_initialized,
-                       // no_tikv_store_up, dependency_unknown, ...
+  DependencyReason reason = DependencyReason::kNone;  // why not ready (or unknown)
 };
-
-enum class Dependency : uint8_t { kPd, kTikv };
-inline constexpr Dependency kAllDependencies[] = {Dependency::kPd, Dependency::kTikv};
-std::string_view DependencyName(Dependency d);
-std::optional<Dependency> ParseDependency(std::string_view name);
-// "ready", "not_ready", "unknown".
-std::string_view ReadinessName(Readiness r);
 
 // component -> the dependencies it waits for: tikv=pd, tidb=pd+tikv, tiflash=pd+tikv,
 // ticdc=pd+tikv, pump=pd (the default of --dependency.map).
 using DependencyMap = std::map<std::string, std::vector<Dependency>>;
 const DependencyMap& DefaultDependencyMap();
+
+// Classification defaults, for the flags and ClassifierOptions alike (exporter/classify/README.md
+// says what each does).
+inline constexpr Timestamp kDefaultDecisionGrace = 60 * kSecond;
+inline constexpr Timestamp kDefaultProvisionTimeout = 15 * kMinute;
+inline constexpr Timestamp kDefaultDependencyReadyGrace = 2 * kMinute;
+inline constexpr std::string_view kDefaultDependencyInitContainer = "wait-for-pd";
 
 // A TiDB cluster: the namespace and the value of the cluster label (the TidbCluster name).
 struct ClusterKey {
@@ -175,32 +179,6 @@ struct AutoscalerState {
 
 // ---------------------------------------------------------------------------------------------
 // Classification
-
-enum class Stage : uint8_t { kUnscheduled, kInitializing, kStarting };
-
-enum class WaitClass : uint8_t {
-  kDependency,
-  kDependencyStuck,
-  kScaleUp,
-  kCapacity,
-  kConstraints,
-  kGated,
-  kImage,
-  kCrashloop,
-  kConfig,
-  kScheduling,
-  kStarting,
-  kNotReady,
-};
-inline constexpr int kWaitClassCount = 12;
-inline constexpr int kStageCount = 3;
-
-std::string_view StageName(Stage s);
-std::string_view WaitClassName(WaitClass c);
-std::optional<Stage> ParseStage(std::string_view name);
-std::optional<WaitClass> ParseWaitClass(std::string_view name);
-// Whether a class is an expected wait ("as designed") per DESIGN §4.
-bool IsExpected(WaitClass c);
 
 struct Classification {
   bool waiting = false;  // false: Ready, Succeeded, Failed or being deleted

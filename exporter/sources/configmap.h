@@ -13,6 +13,7 @@
 
 #include "exporter/config/config.h"
 #include "exporter/kube/reflector.h"
+#include "exporter/sources/reflector_options.h"
 
 namespace podwait {
 

@@ -13,6 +13,7 @@
 #include "exporter/config/config.h"
 #include "exporter/kube/reflector.h"
 #include "exporter/model/types.h"
+#include "exporter/sources/reflector_options.h"
 #include "exporter/state/event_store.h"
 #include "exporter/state/pod_store.h"
 

@@ -11,6 +11,7 @@
 #include "exporter/config/config.h"
 #include "exporter/kube/reflector.h"
 #include "exporter/model/types.h"
+#include "exporter/sources/reflector_options.h"
 #include "exporter/state/pod_store.h"
 
 namespace podwait {

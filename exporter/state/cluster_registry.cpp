@@ -4,10 +4,6 @@
 
 namespace podwait {
 
-bool IsReadyPdPod(const PodRecord& pod) {
-  return pod.component == "pd" && pod.deleted == 0 && pod.IsReady();
-}
-
 ClusterRegistry::ClusterRegistry(const Config& config)
     : shard_(config.shard), total_shards_(config.total_shards) {}
 
@@ -39,16 +35,11 @@ void ClusterRegistry::SetPodClusters(const std::vector<ClusterKey>& clusters,
   Publish();
 }
 
-void ClusterRegistry::UpdateFromPods(const std::vector<PodRecord>& pods) {
+void ClusterRegistry::SetPodClusters(const std::map<ClusterKey, int>& ready_pd_pods) {
   std::vector<ClusterKey> clusters;
-  std::map<ClusterKey, int> ready;
-  for (const auto& pod : pods) {
-    if (pod.cluster.empty()) continue;
-    ClusterKey key{pod.namespace_, pod.cluster};
-    if (IsReadyPdPod(pod)) ++ready[key];
-    clusters.push_back(std::move(key));
-  }
-  SetPodClusters(clusters, ready);
+  clusters.reserve(ready_pd_pods.size());
+  for (const auto& [key, ready] : ready_pd_pods) clusters.push_back(key);
+  SetPodClusters(clusters, ready_pd_pods);
 }
 
 void ClusterRegistry::SetTidbClusters(const std::vector<ClusterKey>& clusters) {

@@ -27,9 +27,6 @@ struct ClusterInfo {
   auto operator<=>(const ClusterInfo&) const = default;
 };
 
-// Whether a pod counts as a Ready PD pod: component pd, not being deleted, condition Ready=True.
-bool IsReadyPdPod(const PodRecord& pod);
-
 // Thread-safe.
 class ClusterRegistry {
  public:
@@ -47,8 +44,8 @@ class ClusterRegistry {
   // Ready PD pods of each (clusters missing from ready_pd_pods have 0).
   void SetPodClusters(const std::vector<ClusterKey>& clusters,
                       const std::map<ClusterKey, int>& ready_pd_pods);
-  // Convenience: the same from the pods themselves (pods without a cluster label are ignored).
-  void UpdateFromPods(const std::vector<PodRecord>& pods);
+  // The same from PodStore::Clusters(): every key a cluster with pods, the value its Ready PD pods.
+  void SetPodClusters(const std::map<ClusterKey, int>& ready_pd_pods);
 
   // TidbCluster objects: the full set after a (re)list, or one added/deleted.
   void SetTidbClusters(const std::vector<ClusterKey>& clusters);

@@ -6,41 +6,41 @@
 namespace podwait {
 namespace {
 
-DependencyStatus Status(Readiness r, std::string_view reason = {}) {
+DependencyStatus Status(Readiness r, DependencyReason reason = DependencyReason::kNone) {
   DependencyStatus s;
   s.readiness = r;
-  s.reason = std::string(reason);
+  s.reason = reason;
   return s;
 }
 
 // tikv follows pd: when pd is not ready (or unknown), so is tikv, for the same cause.
 DependencyStatus TikvBlockedByPd(const DependencyStatus& pd) {
   if (pd.readiness == Readiness::kUnknown) {
-    return Status(Readiness::kUnknown, kReasonDependencyUnknown);
+    return Status(Readiness::kUnknown, DependencyReason::kDependencyUnknown);
   }
-  return Status(Readiness::kNotReady, kReasonPdNotReady);
+  return Status(Readiness::kNotReady, DependencyReason::kPdNotReady);
 }
 
 ClusterDependencies FromPdApi(const PdFacts& f) {
   ClusterDependencies d;
   if (!f.has_leader) {
-    d.pd = Status(Readiness::kNotReady, kReasonNoPdLeader);
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kNoPdLeader);
   } else if (f.health_known && !f.HealthyMajority()) {
-    d.pd = Status(Readiness::kNotReady, kReasonPdUnhealthyMajority);
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kPdUnhealthyMajority);
   } else {
     d.pd = Status(Readiness::kReady);
   }
   if (d.pd.readiness != Readiness::kReady) {
     d.tikv = TikvBlockedByPd(d.pd);
   } else if (f.not_bootstrapped) {
-    d.tikv = Status(Readiness::kNotReady, kReasonTikvNotBootstrapped);
+    d.tikv = Status(Readiness::kNotReady, DependencyReason::kTikvNotBootstrapped);
   } else if (f.is_initialized.has_value() && !*f.is_initialized) {
-    d.tikv = Status(Readiness::kNotReady, kReasonClusterNotInitialized);
+    d.tikv = Status(Readiness::kNotReady, DependencyReason::kClusterNotInitialized);
   } else if (!f.stores_known) {
     // PD answers but /stores did not: nothing says whether a TiKV store is up.
-    d.tikv = Status(Readiness::kUnknown, kReasonDependencyUnknown);
+    d.tikv = Status(Readiness::kUnknown, DependencyReason::kDependencyUnknown);
   } else if (f.TikvStoresIn("Up") == 0) {
-    d.tikv = Status(Readiness::kNotReady, kReasonNoTikvStoreUp);
+    d.tikv = Status(Readiness::kNotReady, DependencyReason::kNoTikvStoreUp);
   } else {
     d.tikv = Status(Readiness::kReady);
   }
@@ -52,11 +52,11 @@ ClusterDependencies FromTidbCluster(const TidbClusterStatus& tc) {
   const int total = static_cast<int>(tc.pd_members.size());
   const int healthy = tc.PdHealthy();
   if (total == 0) {
-    d.pd = Status(Readiness::kNotReady, kReasonPdNotReady);
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kPdNotReady);
   } else if (tc.pd_leader.empty()) {
-    d.pd = Status(Readiness::kNotReady, kReasonNoPdLeader);
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kNoPdLeader);
   } else if (healthy * 2 <= total) {
-    d.pd = Status(Readiness::kNotReady, kReasonPdUnhealthyMajority);
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kPdUnhealthyMajority);
   } else {
     d.pd = Status(Readiness::kReady);
   }
@@ -64,8 +64,8 @@ ClusterDependencies FromTidbCluster(const TidbClusterStatus& tc) {
     d.tikv = TikvBlockedByPd(d.pd);
   } else if (tc.TikvStoresIn("Up") == 0) {
     d.tikv = Status(Readiness::kNotReady, tc.tikv_stores.empty() && !tc.tikv_bootstrapped
-                                              ? kReasonTikvNotBootstrapped
-                                              : kReasonNoTikvStoreUp);
+                                              ? DependencyReason::kTikvNotBootstrapped
+                                              : DependencyReason::kNoTikvStoreUp);
   } else {
     d.tikv = Status(Readiness::kReady);
   }
@@ -75,27 +75,15 @@ ClusterDependencies FromTidbCluster(const TidbClusterStatus& tc) {
 ClusterDependencies FromPods(int ready_pd_pods) {
   ClusterDependencies d;
   if (ready_pd_pods > 0) {
-    d.pd = Status(Readiness::kUnknown, kReasonDependencyUnknown);
+    d.pd = Status(Readiness::kUnknown, DependencyReason::kDependencyUnknown);
   } else {
-    d.pd = Status(Readiness::kNotReady, kReasonPdNotReady);
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kPdNotReady);
   }
   d.tikv = TikvBlockedByPd(d.pd);
   return d;
 }
 
 }  // namespace
-
-std::string_view DependencySourceName(DependencySource s) {
-  switch (s) {
-    case DependencySource::kPdApi:
-      return "pd-api";
-    case DependencySource::kTidbCluster:
-      return "tidbcluster";
-    case DependencySource::kPods:
-      return "pods";
-  }
-  return "unknown";
-}
 
 DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
   DependencyEvaluation out;
@@ -156,7 +144,7 @@ void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
                                       {"cluster", key.name},
                                       {"dependency", std::string(DependencyName(d))},
                                       {"readiness", std::string(ReadinessName(next.readiness))},
-                                      {"reason", next.reason},
+                                      {"reason", std::string(DependencyReasonName(next.reason))},
                                       {"source", std::string(DependencySourceName(eval.source))}});
     }
     e->deps.Get(d) = std::move(next);

@@ -28,26 +28,20 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/config/config.h"
+#include "exporter/model/pd_facts.h"
+#include "exporter/model/tidbcluster.h"
 #include "exporter/model/types.h"
-#include "exporter/sources/pd_facts.h"
-#include "exporter/sources/tidbcluster.h"
 #include "exporter/state/cluster_registry.h"
 #include "exporter/state/waiting_tracker.h"
 
 namespace podwait {
 
-// Normalized reasons (DependencyStatus::reason).
-inline constexpr std::string_view kReasonPdNotReady = "pd_not_ready";
-inline constexpr std::string_view kReasonNoPdLeader = "no_pd_leader";
-inline constexpr std::string_view kReasonPdUnhealthyMajority = "pd_unhealthy_majority";
-inline constexpr std::string_view kReasonClusterNotInitialized = "cluster_not_initialized";
-inline constexpr std::string_view kReasonNoTikvStoreUp = "no_tikv_store_up";
-inline constexpr std::string_view kReasonTikvNotBootstrapped = "tikv_not_bootstrapped";
-inline constexpr std::string_view kReasonDependencyUnknown = "dependency_unknown";
-
 // Which input decided a cluster's readiness.
 enum class DependencySource : uint8_t { kPdApi, kTidbCluster, kPods };
-std::string_view DependencySourceName(DependencySource s);  // pd-api, tidbcluster, pods
+inline constexpr std::string_view kDependencySourceNames[] = {"pd-api", "tidbcluster", "pods"};
+constexpr std::string_view DependencySourceName(DependencySource s) {
+  return kDependencySourceNames[static_cast<size_t>(s)];
+}
 
 struct DependencyInputs {
   const PdFacts* pd = nullptr;            // last probe; nullptr when never probed

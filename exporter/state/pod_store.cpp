@@ -10,8 +10,17 @@ namespace podwait {
 PodStore::PodStore(EventStore* events, size_t max_tombstones)
     : events_(events), max_tombstones_(max_tombstones) {}
 
+void PodStore::CountLocked(const PodRecord& pod, int sign) {
+  if (pod.cluster.empty()) return;
+  auto it = clusters_.try_emplace(ClusterKey{pod.namespace_, pod.cluster}).first;
+  it->second.pods += sign;
+  if (IsReadyPdPod(pod)) it->second.ready_pd_pods += sign;
+  if (it->second.pods == 0) clusters_.erase(it);
+}
+
 void PodStore::EraseLocked(Index::iterator it, std::vector<PodChanges::Deleted>* removed) {
   const PodPtr pod = it->pod;  // erase() hashes the entry: the record must still be there
+  CountLocked(*pod, -1);
   pods_.erase(it);
   ++version_;
   tombstones_.push_back({version_, {pod->uid, pod->namespace_, pod->name}});
@@ -25,12 +34,14 @@ void PodStore::EraseLocked(Index::iterator it, std::vector<PodChanges::Deleted>*
 void PodStore::UpsertLocked(PodPtr pod, std::vector<PodChanges::Deleted>* removed) {
   auto it = pods_.find(NameKey{pod->namespace_, pod->name});
   if (it == pods_.end()) {
+    CountLocked(*pod, +1);
     pods_.insert(Entry{std::move(pod), ++version_});
     return;
   }
   if (it->pod->uid != pod->uid) {
     // Only one pod of a name exists at a time: an older incarnation is gone.
     EraseLocked(it, removed);
+    CountLocked(*pod, +1);
     pods_.insert(Entry{std::move(pod), ++version_});
     return;
   }
@@ -38,6 +49,8 @@ void PodStore::UpsertLocked(PodPtr pod, std::vector<PodChanges::Deleted>* remove
     return;  // the same object again (relist): not a change
   }
   // Same namespace/name, so the same hash and place: the record is swapped in place.
+  CountLocked(*it->pod, -1);
+  CountLocked(*pod, +1);
   it->pod = std::move(pod);
   it->version = ++version_;
 }
@@ -141,6 +154,14 @@ std::vector<PodPtr> PodStore::Snapshot(uint64_t* version) const {
   out.reserve(pods_.size());
   for (const Entry& e : pods_) out.push_back(e.pod);
   if (version != nullptr) *version = version_;
+  return out;
+}
+
+PodClusters PodStore::Clusters() const {
+  PodClusters out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [key, counts] : clusters_)
+    out.emplace_hint(out.end(), key, counts.ready_pd_pods);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,6 +20,11 @@ namespace podwait {
 class EventStore;
 
 using PodPtr = std::shared_ptr<const PodRecord>;
+
+// The TiDB clusters of the watched pods: every cluster (namespace + cluster label) that has at
+// least one pod, with its number of Ready PD pods (IsReadyPdPod; the readiness fallback when the
+// PD API cannot be reached).
+using PodClusters = std::map<ClusterKey, int>;
 
 // What changed since a version (see PodStore::ChangesSince).
 struct PodChanges {
@@ -72,6 +78,8 @@ class PodStore {
   std::vector<PodPtr> Snapshot(uint64_t* version = nullptr) const;
   // Pods changed and deleted after version `since` (0: everything, as a full answer).
   PodChanges ChangesSince(uint64_t since) const;
+  // The clusters of the stored pods, kept up to date as pods change (no scan).
+  PodClusters Clusters() const;
 
  private:
   struct Tombstone {
@@ -114,12 +122,19 @@ class PodStore {
   void EraseLocked(Index::iterator it, std::vector<PodChanges::Deleted>* removed);
   void UpsertLocked(PodPtr pod, std::vector<PodChanges::Deleted>* removed);
   void ForgetEvents(const std::vector<PodChanges::Deleted>& removed);
+  // REQUIRES: mu_ held. Adds (+1) or removes (-1) a pod's share of clusters_.
+  void CountLocked(const PodRecord& pod, int sign);
 
   EventStore* const events_;
   const size_t max_tombstones_;
   mutable std::mutex mu_;
   Index pods_;
   std::deque<Tombstone> tombstones_;
+  struct ClusterCounts {
+    int pods = 0;
+    int ready_pd_pods = 0;
+  };
+  std::map<ClusterKey, ClusterCounts> clusters_;
   uint64_t version_ = 0;
   uint64_t trail_start_ = 0;  // ChangesSince(v) is exact for v >= trail_start_
 };

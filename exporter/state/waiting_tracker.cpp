@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string_view>
-#include <unordered_set>
 
 namespace podwait {
 namespace {
@@ -64,42 +63,18 @@ bool WaitingTracker::WasWaitingOnDependencyAt(const Track& track, Timestamp t) c
   return track.waiting && IsDependencyWait(track.wait_class) && track.stage_start <= t;
 }
 
-EvaluationSideFacts WaitingTracker::Evaluate(const EvaluationInput& input) {
+void WaitingTracker::Evaluate(const EvaluationInput& input) {
   ++generation_;
-  EvaluationSideFacts facts;
   auto snapshot = std::make_shared<WaitingSnapshot>();
   // About as many waiting pods as last time: one allocation instead of a doubling series.
   snapshot->pods.reserve(Snapshot()->pods.size() + 16);
   snapshot->evaluated_at = input.now;
   snapshot->autoscaler = input.autoscaler;
 
-  // The TiDB clusters seen, deduplicated: pods come in no particular order (views into the
-  // records, which input.pods keeps alive).
-  struct ClusterView {
-    std::string_view namespace_, name;
-    bool operator==(const ClusterView&) const = default;
-  };
-  struct ClusterViewHash {
-    size_t operator()(const ClusterView& k) const noexcept {
-      return std::hash<std::string_view>()(k.namespace_) * 31 +
-             std::hash<std::string_view>()(k.name);
-    }
-  };
-  std::unordered_set<ClusterView, ClusterViewHash> seen_clusters;
-
   for (const auto& pod_ptr : input.pods) {
     const PodRecord& pod = *pod_ptr;
-    if (!pod.cluster.empty() && seen_clusters.insert({pod.namespace_, pod.cluster}).second) {
-      facts.clusters.push_back(ClusterKey{pod.namespace_, pod.cluster});
-    }
-    const bool pod_ready = pod.IsReady();
-    if (pod.component == "pd" && !pod.cluster.empty() && pod.deleted == 0) {
-      int& ready_pd = facts.ready_pd_pods[ClusterKey{pod.namespace_, pod.cluster}];
-      if (pod_ready) ++ready_pd;
-    }
-
     auto track_it = tracks_.find(pod.uid);
-    const bool ready = pod_ready && pod.deleted == 0;
+    const bool ready = pod.IsReady() && pod.deleted == 0;
     if (ready && track_it == tracks_.end()) {
       // Fast path for the common case (90% of a healthy fleet): a Ready pod that podwait never saw
       // waiting needs no classification and no track (a track starts when a pod is first seen
@@ -200,7 +175,6 @@ EvaluationSideFacts WaitingTracker::Evaluate(const EvaluationInput& input) {
     std::lock_guard<std::mutex> lock(snapshot_mu_);
     snapshot_ = std::move(snapshot);
   }
-  return facts;
 }
 
 std::shared_ptr<const WaitingSnapshot> WaitingTracker::Snapshot() const {

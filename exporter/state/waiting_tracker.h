@@ -64,14 +64,6 @@ struct WaitingSnapshot {
   AutoscalerState autoscaler;
 };
 
-// What one evaluation reports back for other state (cluster discovery, PD-pod fallback).
-struct EvaluationSideFacts {
-  // cluster -> number of Ready PD pods (0 when PD pods exist but none is Ready)
-  std::map<ClusterKey, int> ready_pd_pods;
-  // every TiDB cluster that has at least one watched pod
-  std::vector<ClusterKey> clusters;
-};
-
 using ClassifyFn = std::function<Classification(
     const PodRecord& pod, std::span<const EventRecord> events, const ClusterDependencies* deps,
     const AutoscalerState& autoscaler, Timestamp now)>;
@@ -98,7 +90,7 @@ class WaitingTracker {
  public:
   explicit WaitingTracker(ClassifyFn classify);
 
-  EvaluationSideFacts Evaluate(const EvaluationInput& input);
+  void Evaluate(const EvaluationInput& input);
   std::shared_ptr<const WaitingSnapshot> Snapshot() const;
 
  private:

@@ -6,8 +6,6 @@
 // PD that hangs never stalls the other clusters' probes; Stop() is prompt; and the round time of
 // 1,000 simulated clusters.
 
-#include "exporter/sources/pd_prober.h"
-
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -18,8 +16,10 @@
 #include <memory>
 #include <thread>
 
+#include "exporter/app/options.h"
 #include "exporter/metrics/dependency_collector.h"
 #include "exporter/metrics/exposition.h"
+#include "exporter/pd/prober.h"
 #include "exporter/state/cluster_registry.h"
 #include "exporter/state/dependency_store.h"
 #include "tests/support/process.h"
@@ -87,7 +87,8 @@ struct Pipeline {
       : config(std::move(c)), registry(config), store(config, clock) {
     registry.SetListener([this](const auto& m) { store.SyncClusters(m); });
     prober = std::make_unique<PdProber>(
-        config, clock, observer, [this] { return registry.Clusters(); },
+        PdProberOptionsFromConfig(config), clock, observer,
+        [this] { return PdTargetsFor(registry.Clusters(), config); },
         [this](const ClusterKey& k, PdFacts f) { store.OnPdProbe(k, std::move(f)); });
   }
   std::optional<ClusterDependencies> Deps(const ClusterKey& k) { return store.Get(k); }
@@ -127,26 +128,27 @@ TEST(PdProberSim, DependencyLifecycle) {
 
   auto d = p.Deps(down);
   EXPECT_EQ(d->pd.readiness, Readiness::kNotReady);
-  EXPECT_EQ(d->pd.reason, "pd_not_ready");
+  EXPECT_EQ(DependencyReasonName(d->pd.reason), "pd_not_ready");
   EXPECT_EQ(d->tikv.readiness, Readiness::kNotReady);
 
   d = p.Deps(blocked);
   EXPECT_EQ(d->pd.readiness, Readiness::kUnknown);
-  EXPECT_EQ(d->pd.reason, "dependency_unknown");
+  EXPECT_EQ(DependencyReasonName(d->pd.reason), "dependency_unknown");
   EXPECT_EQ(d->tikv.readiness, Readiness::kUnknown);
 
   d = p.Deps(fresh);
   EXPECT_EQ(d->pd.readiness, Readiness::kReady);
   EXPECT_GT(d->pd.ready_since, 0);
   EXPECT_EQ(d->tikv.readiness, Readiness::kNotReady);
-  EXPECT_EQ(d->tikv.reason, "tikv_not_bootstrapped");
+  EXPECT_EQ(DependencyReasonName(d->tikv.reason), "tikv_not_bootstrapped");
   const Timestamp pd_since = d->pd.ready_since;
 
   // The first TiKV joins and bootstraps; then the cluster initializes.
   sim.Pd(fresh.namespace_, fresh.name, R"("state":"bootstrapped","stores":[{"state":"Up"}])");
   ASSERT_TRUE(testing::WaitFor(
-      [&] { return p.Deps(fresh)->tikv.reason == "cluster_not_initialized"; }, 10s))
-      << p.Deps(fresh)->tikv.reason;
+      [&] { return DependencyReasonName(p.Deps(fresh)->tikv.reason) == "cluster_not_initialized"; },
+      10s))
+      << DependencyReasonName(p.Deps(fresh)->tikv.reason);
   sim.Pd(fresh.namespace_, fresh.name,
          R"("state":"initialized","stores":[{"state":"Up"},{"state":"Up","tiflash":true}])");
   ASSERT_TRUE(
@@ -172,7 +174,8 @@ TEST(PdProberSim, DependencyLifecycle) {
 
   // PD loses its leader: not ready, and the old ready_since no longer counts.
   sim.Pd(fresh.namespace_, fresh.name, R"("state":"no_leader")");
-  ASSERT_TRUE(testing::WaitFor([&] { return p.Deps(fresh)->pd.reason == "no_pd_leader"; }, 10s));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return DependencyReasonName(p.Deps(fresh)->pd.reason) == "no_pd_leader"; }, 10s));
   sim.Pd(fresh.namespace_, fresh.name, R"("state":"initialized","stores":[{"state":"Up"}])");
   ASSERT_TRUE(
       testing::WaitFor([&] { return p.Deps(fresh)->pd.readiness == Readiness::kReady; }, 10s));

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "exporter/app/observers.h"
+#include "exporter/app/options.h"
 #include "exporter/kube/reflector.h"
 #include "exporter/sources/pods.h"
 #include "exporter/state/pod_store.h"
@@ -54,10 +56,10 @@ TEST(WatchLoad, InitialSyncOfManyPodsEqualsTheSimulator) {
   config.kube_api_url = "http://127.0.0.1:" + std::to_string(port);
   std::string error;
   KubeContext ctx;
-  ctx.endpoint = *ResolveKubeEndpoint(config, ProcessEnv(), &error);
+  ctx.endpoint = *ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config), ProcessEnv(), &error);
   SelfMetrics metrics;
   SyncStatus sync;
-  ctx.metrics = &metrics;
+  ctx.observers = MakeSelfMetricsReflectorObservers(metrics);
   ctx.sync = &sync;
   PodStore store;
   PodSource source(store, PodParseOptions::FromConfig(config));

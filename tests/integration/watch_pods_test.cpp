@@ -13,6 +13,8 @@
 #include <map>
 #include <mutex>
 
+#include "exporter/app/observers.h"
+#include "exporter/app/options.h"
 #include "exporter/kube/reflector.h"
 #include "exporter/sources/pods.h"
 #include "exporter/state/pod_store.h"
@@ -128,11 +130,11 @@ class WatchPods : public ::testing::Test {
     Config config;
     config.kube_api_url = sim_->url();
     std::string error;
-    auto ep = ResolveKubeEndpoint(config, ProcessEnv(), &error);
+    auto ep = ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config), ProcessEnv(), &error);
     ASSERT_TRUE(ep) << error;
     ctx_.endpoint = *ep;
     ctx_.client_factory = [this] { return std::make_unique<RecordingClient>(&urls_); };
-    ctx_.metrics = &metrics_;
+    ctx_.observers = MakeSelfMetricsReflectorObservers(metrics_);
     ctx_.sync = &sync_;
     if (tokens_) ctx_.tokens = tokens_.get();
     ReflectorOptions opts = PodReflectorOptions(config)[0];

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <set>
 
+#include "exporter/app/observers.h"
+#include "exporter/app/options.h"
 #include "exporter/kube/reflector.h"
 #include "exporter/sources/configmap.h"
 #include "exporter/sources/events.h"
@@ -58,8 +60,9 @@ class WatchSources : public ::testing::Test {
   WatchSources() {
     config_.kube_api_url = sim_.url();
     std::string error;
-    ctx_.endpoint = *ResolveKubeEndpoint(config_, ProcessEnv(), &error);
-    ctx_.metrics = &metrics_;
+    ctx_.endpoint =
+        *ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), ProcessEnv(), &error);
+    ctx_.observers = MakeSelfMetricsReflectorObservers(metrics_);
     ctx_.sync = &sync_;
   }
   Config config_;

@@ -17,8 +17,8 @@
 #include <sstream>
 
 #include "exporter/classify/classifier.h"
-#include "exporter/classify/reasons.h"
 #include "exporter/common/time_format.h"
+#include "exporter/model/vocabulary.h"
 
 namespace podwait {
 namespace {
@@ -212,9 +212,15 @@ Patch TikvMetadata(std::string created) {
 // ---------------------------------------------------------------------------------------------
 // Dependencies, autoscaler, events
 
-DependencyStatus Ready(Timestamp since) { return {Readiness::kReady, since, ""}; }
-DependencyStatus NotReady(std::string why = "") { return {Readiness::kNotReady, 0, why}; }
-DependencyStatus Unknown() { return {Readiness::kUnknown, 0, "dependency_unknown"}; }
+DependencyStatus Ready(Timestamp since) {
+  return {Readiness::kReady, since, DependencyReason::kNone};
+}
+DependencyStatus NotReady(std::string_view why = "") {
+  return {Readiness::kNotReady, 0, ParseDependencyReason(why)};
+}
+DependencyStatus Unknown() {
+  return {Readiness::kUnknown, 0, DependencyReason::kDependencyUnknown};
+}
 ClusterDependencies Deps(DependencyStatus pd, DependencyStatus tikv) { return {pd, tikv}; }
 // PD down brings TiKV down with it.
 ClusterDependencies PdDown(std::string why = "") {
@@ -1077,7 +1083,9 @@ TEST_P(ClassifierTable, Classifies) {
   EXPECT_EQ(WaitClassName(c.wait_class), WaitClassName(row.wait_class)) << c.evidence;
   EXPECT_EQ(c.reason, row.reason) << c.evidence;
   EXPECT_EQ(FormatRfc3339(c.stage_start), FormatRfc3339(row.stage_start));
-  EXPECT_TRUE(reason::IsKnown(c.reason)) << c.reason;
+  // The vocabulary's tables allow this stage, class and reason together.
+  EXPECT_TRUE(Allowed(c.stage, c.wait_class, c.reason))
+      << StageName(c.stage) << "/" << WaitClassName(c.wait_class) << "/" << c.reason;
   EXPECT_LE(c.evidence.size(), kMaxEvidenceLength);
   if (!row.evidence.empty()) {
     EXPECT_THAT(c.evidence, HasSubstr(row.evidence));
@@ -1111,7 +1119,8 @@ TEST(ClassifierTableCoverage, EveryClassTwiceEveryReasonOnce) {
     auto c = static_cast<WaitClass>(i);
     EXPECT_GE(classes[c], 2) << WaitClassName(c);
   }
-  for (std::string_view x : reason::All()) {
+  for (const ReasonInfo& info : kReasons) {
+    const std::string_view x = info.name;
     EXPECT_TRUE(reasons.count(std::string(x))) << "no row for reason " << x;
   }
   EXPECT_GE(not_waiting, 4);

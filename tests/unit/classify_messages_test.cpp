@@ -9,7 +9,7 @@
 #include <string>
 
 #include "exporter/classify/messages.h"
-#include "exporter/classify/reasons.h"
+#include "exporter/model/vocabulary.h"
 
 namespace podwait {
 namespace {
@@ -464,10 +464,10 @@ TEST(Parsers, MangledMessagesNeverCrash) {
           s[next() % s.size()] = noise[next() % (sizeof(noise) - 1)];
         FitError f = ParseFitError(s);
         parsed += static_cast<int>(f.reasons.size());
-        for (const auto& x : f.reasons) EXPECT_TRUE(reason::IsKnown(x.reason));
+        for (const auto& x : f.reasons) EXPECT_TRUE(FindReason(x.reason) != nullptr);
         ParseTriggeredScaleUp(s);
         if (auto no = ParseNotTriggerScaleUp(s)) {
-          for (const auto& x : no->reasons) EXPECT_TRUE(reason::IsKnown(x.reason));
+          for (const auto& x : no->reasons) EXPECT_TRUE(FindReason(x.reason) != nullptr);
         }
         ParseKarpenterNominated(s);
         ParseKarpenterFailedScheduling(s);
@@ -492,12 +492,13 @@ TEST(Reasons, EveryNormalizedReasonIsInTheVocabulary) {
         "pod has unbound immediate PersistentVolumeClaims",
         "node(s) had volume node affinity conflict", "something new",
         "no nodes available to schedule pods"}) {
-    EXPECT_TRUE(reason::IsKnown(NormalizeFitReason(text).reason)) << text;
+    EXPECT_TRUE(FindReason(NormalizeFitReason(text).reason) != nullptr) << text;
   }
-  EXPECT_FALSE(reason::IsKnown("Insufficient cpu"));
+  EXPECT_FALSE(FindReason("Insufficient cpu") != nullptr);
   // snake_case, unique.
   std::set<std::string_view> seen;
-  for (std::string_view x : reason::All()) {
+  for (const ReasonInfo& info : kReasons) {
+    const std::string_view x = info.name;
     EXPECT_TRUE(seen.insert(x).second) << x;
     for (char c : x) EXPECT_TRUE((c >= 'a' && c <= 'z') || c == '_') << x;
   }

@@ -34,8 +34,10 @@ ViewModel Model() {
   m.waiting = snap;
   m.now = kNow;
   m.synced = true;
-  m.dependencies[ClusterKey{"demo", "demo"}].pd = {Readiness::kNotReady, 0, "no_pd_leader"};
-  m.dependencies[ClusterKey{"shop", "shop"}].pd = {Readiness::kReady, kNow - 3'600'000, ""};
+  m.dependencies[ClusterKey{"demo", "demo"}].pd = {Readiness::kNotReady, 0,
+                                                   DependencyReason::kNoPdLeader};
+  m.dependencies[ClusterKey{"shop", "shop"}].pd = {Readiness::kReady, kNow - 3'600'000,
+                                                   DependencyReason::kNone};
   return m;
 }
 

@@ -16,7 +16,7 @@
 #include "exporter/common/log.h"
 #include "exporter/common/time_format.h"
 #include "exporter/kube/exec_credential.h"
-#include "exporter/kube/kube_config.h"
+#include "exporter/kube/token_source.h"
 #include "tests/support/process.h"
 
 namespace podwait {

@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 
+#include "exporter/app/observers.h"
 #include "exporter/kube/json.h"
 #include "exporter/kube/reflector.h"
 #include "tests/support/process.h"
@@ -241,7 +242,7 @@ class ReflectorTest : public ::testing::Test {
   ReflectorTest() {
     ctx_.endpoint.api_url = "http://api.test";
     ctx_.client_factory = [this] { return std::make_unique<FakeClient>(&script_); };
-    ctx_.metrics = &metrics_;
+    ctx_.observers = MakeSelfMetricsReflectorObservers(metrics_);
     ctx_.sync = &sync_;
     opts_.resource = "pods";
     opts_.path = "/api/v1/namespaces/tidb/pods";
@@ -485,16 +486,6 @@ TEST_F(ReflectorTest, StopsPromptlyDuringAnIdleWatchAndDuringBackoff) {
   t0 = std::chrono::steady_clock::now();
   r2->Stop();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
-}
-
-TEST(ReflectorOptions, FromConfig) {
-  Config config;
-  config.kube_page_size = 250;
-  config.kube_watch_timeout = 2 * kMinute;
-  ReflectorOptions o = ReflectorOptionsFromConfig(config, "pods", "/api/v1/pods");
-  EXPECT_EQ(o.page_size, 250);
-  EXPECT_EQ(o.watch_timeout, 2 * kMinute);
-  EXPECT_EQ(o.path, "/api/v1/pods");
 }
 
 }  // namespace

@@ -128,20 +128,5 @@ TEST_F(DependencyCollectorTest, TidbClusterFactsAndFailover) {
   EXPECT_THAT(Render(), Not(HasSubstr("prod-tc")));
 }
 
-TEST(SelfMetricsProbeObserverTest, CountsErrorsByEndpointAndKind) {
-  SelfMetrics metrics;
-  SelfMetricsProbeObserver obs(metrics);
-  obs.OnRequest(PdEndpoint::kHealth, 0.01, PdErrorKind::kNone);
-  obs.OnRequest(PdEndpoint::kStores, 3.0, PdErrorKind::kTimeout);
-  obs.OnRequest(PdEndpoint::kStores, 0.1, PdErrorKind::kCancelled);  // shutdown: not an error
-  obs.OnRound(1.5);
-  const std::string text = RenderText({metrics.registry()});
-  EXPECT_THAT(text,
-              HasSubstr("podwait_probe_errors_total{endpoint=\"stores\",kind=\"timeout\"} 1"));
-  EXPECT_THAT(text, Not(HasSubstr("kind=\"cancelled\"")));
-  EXPECT_THAT(text, HasSubstr("podwait_probe_duration_seconds_count{endpoint=\"health\"} 1"));
-  EXPECT_THAT(text, HasSubstr("podwait_probe_round_seconds 1.5"));
-}
-
 }  // namespace
 }  // namespace podwait

@@ -5,6 +5,7 @@
 
 #include "exporter/common/shard.h"
 #include "exporter/state/cluster_registry.h"
+#include "exporter/state/pod_store.h"
 
 namespace podwait {
 namespace {
@@ -35,8 +36,16 @@ TEST(ClusterRegistryTest, DiscoversFromPodsAndTidbClusters) {
   PodRecord no_label = Pod("ns", "", "tidb", false);
   PodRecord deleting = Pod("ns", "a", "pd", true);
   deleting.deleted = 5;
-  reg.UpdateFromPods({Pod("ns", "a", "pd", true), Pod("ns", "a", "pd", false),
-                      Pod("ns", "a", "tikv", true), deleting, no_label});
+  // The clusters as the pod store keeps them (Ready PD pods counted as pods come and go).
+  PodStore pods;
+  int n = 0;
+  for (PodRecord p : {Pod("ns", "a", "pd", true), Pod("ns", "a", "pd", false),
+                      Pod("ns", "a", "tikv", true), deleting, no_label}) {
+    p.uid = "uid-" + std::to_string(++n);
+    p.name += "-" + std::to_string(n);
+    pods.Upsert(std::move(p));
+  }
+  reg.SetPodClusters(pods.Clusters());
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].at(ClusterKey{"ns", "a"}).ready_pd_pods, 1);
   EXPECT_TRUE(seen[0].at(ClusterKey{"ns", "a"}).from_pods);

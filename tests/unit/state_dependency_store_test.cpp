@@ -66,9 +66,9 @@ TEST_P(EvaluateTest, PdApi) {
   in.readiness_source = "pd-api";
   DependencyEvaluation e = EvaluateDependencies(in);
   EXPECT_EQ(e.deps.pd.readiness, row.pd_readiness);
-  EXPECT_EQ(e.deps.pd.reason, row.pd_reason);
+  EXPECT_EQ(DependencyReasonName(e.deps.pd.reason), row.pd_reason);
   EXPECT_EQ(e.deps.tikv.readiness, row.tikv_readiness);
-  EXPECT_EQ(e.deps.tikv.reason, row.tikv_reason);
+  EXPECT_EQ(DependencyReasonName(e.deps.tikv.reason), row.tikv_reason);
 }
 
 std::vector<Row> Rows() {
@@ -156,7 +156,7 @@ TEST(EvaluateSourceTest, BothUsesTidbClusterWhenApiUnreachable) {
   in.pd = &up;
   e = EvaluateDependencies(in);
   EXPECT_EQ(e.source, DependencySource::kPdApi);
-  EXPECT_EQ(e.deps.pd.reason, "no_pd_leader");
+  EXPECT_EQ(DependencyReasonName(e.deps.pd.reason), "no_pd_leader");
 
   // pd-api ignores the TidbCluster: pods decide.
   in.pd = &down;
@@ -177,20 +177,21 @@ TEST(EvaluateSourceTest, TidbClusterReasons) {
   TidbClusterStatus tc = HealthyTc();
   DependencyInputs in{nullptr, &tc, 0, "tidbcluster"};
   tc.pd_leader.clear();
-  EXPECT_EQ(EvaluateDependencies(in).deps.pd.reason, "no_pd_leader");
+  EXPECT_EQ(DependencyReasonName(EvaluateDependencies(in).deps.pd.reason), "no_pd_leader");
   tc = HealthyTc();
   tc.pd_members = {{"a", true}, {"b", false}};
-  EXPECT_EQ(EvaluateDependencies(in).deps.pd.reason, "pd_unhealthy_majority");
+  EXPECT_EQ(DependencyReasonName(EvaluateDependencies(in).deps.pd.reason), "pd_unhealthy_majority");
   tc = HealthyTc();
   tc.pd_members.clear();
-  EXPECT_EQ(EvaluateDependencies(in).deps.pd.reason, "pd_not_ready");
+  EXPECT_EQ(DependencyReasonName(EvaluateDependencies(in).deps.pd.reason), "pd_not_ready");
   tc = HealthyTc();
   tc.tikv_stores.clear();
   tc.tikv_bootstrapped = false;
-  EXPECT_EQ(EvaluateDependencies(in).deps.tikv.reason, "tikv_not_bootstrapped");
+  EXPECT_EQ(DependencyReasonName(EvaluateDependencies(in).deps.tikv.reason),
+            "tikv_not_bootstrapped");
   tc = HealthyTc();
   tc.tikv_stores[0].state = "Down";
-  EXPECT_EQ(EvaluateDependencies(in).deps.tikv.reason, "no_tikv_store_up");
+  EXPECT_EQ(DependencyReasonName(EvaluateDependencies(in).deps.tikv.reason), "no_tikv_store_up");
 }
 
 TEST(TransitionTest, ReadySinceAcrossFlapsAndUnknown) {
@@ -252,7 +253,7 @@ TEST_F(StoreTest, LifecycleOfOneCluster) {
   EXPECT_EQ(d->pd.readiness, Readiness::kReady);
   EXPECT_EQ(d->pd.ready_since, clock_.Now());
   EXPECT_EQ(d->tikv.readiness, Readiness::kNotReady);
-  EXPECT_EQ(d->tikv.reason, "tikv_not_bootstrapped");
+  EXPECT_EQ(DependencyReasonName(d->tikv.reason), "tikv_not_bootstrapped");
   const Timestamp pd_since = clock_.Now();
 
   clock_.Advance(kMinute);
@@ -267,7 +268,7 @@ TEST_F(StoreTest, LifecycleOfOneCluster) {
   store_.OnPdProbe(a_, Unreachable());
   d = store_.Get(a_);
   EXPECT_EQ(d->pd.readiness, Readiness::kUnknown);
-  EXPECT_EQ(d->pd.reason, "dependency_unknown");
+  EXPECT_EQ(DependencyReasonName(d->pd.reason), "dependency_unknown");
   clock_.Advance(kMinute);
   store_.OnPdProbe(a_, HealthyPd());
   EXPECT_EQ(store_.Get(a_)->pd.ready_since, pd_since);

@@ -12,6 +12,9 @@
 namespace podwait {
 namespace {
 
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
 PodPtr MakePod(const std::string& ns, const std::string& name, const std::string& uid,
@@ -24,10 +27,48 @@ PodPtr MakePod(const std::string& ns, const std::string& name, const std::string
   return p;
 }
 
+PodPtr ClusterPod(const std::string& name, const std::string& component, bool ready,
+                  const std::string& rv = "1") {
+  auto p = std::make_shared<PodRecord>();
+  p->namespace_ = "demo";
+  p->name = name;
+  p->uid = "uid-" + name;
+  p->resource_version = rv;
+  p->cluster = "demo";
+  p->component = component;
+  PodCondition c;
+  c.type = "Ready";
+  c.status = ready ? ConditionStatus::kTrue : ConditionStatus::kFalse;
+  p->conditions.push_back(c);
+  return p;
+}
+
 std::vector<std::string> Names(const std::vector<PodPtr>& pods) {
   std::vector<std::string> out;
   for (const auto& p : pods) out.push_back(p->Key());
   return out;
+}
+
+// Cluster discovery and the Ready-PD-pod fallback follow the store's pods, without a scan.
+TEST(PodStore, ClustersCountReadyPdPodsAsPodsChange) {
+  PodStore store;
+  store.Upsert(ClusterPod("demo-pd-0", "pd", true));
+  store.Upsert(ClusterPod("demo-pd-1", "pd", false));
+  store.Upsert(ClusterPod("demo-tikv-0", "tikv", true));
+  auto no_cluster = MakePod("demo", "loner", "u-loner");
+  store.Upsert(no_cluster);
+  EXPECT_THAT(store.Clusters(), ElementsAre(Pair(ClusterKey{"demo", "demo"}, 1)));
+
+  store.Upsert(ClusterPod("demo-pd-1", "pd", true, "2"));  // became Ready
+  EXPECT_THAT(store.Clusters(), ElementsAre(Pair(ClusterKey{"demo", "demo"}, 2)));
+  auto deleting = std::make_shared<PodRecord>(*ClusterPod("demo-pd-0", "pd", true, "3"));
+  deleting->deleted = 5;  // a pod being deleted is not a Ready PD pod
+  store.Upsert(deleting);
+  EXPECT_THAT(store.Clusters(), ElementsAre(Pair(ClusterKey{"demo", "demo"}, 1)));
+  store.Delete("", "demo", "demo-pd-1");
+  EXPECT_THAT(store.Clusters(), ElementsAre(Pair(ClusterKey{"demo", "demo"}, 0)));
+  store.Replace({no_cluster});
+  EXPECT_THAT(store.Clusters(), IsEmpty());
 }
 
 TEST(PodStore, UpsertGetDelete) {

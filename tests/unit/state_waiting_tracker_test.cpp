@@ -177,17 +177,5 @@ TEST_F(TrackerTest, FailoverDuringDependencyWaitIsCounted) {
   EXPECT_EQ(fc.during_dependency_wait, 1u);
 }
 
-TEST_F(TrackerTest, ReportsReadyPdPodsPerCluster) {
-  EvaluationInput in;
-  std::vector<std::shared_ptr<const PodRecord>> pods = {MakePod("1", "demo-pd-0", "pd", true, kT0),
-                                                        MakePod("2", "demo-pd-1", "pd"),
-                                                        MakePod("3", "demo-tikv-0", "tikv")};
-  in.pods = pods;
-  in.now = kT0;
-  EvaluationSideFacts facts = tracker_.Evaluate(in);
-  EXPECT_EQ(facts.ready_pd_pods.at(ClusterKey{"demo", "demo"}), 1);
-  EXPECT_THAT(facts.clusters, ElementsAre(ClusterKey{"demo", "demo"}));
-}
-
 }  // namespace
 }  // namespace podwait

@@ -2,8 +2,6 @@
 // that order; the kubeconfigs written here are made up), the rotating token file and the token
 // source an endpoint asks for.
 
-#include "exporter/kube/kube_config.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,7 +10,9 @@
 #include <fstream>
 #include <map>
 
+#include "exporter/kube/endpoint.h"
 #include "exporter/kube/kubeconfig.h"
+#include "exporter/kube/token_source.h"
 #include "tests/support/process.h"
 
 namespace podwait {
@@ -32,7 +32,7 @@ void WriteFile(const std::string& path, const std::string& content) {
 }
 
 TEST(ResolveKubeEndpoint, InClusterFromEnvironment) {
-  Config config;
+  KubeEndpointFlags config;
   std::string error;
   auto ep = ResolveKubeEndpoint(
       config,
@@ -47,8 +47,8 @@ TEST(ResolveKubeEndpoint, InClusterFromEnvironment) {
 }
 
 TEST(ResolveKubeEndpoint, InClusterIpv6HostIsBracketed) {
-  Config config;
-  config.kube_token_file = "/custom/token";
+  KubeEndpointFlags config;
+  config.token_file = "/custom/token";
   std::string error;
   auto ep = ResolveKubeEndpoint(
       config,
@@ -60,9 +60,9 @@ TEST(ResolveKubeEndpoint, InClusterIpv6HostIsBracketed) {
 }
 
 TEST(ResolveKubeEndpoint, ExplicitUrlWinsAndKeepsFlags) {
-  Config config;
-  config.kube_api_url = "http://127.0.0.1:8001/";
-  config.kube_insecure_skip_tls_verify = true;
+  KubeEndpointFlags config;
+  config.api_url = "http://127.0.0.1:8001/";
+  config.insecure_skip_tls_verify = true;
   std::string error;
   auto ep = ResolveKubeEndpoint(
       config,
@@ -76,11 +76,11 @@ TEST(ResolveKubeEndpoint, ExplicitUrlWinsAndKeepsFlags) {
 }
 
 TEST(ResolveKubeEndpoint, NeitherIsAnError) {
-  Config config;
+  KubeEndpointFlags config;
   std::string error;
   EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
   EXPECT_NE(error.find("KUBERNETES_SERVICE_HOST"), std::string::npos);
-  config.kube_api_url = "ftp://x";
+  config.api_url = "ftp://x";
   EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
 }
 
@@ -111,7 +111,7 @@ std::map<std::string, std::string> With(std::map<std::string, std::string> env,
 }
 
 TEST(ResolveKubeEndpoint, KubeconfigFlagWinsOverInCluster) {
-  Config config;
+  KubeEndpointFlags config;
   config.kubeconfig = WriteKubeconfig("https://flag.example:6443");
   std::string error;
   auto ep = ResolveKubeEndpoint(config, FakeEnv(kInCluster), &error);
@@ -125,8 +125,8 @@ TEST(ResolveKubeEndpoint, KubeconfigFlagWinsOverInCluster) {
 }
 
 TEST(ResolveKubeEndpoint, ApiUrlWinsOverKubeconfigWithAWarning) {
-  Config config;
-  config.kube_api_url = "http://127.0.0.1:8001";
+  KubeEndpointFlags config;
+  config.api_url = "http://127.0.0.1:8001";
   config.kubeconfig = WriteKubeconfig("https://flag.example:6443");
   std::string error;
   auto ep = ResolveKubeEndpoint(config, FakeEnv({}), &error);
@@ -141,7 +141,7 @@ TEST(ResolveKubeEndpoint, InClusterWinsOverKubeconfigVariableAndHome) {
   mkdir((home + "/.kube").c_str(), 0700);
   WriteKubeconfig("https://home.example", "token: t", home + "/.kube");
   const std::string env_file = WriteKubeconfig("https://env.example");
-  Config config;
+  KubeEndpointFlags config;
   std::string error;
   auto ep = ResolveKubeEndpoint(
       config, FakeEnv(With(kInCluster, {{"KUBECONFIG", env_file}, {"HOME", home}})), &error);
@@ -164,7 +164,7 @@ TEST(ResolveKubeEndpoint, InClusterWinsOverKubeconfigVariableAndHome) {
 TEST(ResolveKubeEndpoint, KubeconfigVariableTakesTheFirstFileThatExists) {
   const std::string second = WriteKubeconfig("https://second.example");
   const std::string third = WriteKubeconfig("https://third.example");
-  Config config;
+  KubeEndpointFlags config;
   std::string error;
   auto ep = ResolveKubeEndpoint(
       config, FakeEnv({{"KUBECONFIG", "/nonexistent/config::" + second + ":" + third}}), &error);
@@ -177,7 +177,7 @@ TEST(ResolveKubeEndpoint, KubeconfigVariableWithNoFileIsAnErrorNotAFallbackToHom
   const std::string home = testing::MakeTempDir();
   mkdir((home + "/.kube").c_str(), 0700);
   WriteKubeconfig("https://home.example", "token: t", home + "/.kube");
-  Config config;
+  KubeEndpointFlags config;
   std::string error;
   EXPECT_FALSE(ResolveKubeEndpoint(
       config, FakeEnv({{"KUBECONFIG", "/nonexistent/a:/nonexistent/b"}, {"HOME", home}}), &error));
@@ -186,8 +186,8 @@ TEST(ResolveKubeEndpoint, KubeconfigVariableWithNoFileIsAnErrorNotAFallbackToHom
 
 TEST(ResolveKubeEndpoint, ContextFlagAsksForAKubeconfigEvenInACluster) {
   const std::string path = WriteKubeconfig("https://here.example");
-  Config config;
-  config.kube_context = "there";
+  KubeEndpointFlags config;
+  config.context = "there";
   std::string error;
   auto ep = ResolveKubeEndpoint(config, FakeEnv(With(kInCluster, {{"KUBECONFIG", path}})), &error);
   ASSERT_TRUE(ep) << error;
@@ -199,7 +199,7 @@ TEST(ResolveKubeEndpoint, ContextFlagAsksForAKubeconfigEvenInACluster) {
 }
 
 TEST(ResolveKubeEndpoint, KubeconfigErrorsNameTheFile) {
-  Config config;
+  KubeEndpointFlags config;
   config.kubeconfig = "/nonexistent/podwait/config";
   std::string error;
   EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
@@ -207,12 +207,12 @@ TEST(ResolveKubeEndpoint, KubeconfigErrorsNameTheFile) {
                                           "(--kubeconfig): No such file"));
 
   config.kubeconfig = WriteKubeconfig("https://k.example", "token: t");
-  config.kube_context = "nowhere";
+  config.context = "nowhere";
   EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
   EXPECT_EQ(error, config.kubeconfig + ": context \"nowhere\" not found (contexts: here, there)");
 
   // A file the kubeconfig names must be readable (relative paths: next to the kubeconfig).
-  config.kube_context.clear();
+  config.context.clear();
   config.kubeconfig =
       WriteKubeconfig("https://k.example", "client-certificate: u.crt, client-key: u.key");
   EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
@@ -225,7 +225,7 @@ TEST(ResolveKubeEndpoint, KubeconfigErrorsNameTheFile) {
 }
 
 TEST(ResolveKubeEndpoint, FlagsOverrideTheKubeconfig) {
-  Config config;
+  KubeEndpointFlags config;
   config.kubeconfig = WriteKubeconfig(
       "https://k.example",
       "exec: {apiVersion: client.authentication.k8s.io/v1, command: made-up-plugin}");
@@ -235,9 +235,9 @@ TEST(ResolveKubeEndpoint, FlagsOverrideTheKubeconfig) {
   ASSERT_TRUE(ep->exec);
   EXPECT_EQ(DescribeAuth(*ep), "exec plugin made-up-plugin");
 
-  config.kube_token_file = "/var/run/made-up/token";
-  config.kube_ca_file = "/etc/made-up/ca.crt";
-  config.kube_insecure_skip_tls_verify = true;
+  config.token_file = "/var/run/made-up/token";
+  config.ca_file = "/etc/made-up/ca.crt";
+  config.insecure_skip_tls_verify = true;
   ep = ResolveKubeEndpoint(config, FakeEnv({}), &error);
   ASSERT_TRUE(ep) << error;
   EXPECT_FALSE(ep->exec);
@@ -251,7 +251,7 @@ TEST(ResolveKubeEndpoint, FlagsOverrideTheKubeconfig) {
 TEST(ResolveKubeEndpoint, ClusterInfoForAnExecPluginReadsTheCaFile) {
   const std::string dir = testing::MakeTempDir();
   WriteFile(dir + "/ca.crt", "-----BEGIN CERTIFICATE-----\nmade-up\n");
-  Config config;
+  KubeEndpointFlags config;
   config.kubeconfig = dir + "/config";
   WriteFile(config.kubeconfig,
             "current-context: c\n"

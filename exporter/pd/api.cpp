@@ -1,4 +1,4 @@
-#include "exporter/sources/pd_api.h"
+#include "exporter/pd/api.h"
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>

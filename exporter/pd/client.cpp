@@ -1,4 +1,4 @@
-#include "exporter/sources/pd_client.h"
+#include "exporter/pd/client.h"
 
 #include <algorithm>
 #include <cctype>
@@ -51,24 +51,6 @@ bool FileExists(const std::string& path) {
 }
 
 }  // namespace
-
-std::string_view PdEndpointPath(PdEndpoint e) {
-  switch (e) {
-    case PdEndpoint::kHealth:
-      return "/pd/api/v1/health";
-    case PdEndpoint::kLeader:
-      return "/pd/api/v1/leader";
-    case PdEndpoint::kMembers:
-      return "/pd/api/v1/members";
-    case PdEndpoint::kClusterStatus:
-      return "/pd/api/v1/cluster/status";
-    case PdEndpoint::kStores:
-      return "/pd/api/v1/stores";
-    case PdEndpoint::kConfigReplicate:
-      return "/pd/api/v1/config/replicate";
-  }
-  return "/";
-}
 
 PdErrorKind ClassifyTransportError(const HttpResponse& response) {
   if (response.cancelled) return PdErrorKind::kCancelled;
@@ -171,9 +153,9 @@ std::string PdBaseUrl(std::string_view url_template, const ClusterKey& cluster) 
   return out;
 }
 
-TlsOptions PdTlsFor(const Config& config, const ClusterKey& cluster) {
-  if (!config.pd_tls_dir.empty()) {
-    const std::string dir = config.pd_tls_dir + "/" + cluster.namespace_ + "/" + cluster.name + "/";
+TlsOptions PdTlsFor(const PdTlsFlags& flags, const ClusterKey& cluster) {
+  if (!flags.dir.empty()) {
+    const std::string dir = flags.dir + "/" + cluster.namespace_ + "/" + cluster.name + "/";
     const bool ca = FileExists(dir + "ca.crt");
     const bool cert = FileExists(dir + "tls.crt") && FileExists(dir + "tls.key");
     if (ca || cert) {
@@ -187,9 +169,9 @@ TlsOptions PdTlsFor(const Config& config, const ClusterKey& cluster) {
     }
   }
   TlsOptions tls;
-  tls.ca_file = config.pd_ca_file;
-  tls.cert_file = config.pd_cert_file;
-  tls.key_file = config.pd_key_file;
+  tls.ca_file = flags.ca_file;
+  tls.cert_file = flags.cert_file;
+  tls.key_file = flags.key_file;
   return tls;
 }
 

@@ -9,8 +9,8 @@
 #include <map>
 #include <mutex>
 
-#include "exporter/sources/pd_client.h"
-#include "exporter/sources/pd_prober.h"
+#include "exporter/pd/client.h"
+#include "exporter/pd/prober.h"
 #include "tests/support/process.h"
 
 namespace podwait {
@@ -180,11 +180,11 @@ TEST(PdClientTest, TlsPerClusterDirectoryWinsOverGlobal) {
   for (const char* f : {"ca.crt", "tls.crt", "tls.key"}) {
     std::ofstream(dir + "/ns1/basic/" + f) << "x";
   }
-  Config c;
-  c.pd_tls_dir = dir;
-  c.pd_ca_file = "/global/ca.crt";
-  c.pd_cert_file = "/global/tls.crt";
-  c.pd_key_file = "/global/tls.key";
+  PdTlsFlags c;
+  c.dir = dir;
+  c.ca_file = "/global/ca.crt";
+  c.cert_file = "/global/tls.crt";
+  c.key_file = "/global/tls.key";
   TlsOptions own = PdTlsFor(c, ClusterKey{"ns1", "basic"});
   EXPECT_EQ(own.ca_file, dir + "/ns1/basic/ca.crt");
   EXPECT_EQ(own.cert_file, dir + "/ns1/basic/tls.crt");

@@ -1,13 +1,13 @@
 #pragma once
 
-// Probes the PD API of every known TiDB cluster, every Config::pd_interval, with at most
-// Config::pd_concurrency clusters at once.
+// Probes the PD API of every target (one per TiDB cluster), every PdProberOptions::interval_ms,
+// with at most PdProberOptions::concurrency clusters at once.
 //
 // Design: one scheduler thread starts a round per interval; a fixed pool of workers (each with its
 // own HttpClient, since clients are not thread-safe) takes clusters from a queue. Every request is
-// bounded by Config::pd_timeout and a probe stops at the first transport failure, so a PD that
-// hangs holds one worker for at most one timeout and never stalls the other clusters. A cluster
-// whose probe from the previous round is still queued or running is not queued twice.
+// bounded by PdProberOptions::timeout_ms and a probe stops at the first transport failure, so a PD
+// that hangs holds one worker for at most one timeout and never stalls the other clusters. A
+// cluster whose probe from the previous round is still queued or running is not queued twice.
 
 #include <atomic>
 #include <condition_variable>
@@ -22,11 +22,10 @@
 #include <vector>
 
 #include "exporter/common/clock.h"
-#include "exporter/config/config.h"
+#include "exporter/model/pd_facts.h"
 #include "exporter/model/types.h"
 #include "exporter/net/http_client.h"
-#include "exporter/sources/pd_client.h"
-#include "exporter/sources/pd_facts.h"
+#include "exporter/pd/client.h"
 
 namespace podwait {
 
@@ -35,19 +34,31 @@ namespace podwait {
 // `success` ignores /config/replicate, which only informs.
 PdFacts ProbePd(PdClient& client, Timestamp now);
 
+// One cluster's PD, as the prober reaches it.
+struct PdTarget {
+  ClusterKey cluster;
+  std::string base_url;  // e.g. http://basic-pd.default:2379 (no trailing slash)
+  TlsOptions tls;
+};
+
+struct PdProberOptions {
+  int64_t interval_ms = 15000;
+  int64_t timeout_ms = 3000;  // per request
+  int concurrency = 8;        // clusters probed at once
+};
+
 class PdProber {
  public:
-  // The clusters to probe (called once per round, from the scheduler thread).
-  using ClusterLister = std::function<std::vector<ClusterKey>()>;
+  // The targets to probe (called once per round, from the scheduler thread).
+  using TargetLister = std::function<std::vector<PdTarget>()>;
   // Receives each probe's result (called from worker threads, concurrently).
   using ResultSink = std::function<void(const ClusterKey&, PdFacts)>;
   using ClientFactory = std::function<std::unique_ptr<HttpClient>()>;
 
   // `observer` (may be null) receives per-request durations/errors and round times; it and the
-  // callbacks must outlive the prober. With Config::readiness_source == "tidbcluster" Start()
-  // does nothing (the PD API is not used).
-  PdProber(const Config& config, const Clock& clock, PdProbeObserver* observer,
-           ClusterLister lister, ResultSink sink, ClientFactory factory = MakeCurlHttpClient);
+  // callbacks must outlive the prober.
+  PdProber(PdProberOptions options, const Clock& clock, PdProbeObserver* observer,
+           TargetLister lister, ResultSink sink, ClientFactory factory = MakeCurlHttpClient);
   ~PdProber();
   PdProber(const PdProber&) = delete;
   PdProber& operator=(const PdProber&) = delete;
@@ -63,7 +74,7 @@ class PdProber {
 
  private:
   struct Item {
-    ClusterKey cluster;
+    PdTarget target;
     uint64_t round = 0;
   };
 
@@ -72,10 +83,10 @@ class PdProber {
   void StartRound();
   void FinishItem(uint64_t round);
 
-  const Config config_;
+  const PdProberOptions options_;
   const Clock& clock_;
   PdProbeObserver* observer_;
-  ClusterLister lister_;
+  TargetLister lister_;
   ResultSink sink_;
   ClientFactory factory_;
 

@@ -1,4 +1,4 @@
-#include "exporter/sources/pd_wait.h"
+#include "exporter/pd/wait.h"
 
 #include <algorithm>
 

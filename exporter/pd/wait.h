@@ -12,7 +12,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/net/http_client.h"
-#include "exporter/sources/pd_client.h"
+#include "exporter/pd/client.h"
 
 namespace podwait {
 

@@ -1,8 +1,7 @@
 #pragma once
 
-// Where the Kubernetes API is and how to authenticate to it: the explicit --kube.* flags, a
-// kubeconfig file, or the in-cluster service account. Plus TokenSource, which keeps a bearer
-// token fresh (a fixed token, a rotating token file or an exec credential plugin).
+// Keeps a bearer token for the Kubernetes API fresh: a fixed token, a rotating token file or an
+// exec credential plugin.
 
 #include <atomic>
 #include <functional>
@@ -10,47 +9,11 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "exporter/common/clock.h"
-#include "exporter/config/config.h"
-#include "exporter/kube/kube_endpoint.h"
-#include "exporter/net/http_client.h"
+#include "exporter/kube/endpoint.h"
 
 namespace podwait {
-
-inline constexpr const char* kServiceAccountTokenFile =
-    "/var/run/secrets/kubernetes.io/serviceaccount/token";
-inline constexpr const char* kServiceAccountCaFile =
-    "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
-
-// Reads an environment variable; tests pass their own.
-using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
-EnvLookup ProcessEnv();
-
-// Resolves the endpoint, first match wins:
-//  1. --kube.api-url, with --kube.token-file and --kube.ca-file (unchanged from before kubeconfig
-//     support; --kubeconfig and --kube.context are then ignored, with a warning);
-//  2. --kubeconfig (an error when the file cannot be read);
-//  3. the in-cluster configuration (KUBERNETES_SERVICE_HOST/_PORT and the service-account files),
-//     unless --kube.context asks for a kubeconfig;
-//  4. $KUBECONFIG: the first file of the colon-separated list that exists (lists are not merged;
-//     an error when none exists, as kubectl then does not read ~/.kube/config either);
-//  5. $HOME/.kube/config when it exists.
-// With a kubeconfig, --kube.token-file replaces the user's token (or exec plugin), --kube.ca-file
-// the cluster's CA, and --kube.insecure-skip-tls-verify turns verification off. Files named by
-// the kubeconfig must be readable. Returns nullopt with *error set (naming the file and the item
-// for a bad kubeconfig) when nothing applies.
-std::optional<KubeEndpoint> ResolveKubeEndpoint(const Config& config, const EnvLookup& env,
-                                                std::string* error);
-
-// How requests authenticate, for logs: "exec plugin aws", "token file /path", "token",
-// "client certificate", "none". Never the secret itself.
-std::string DescribeAuth(const KubeEndpoint& endpoint);
-
-// Logs once (info) where the API is and how podwait authenticates: source, kubeconfig file,
-// context, server, auth. Never a token or a key. Then the ignored settings (debug) and warnings.
-void LogKubeEndpoint(const KubeEndpoint& endpoint);
 
 // Supplies a bearer token that may change: it is fetched again when the cached one is older than
 // `max_age`, when it is about to expire, and on the next call after Invalidate() (call it after a

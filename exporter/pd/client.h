@@ -2,7 +2,7 @@
 
 // The fetch layer over the PD HTTP API: one request per endpoint on top of podwait::HttpClient,
 // each bounded by a timeout, each classified into an error kind, each reported to an observer
-// (the exporter's self-metrics; wait-for-pd passes none). Parsing is in pd_api.h.
+// (the exporter's self-metrics; wait-for-pd passes none). Parsing is in api.h.
 
 #include <atomic>
 #include <optional>
@@ -10,75 +10,12 @@
 #include <string_view>
 #include <vector>
 
-#include "exporter/config/config.h"
+#include "exporter/model/pd_facts.h"
 #include "exporter/model/types.h"
 #include "exporter/net/http_client.h"
-#include "exporter/sources/pd_api.h"
+#include "exporter/pd/api.h"
 
 namespace podwait {
-
-enum class PdEndpoint : uint8_t {
-  kHealth,
-  kLeader,
-  kMembers,
-  kClusterStatus,
-  kStores,
-  kConfigReplicate
-};
-// health, leader, members, cluster_status, stores, config_replicate (the `endpoint` label).
-// Inline so that modules using only this header (metrics) need not link the sources module.
-inline std::string_view PdEndpointName(PdEndpoint e) {
-  switch (e) {
-    case PdEndpoint::kHealth:
-      return "health";
-    case PdEndpoint::kLeader:
-      return "leader";
-    case PdEndpoint::kMembers:
-      return "members";
-    case PdEndpoint::kClusterStatus:
-      return "cluster_status";
-    case PdEndpoint::kStores:
-      return "stores";
-    case PdEndpoint::kConfigReplicate:
-      return "config_replicate";
-  }
-  return "unknown";
-}
-
-// /pd/api/v1/health, ...
-std::string_view PdEndpointPath(PdEndpoint e);
-
-// Why a request failed. kNone also covers PD's "not bootstrapped" answer on /stores, which is a
-// real answer (no TiKV yet), not a failure.
-enum class PdErrorKind : uint8_t {
-  kNone,
-  kTimeout,
-  kConnect,
-  kHttpStatus,
-  kParse,
-  kTls,
-  kCancelled
-};
-// The `kind` label: timeout, connect, http_status, parse, tls ("" for kNone, "cancelled").
-inline std::string_view PdErrorKindName(PdErrorKind k) {
-  switch (k) {
-    case PdErrorKind::kNone:
-      return "";
-    case PdErrorKind::kTimeout:
-      return "timeout";
-    case PdErrorKind::kConnect:
-      return "connect";
-    case PdErrorKind::kHttpStatus:
-      return "http_status";
-    case PdErrorKind::kParse:
-      return "parse";
-    case PdErrorKind::kTls:
-      return "tls";
-    case PdErrorKind::kCancelled:
-      return "cancelled";
-  }
-  return "unknown";
-}
 
 // The answer of one endpoint.
 template <typename T>
@@ -144,14 +81,22 @@ class PdClient {
   PdProbeObserver* observer_;
 };
 
-// Substitutes {cluster} and {namespace} in a URL template (Config::pd_url_template) and drops a
+// Substitutes {cluster} and {namespace} in a URL template (--pd.url-template) and drops a
 // trailing '/', so API paths can be appended.
 std::string PdBaseUrl(std::string_view url_template, const ClusterKey& cluster);
 
-// TLS for one cluster's PD: the per-cluster files <pd_tls_dir>/<namespace>/<cluster>/{ca.crt,
-// tls.crt,tls.key} when that directory holds a ca.crt or a tls.crt, otherwise the global
-// --pd.tls.* files. Reads only file existence.
-TlsOptions PdTlsFor(const Config& config, const ClusterKey& cluster);
+// The PD TLS flags: --pd.tls.dir and the global --pd.tls.{ca,cert,key}-file.
+struct PdTlsFlags {
+  std::string dir;
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+};
+
+// TLS for one cluster's PD: the per-cluster files <dir>/<namespace>/<cluster>/{ca.crt,tls.crt,
+// tls.key} when that directory holds a ca.crt or a tls.crt, otherwise the global files. Reads
+// only file existence.
+TlsOptions PdTlsFor(const PdTlsFlags& flags, const ClusterKey& cluster);
 
 // Classifies a transport failure of HttpResponse (error set) into timeout / tls / connect.
 PdErrorKind ClassifyTransportError(const HttpResponse& response);

@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "exporter/sources/pd_api.h"
+#include "exporter/pd/api.h"
 #include "tests/support/process.h"
 
 namespace podwait {

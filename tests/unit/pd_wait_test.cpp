@@ -9,7 +9,7 @@
 #include <map>
 
 #include "exporter/common/log.h"
-#include "exporter/sources/pd_wait.h"
+#include "exporter/pd/wait.h"
 
 namespace podwait {
 namespace {

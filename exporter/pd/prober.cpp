@@ -1,4 +1,4 @@
-#include "exporter/sources/pd_prober.h"
+#include "exporter/pd/prober.h"
 
 #include <algorithm>
 #include <chrono>
@@ -85,9 +85,9 @@ PdFacts ProbePd(PdClient& client, Timestamp now) {
   return f;
 }
 
-PdProber::PdProber(const Config& config, const Clock& clock, PdProbeObserver* observer,
-                   ClusterLister lister, ResultSink sink, ClientFactory factory)
-    : config_(config),
+PdProber::PdProber(PdProberOptions options, const Clock& clock, PdProbeObserver* observer,
+                   TargetLister lister, ResultSink sink, ClientFactory factory)
+    : options_(options),
       clock_(clock),
       observer_(observer),
       lister_(std::move(lister)),
@@ -98,17 +98,13 @@ PdProber::~PdProber() { Stop(); }
 
 void PdProber::Start() {
   if (started_) return;
-  if (config_.readiness_source == "tidbcluster") {
-    LogInfo("PD prober disabled", {{"readiness_source", config_.readiness_source}});
-    return;
-  }
   started_ = true;
   stop_ = false;
-  const int workers = std::max(1, config_.pd_concurrency);
+  const int workers = std::max(1, options_.concurrency);
   for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
   scheduler_ = std::thread([this] { SchedulerLoop(); });
-  LogInfo("PD prober started", {{"interval_ms", std::to_string(config_.pd_interval)},
-                                {"timeout_ms", std::to_string(config_.pd_timeout)},
+  LogInfo("PD prober started", {{"interval_ms", std::to_string(options_.interval_ms)},
+                                {"timeout_ms", std::to_string(options_.timeout_ms)},
                                 {"concurrency", std::to_string(workers)}});
 }
 
@@ -133,7 +129,7 @@ void PdProber::Stop() {
 }
 
 void PdProber::SchedulerLoop() {
-  const auto interval = std::chrono::milliseconds(std::max<int64_t>(config_.pd_interval, 10));
+  const auto interval = std::chrono::milliseconds(std::max<int64_t>(options_.interval_ms, 10));
   auto next = std::chrono::steady_clock::now();
   while (!stop_) {
     StartRound();
@@ -146,14 +142,15 @@ void PdProber::SchedulerLoop() {
 }
 
 void PdProber::StartRound() {
-  std::vector<ClusterKey> clusters = lister_();
+  std::vector<PdTarget> targets = lister_();
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t round = next_round_++;
   RoundState& state = rounds_[round];
   state.started_ms = clock_.MonotonicMs();
-  for (auto& c : clusters) {
-    if (!pending_.insert(c).second) continue;  // still queued or running from an earlier round
-    queue_.push_back(Item{std::move(c), round});
+  for (auto& t : targets) {
+    // Still queued or running from an earlier round.
+    if (!pending_.insert(t.cluster).second) continue;
+    queue_.push_back(Item{std::move(t), round});
     ++state.outstanding;
   }
   if (state.outstanding == 0) {
@@ -193,22 +190,22 @@ void PdProber::WorkerLoop() {
       queue_.pop_front();
     }
     PdClientOptions options;
-    options.base_url = PdBaseUrl(config_.pd_url_template, item.cluster);
-    options.tls = PdTlsFor(config_, item.cluster);
-    options.timeout_ms = config_.pd_timeout;
+    options.base_url = item.target.base_url;
+    options.tls = item.target.tls;
+    options.timeout_ms = options_.timeout_ms;
     options.cancel = &stop_;
     PdClient client(*http, std::move(options), observer_);
     PdFacts facts = ProbePd(client, clock_.Now());
     if (stop_) return;
     if (!facts.success) {
-      LogDebug("PD probe failed", {{"namespace", item.cluster.namespace_},
-                                   {"cluster", item.cluster.name},
+      LogDebug("PD probe failed", {{"namespace", item.target.cluster.namespace_},
+                                   {"cluster", item.target.cluster.name},
                                    {"error", facts.error}});
     }
-    sink_(item.cluster, std::move(facts));
+    sink_(item.target.cluster, std::move(facts));
     {
       std::lock_guard<std::mutex> lock(mu_);
-      pending_.erase(item.cluster);
+      pending_.erase(item.target.cluster);
     }
     FinishItem(item.round);
   }

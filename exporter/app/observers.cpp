@@ -1,0 +1,68 @@
+#include "exporter/app/observers.h"
+
+#include <array>
+
+namespace podwait {
+namespace {
+
+// The series of one resource, looked up once: a watch event costs one atomic increment.
+class SelfMetricsReflectorObserver final : public ReflectorObserver {
+ public:
+  SelfMetricsReflectorObserver(SelfMetrics& metrics, const std::string& resource)
+      : metrics_(metrics),
+        resource_(resource),
+        relists_(metrics.WatchRelists(resource)),
+        synced_(metrics.WatchSynced(resource)),
+        objects_(metrics.Objects(resource)),
+        parse_errors_(metrics.ParseErrors(resource)),
+        last_event_(metrics.WatchLastEventTimestamp(resource)) {
+    for (size_t t = 0; t < events_.size(); ++t) {
+      events_[t] =
+          &metrics.WatchEvents(resource, WatchEventTypeName(static_cast<WatchEventType>(t)));
+    }
+  }
+
+  void OnWatchEvent(WatchEventType type, Timestamp now) override {
+    last_event_.Set(static_cast<double>(now) / 1000.0);
+    events_[static_cast<size_t>(type)]->Increment();
+  }
+  void OnRestart(const std::string& reason) override {
+    metrics_.WatchRestarts(resource_, reason).Increment();
+  }
+  void OnRelist() override { relists_.Increment(); }
+  void OnSynced(bool synced) override { synced_.Set(synced ? 1 : 0); }
+  void OnObjects(size_t count) override { objects_.Set(static_cast<double>(count)); }
+  void OnParseError() override { parse_errors_.Increment(); }
+
+ private:
+  SelfMetrics& metrics_;
+  const std::string resource_;
+  std::array<prometheus::Counter*, 5> events_{};  // by WatchEventType
+  prometheus::Counter& relists_;
+  prometheus::Gauge& synced_;
+  prometheus::Gauge& objects_;
+  prometheus::Counter& parse_errors_;
+  prometheus::Gauge& last_event_;
+};
+
+}  // namespace
+
+void SelfMetricsProbeObserver::OnRequest(PdEndpoint endpoint, double seconds, PdErrorKind kind) {
+  const std::string name(PdEndpointName(endpoint));
+  metrics_.ProbeDuration(name).Observe(seconds);
+  if (kind != PdErrorKind::kNone && kind != PdErrorKind::kCancelled) {
+    metrics_.ProbeErrors(name, std::string(PdErrorKindName(kind))).Increment();
+  }
+}
+
+void SelfMetricsProbeObserver::OnRound(double seconds) {
+  metrics_.ProbeRoundSeconds().Set(seconds);
+}
+
+ReflectorObserverFactory MakeSelfMetricsReflectorObservers(SelfMetrics& metrics) {
+  return [&metrics](const std::string& resource) -> std::unique_ptr<ReflectorObserver> {
+    return std::make_unique<SelfMetricsReflectorObserver>(metrics, resource);
+  };
+}
+
+}  // namespace podwait

@@ -1,0 +1,38 @@
+#include "exporter/app/options.h"
+
+namespace podwait {
+
+KubeEndpointFlags KubeEndpointFlagsFromConfig(const Config& config) {
+  KubeEndpointFlags f;
+  f.api_url = config.kube_api_url;
+  f.kubeconfig = config.kubeconfig;
+  f.context = config.kube_context;
+  f.token_file = config.kube_token_file;
+  f.ca_file = config.kube_ca_file;
+  f.insecure_skip_tls_verify = config.kube_insecure_skip_tls_verify;
+  return f;
+}
+
+PdProberOptions PdProberOptionsFromConfig(const Config& config) {
+  PdProberOptions o;
+  o.interval_ms = config.pd_interval;
+  o.timeout_ms = config.pd_timeout;
+  o.concurrency = config.pd_concurrency;
+  return o;
+}
+
+PdTlsFlags PdTlsFlagsFromConfig(const Config& config) {
+  return PdTlsFlags{config.pd_tls_dir, config.pd_ca_file, config.pd_cert_file, config.pd_key_file};
+}
+
+std::vector<PdTarget> PdTargetsFor(const std::vector<ClusterKey>& clusters, const Config& config) {
+  const PdTlsFlags tls = PdTlsFlagsFromConfig(config);
+  std::vector<PdTarget> targets;
+  targets.reserve(clusters.size());
+  for (const ClusterKey& c : clusters) {
+    targets.push_back(PdTarget{c, PdBaseUrl(config.pd_url_template, c), PdTlsFor(tls, c)});
+  }
+  return targets;
+}
+
+}  // namespace podwait

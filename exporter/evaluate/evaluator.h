@@ -1,0 +1,64 @@
+#pragma once
+
+// The evaluation, shared by the live exporter and `explain` (docs/DESIGN.md, "Architecture"):
+// plain inputs — the pods, their events, the clusters' dependency state, the autoscaler's
+// signals, the time — in, the waiting snapshot out. The exporter's App feeds it from its stores
+// once a second; `explain` feeds it from files once. Neither wires the pipeline its own way.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "exporter/classify/autoscaler.h"
+#include "exporter/classify/ca_status.h"
+#include "exporter/classify/classifier.h"
+#include "exporter/config/config.h"
+#include "exporter/model/types.h"
+#include "exporter/state/pod_store.h"
+#include "exporter/state/waiting_tracker.h"
+
+namespace podwait {
+
+struct EvaluatorOptions {
+  ClassifierOptions classifier;
+  AutoscalerMode autoscaler_mode = AutoscalerMode::kAuto;
+  // This shard's pods only (ShardOf of the pod's TiDB cluster).
+  int shard = 0;
+  int total_shards = 1;
+};
+EvaluatorOptions EvaluatorOptionsFromConfig(const Config& config);
+
+struct EvaluatorInputs {
+  std::span<const PodPtr> pods;
+  EventsFn events;  // one pod's events; may be empty: no events
+  AutoscalerSignals autoscaler_signals;
+  const CaStatus* ca_status = nullptr;  // the cluster-autoscaler status ConfigMap, if read
+  const std::map<ClusterKey, ClusterDependencies>* dependencies = nullptr;
+  std::span<const FailureMember> failure_members;
+  Timestamp now = 0;
+};
+
+// What the autoscalers are doing: the CA status ConfigMap's node groups (if any) and which
+// autoscaler is present (DetectAutoscaler).
+AutoscalerState MakeAutoscalerState(AutoscalerMode mode, const AutoscalerSignals& signals,
+                                    const CaStatus* ca_status, Timestamp now);
+
+// Evaluate() is called from one thread; Snapshot() from any thread, and never waits for an
+// evaluation (WaitingTracker's contract).
+class Evaluator {
+ public:
+  explicit Evaluator(EvaluatorOptions options);
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  void Evaluate(const EvaluatorInputs& inputs);
+  std::shared_ptr<const WaitingSnapshot> Snapshot() const { return tracker_.Snapshot(); }
+  const EvaluatorOptions& options() const { return options_; }
+
+ private:
+  const EvaluatorOptions options_;
+  WaitingTracker tracker_;
+};
+
+}  // namespace podwait

@@ -1,0 +1,268 @@
+#pragma once
+
+// podwait's vocabulary, as tables (docs/DESIGN.md, "Classification"): the stages, the classes
+// (whether each is an expected wait, and in which stages it occurs), the reasons of the `reason`
+// label (and the classes each goes with), the dependencies and their why-not reasons. Every
+// name is written once, here; code, `podwait-exporter contract`, the dashboards and the docs
+// checks read these tables. A new class is a row of kClasses plus its classifier rule and tests;
+// a new reason is a row of PODWAIT_REASONS.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace podwait {
+
+// ---------------------------------------------------------------------------------------------
+// Stages and classes
+
+enum class Stage : uint8_t { kUnscheduled, kInitializing, kStarting };
+
+enum class WaitClass : uint8_t {
+  kDependency,
+  kDependencyStuck,
+  kScaleUp,
+  kCapacity,
+  kConstraints,
+  kGated,
+  kImage,
+  kCrashloop,
+  kConfig,
+  kScheduling,
+  kStarting,
+  kNotReady,
+};
+
+// A set of stages or classes, as a bit set of their enum values.
+template <typename E>
+class EnumSet {
+ public:
+  constexpr EnumSet() = default;
+  template <typename... Es>
+  constexpr explicit EnumSet(Es... es) : bits_((Bit(es) | ... | 0u)) {}
+  constexpr bool Contains(E e) const { return (bits_ & Bit(e)) != 0; }
+  constexpr bool Empty() const { return bits_ == 0; }
+
+ private:
+  static constexpr uint32_t Bit(E e) { return 1u << static_cast<uint32_t>(e); }
+  uint32_t bits_ = 0;
+};
+using StageSet = EnumSet<Stage>;
+using ClassSet = EnumSet<WaitClass>;
+
+struct StageInfo {
+  Stage stage;
+  std::string_view name;
+  std::string_view condition;    // when a pod is in it
+  std::string_view stage_start;  // the timestamp its waiting time counts from
+};
+inline constexpr StageInfo kStages[] = {
+    {Stage::kUnscheduled, "unscheduled", "PodScheduled not True", "creationTimestamp"},
+    {Stage::kInitializing, "initializing", "scheduled, Initialized not True",
+     "PodScheduled lastTransitionTime"},
+    {Stage::kStarting, "starting", "initialized, containers not all ready",
+     "the later of Initialized and Ready lastTransitionTime"},
+};
+
+struct ClassInfo {
+  WaitClass wait_class;
+  std::string_view name;
+  bool expected;  // a wait "as designed": no page for it
+  StageSet stages;
+  std::string_view meaning;
+};
+inline constexpr ClassInfo kClasses[] = {
+    {WaitClass::kDependency, "dependency", true, StageSet(Stage::kInitializing, Stage::kStarting),
+     "waiting for a component it needs, which is not ready"},
+    {WaitClass::kDependencyStuck, "dependency_stuck", false,
+     StageSet(Stage::kInitializing, Stage::kStarting),
+     "still waiting although its dependencies have been ready longer than the ready grace"},
+    {WaitClass::kScaleUp, "scale_up", true, StageSet(Stage::kUnscheduled),
+     "unschedulable, and an autoscaler is adding a node for it"},
+    {WaitClass::kCapacity, "capacity", false, StageSet(Stage::kUnscheduled),
+     "unschedulable for lack of resources, and nothing is adding capacity"},
+    {WaitClass::kConstraints, "constraints", false, StageSet(Stage::kUnscheduled),
+     "unschedulable for reasons more nodes cannot fix"},
+    {WaitClass::kGated, "gated", true, StageSet(Stage::kUnscheduled), "scheduling gates"},
+    {WaitClass::kImage, "image", false, StageSet(Stage::kInitializing, Stage::kStarting),
+     "an image cannot be pulled"},
+    {WaitClass::kCrashloop, "crashloop", false, StageSet(Stage::kInitializing, Stage::kStarting),
+     "a container restarts in a loop"},
+    {WaitClass::kConfig, "config", false, StageSet(Stage::kInitializing, Stage::kStarting),
+     "a container cannot be created"},
+    {WaitClass::kScheduling, "scheduling", true, StageSet(Stage::kUnscheduled),
+     "the scheduler or autoscaler has not decided yet"},
+    {WaitClass::kStarting, "starting", true, StageSet(Stage::kInitializing, Stage::kStarting),
+     "normal start-up"},
+    {WaitClass::kNotReady, "not_ready", false, StageSet(Stage::kStarting),
+     "running, but readiness fails with its dependencies ready"},
+};
+inline constexpr int kStageCount = static_cast<int>(std::size(kStages));
+inline constexpr int kWaitClassCount = static_cast<int>(std::size(kClasses));
+
+constexpr const StageInfo& Info(Stage s) { return kStages[static_cast<size_t>(s)]; }
+constexpr const ClassInfo& Info(WaitClass c) { return kClasses[static_cast<size_t>(c)]; }
+constexpr std::string_view StageName(Stage s) { return Info(s).name; }
+constexpr std::string_view WaitClassName(WaitClass c) { return Info(c).name; }
+// Whether a class is an expected wait ("as designed").
+constexpr bool IsExpected(WaitClass c) { return Info(c).expected; }
+std::optional<Stage> ParseStage(std::string_view name);
+std::optional<WaitClass> ParseWaitClass(std::string_view name);
+
+// ---------------------------------------------------------------------------------------------
+// Reasons: the fixed, low-cardinality vocabulary of the `reason` label. Nothing else (no free
+// text) ever reaches a label. exporter/classify/README.md says, for each, the evidence.
+//
+// PODWAIT_REASONS(X) calls X(constant, name, classes...) once per reason.
+#define PODWAIT_REASONS(X)                                                                   \
+  /* unscheduled: resources short */                                                         \
+  X(kInsufficientCpu, "insufficient_cpu", kCapacity)                                         \
+  X(kInsufficientMemory, "insufficient_memory", kCapacity)                                   \
+  /* any other resource: ephemeral-storage, GPUs, hugepages, volume slots, DRA devices */    \
+  X(kInsufficientResources, "insufficient_resources", kCapacity)                             \
+  X(kTooManyPods, "too_many_pods", kCapacity)                                                \
+  X(kHostPortConflict, "host_port_conflict", kCapacity)                                      \
+  /* every node that could fit is going away or unusable: a fresh node would fit */          \
+  X(kNodesUnavailable, "nodes_unavailable", kCapacity)                                       \
+  X(kNoNodes, "no_nodes", kCapacity)                                                         \
+  /* unscheduled: an autoscaler cannot add capacity */                                       \
+  X(kMaxNodeGroupSize, "max_node_group_size", kCapacity)                                     \
+  X(kMaxClusterSize, "max_cluster_size", kCapacity)                                          \
+  X(kNodepoolLimit, "nodepool_limit", kCapacity) /* Karpenter spec.limits */                 \
+  X(kScaleUpBackoff, "scale_up_backoff", kCapacity)                                          \
+  X(kScaleUpTimeout, "scale_up_timeout", kCapacity)                                          \
+  /* unscheduled: more nodes cannot fix it */                                                \
+  X(kNodeAffinity, "node_affinity", kConstraints)                                            \
+  X(kUntoleratedTaint, "untolerated_taint", kConstraints)                                    \
+  X(kPodAffinity, "pod_affinity", kConstraints)                                              \
+  X(kPodAntiAffinity, "pod_anti_affinity", kConstraints)                                     \
+  X(kTopologySpread, "topology_spread", kConstraints)                                        \
+  X(kUnboundPvc, "unbound_pvc", kConstraints)                                                \
+  X(kVolumeNodeAffinity, "volume_node_affinity", kConstraints)                               \
+  X(kUnschedulableOther, "unschedulable_other", kConstraints)                                \
+  /* unscheduled: an autoscaler is adding capacity */                                        \
+  X(kScaleUpInProgress, "scale_up_in_progress", kScaleUp)                                    \
+  X(kKarpenterNominated, "karpenter_nominated", kScaleUp)                                    \
+  /* unscheduled: nobody has decided yet */                                                  \
+  X(kAwaitingDecision, "awaiting_decision", kScheduling)                                     \
+  X(kNoSchedulerDecision, "no_scheduler_decision", kScheduling)                              \
+  X(kSchedulingGated, "scheduling_gated", kGated)                                            \
+  /* containers that cannot run */                                                           \
+  X(kImagePull, "image_pull", kImage)                                                        \
+  X(kInvalidImage, "invalid_image", kImage)                                                  \
+  X(kCrashLoop, "crash_loop", kCrashloop)                                                    \
+  X(kContainerConfig, "container_config", kConfig)                                           \
+  /* dependencies */                                                                         \
+  X(kPdNotReady, "pd_not_ready", kDependency)                                                \
+  X(kNoPdLeader, "no_pd_leader", kDependency)                                                \
+  X(kClusterNotInitialized, "cluster_not_initialized", kDependency)                          \
+  X(kTikvNotReady, "tikv_not_ready", kDependency)                                            \
+  X(kNoTikvStoreUp, "no_tikv_store_up", kDependency)                                         \
+  X(kDependencyReady, "dependency_ready", kDependency, kDependencyStuck)                     \
+  /* the dependency's readiness cannot be told: the stage's plain class, never dependency */ \
+  X(kDependencyUnknown, "dependency_unknown", kStarting, kNotReady)                          \
+  /* normal start-up and readiness */                                                        \
+  X(kPodInitializing, "pod_initializing", kStarting)                                         \
+  X(kContainerCreating, "container_creating", kStarting)                                     \
+  X(kContainerWaiting, "container_waiting", kStarting)                                       \
+  X(kInitRunning, "init_running", kStarting)                                                 \
+  X(kReadinessProbe, "readiness_probe", kStarting, kNotReady)
+
+namespace reason {
+#define PODWAIT_REASON_CONSTANT(constant, name, ...) \
+  inline constexpr std::string_view constant = name;
+PODWAIT_REASONS(PODWAIT_REASON_CONSTANT)
+#undef PODWAIT_REASON_CONSTANT
+}  // namespace reason
+
+struct ReasonInfo {
+  std::string_view name;
+  ClassSet classes;  // the classes a pod with this reason can be in
+};
+namespace vocabulary_detail {
+using enum WaitClass;
+#define PODWAIT_REASON_ROW(constant, name, ...) ReasonInfo{name, ClassSet(__VA_ARGS__)},
+inline constexpr ReasonInfo kReasons[] = {PODWAIT_REASONS(PODWAIT_REASON_ROW)};
+#undef PODWAIT_REASON_ROW
+}  // namespace vocabulary_detail
+using vocabulary_detail::kReasons;
+
+// The row of a reason, or nullptr when it is not in the vocabulary.
+const ReasonInfo* FindReason(std::string_view name);
+// Whether the vocabulary allows a waiting pod in this stage, class and reason.
+bool Allowed(Stage stage, WaitClass wait_class, std::string_view reason);
+
+// ---------------------------------------------------------------------------------------------
+// Dependencies
+
+enum class Dependency : uint8_t { kPd, kTikv };
+inline constexpr Dependency kAllDependencies[] = {Dependency::kPd, Dependency::kTikv};
+struct DependencyInfo {
+  Dependency dependency;
+  std::string_view name;              // the `dependency` label
+  std::string_view not_ready_reason;  // the pod's reason when this one is not ready
+};
+inline constexpr DependencyInfo kDependencies[] = {
+    {Dependency::kPd, "pd", reason::kPdNotReady},
+    {Dependency::kTikv, "tikv", reason::kTikvNotReady},
+};
+constexpr std::string_view DependencyName(Dependency d) {
+  return kDependencies[static_cast<size_t>(d)].name;
+}
+std::optional<Dependency> ParseDependency(std::string_view name);
+
+enum class Readiness : uint8_t { kUnknown, kNotReady, kReady };
+inline constexpr std::string_view kReadinessNames[] = {"unknown", "not_ready", "ready"};
+// "ready", "not_ready", "unknown".
+constexpr std::string_view ReadinessName(Readiness r) {
+  return kReadinessNames[static_cast<size_t>(r)];
+}
+
+// Why a dependency is not ready (or cannot be told), as the dependency store decides it.
+enum class DependencyReason : uint8_t {
+  kNone,
+  kPdNotReady,
+  kNoPdLeader,
+  kPdUnhealthyMajority,
+  kClusterNotInitialized,
+  kTikvNotReady,
+  kNoTikvStoreUp,
+  kTikvNotBootstrapped,
+  kDependencyUnknown,
+};
+struct DependencyReasonInfo {
+  DependencyReason reason;
+  std::string_view name;  // shown in /api/v1/pods, the status page and logs
+  // The `reason` label of a pod waiting on it; empty: the dependency's own not_ready_reason
+  // (the label vocabulary keeps one reason per fact a pod can wait for).
+  std::string_view pod_reason;
+};
+inline constexpr DependencyReasonInfo kDependencyReasons[] = {
+    {DependencyReason::kNone, "", ""},
+    {DependencyReason::kPdNotReady, "pd_not_ready", reason::kPdNotReady},
+    {DependencyReason::kNoPdLeader, "no_pd_leader", reason::kNoPdLeader},
+    {DependencyReason::kPdUnhealthyMajority, "pd_unhealthy_majority", ""},
+    {DependencyReason::kClusterNotInitialized, "cluster_not_initialized",
+     reason::kClusterNotInitialized},
+    {DependencyReason::kTikvNotReady, "tikv_not_ready", reason::kTikvNotReady},
+    {DependencyReason::kNoTikvStoreUp, "no_tikv_store_up", reason::kNoTikvStoreUp},
+    {DependencyReason::kTikvNotBootstrapped, "tikv_not_bootstrapped", ""},
+    {DependencyReason::kDependencyUnknown, "dependency_unknown", reason::kDependencyUnknown},
+};
+constexpr std::string_view DependencyReasonName(DependencyReason r) {
+  return kDependencyReasons[static_cast<size_t>(r)].name;
+}
+// The reason label of a pod that waits because dependency `d` is not ready for reason `r`.
+constexpr std::string_view PodReasonFor(Dependency d, DependencyReason r) {
+  const std::string_view own = kDependencyReasons[static_cast<size_t>(r)].pod_reason;
+  return own.empty() || own == reason::kDependencyUnknown
+             ? kDependencies[static_cast<size_t>(d)].not_ready_reason
+             : own;
+}
+// The DependencyReason of a name ("" and unknown names: kNone).
+DependencyReason ParseDependencyReason(std::string_view name);
+
+}  // namespace podwait

@@ -1,0 +1,22 @@
+#include "exporter/sources/reflector_options.h"
+
+namespace podwait {
+
+ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string resource,
+                                            std::string path) {
+  ReflectorOptions o;
+  o.resource = std::move(resource);
+  o.path = std::move(path);
+  o.page_size = config.kube_page_size;
+  o.watch_timeout = config.kube_watch_timeout;
+  return o;
+}
+
+std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(const Config& config,
+                                                           const std::string& resource,
+                                                           std::string_view api_prefix) {
+  return ReflectorOptionsPerNamespace(ReflectorOptionsFromConfig(config, resource, ""),
+                                      config.namespaces, resource, api_prefix);
+}
+
+}  // namespace podwait
