@@ -1,6 +1,6 @@
-// Classification of one pod (DESIGN §4), for the typical shapes of a TiDB fleet. Pods and events
-// come from the simulator's shorthand (real-shaped documents, bench_support.h) through the real
-// parsers (ParsePod, ParseEvent), so the classifier sees exactly what the exporter keeps.
+// Classification of one pod (docs/DESIGN.md §4), for the typical shapes of a TiDB fleet. Pods and
+// events come from the simulator's shorthand (real-shaped documents, bench_support.h) through the
+// real parsers (ParsePod, ParseEvent), so the classifier sees exactly what the exporter keeps.
 
 #include <benchmark/benchmark.h>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load run (DESIGN §8): podwait-exporter on one core against podwait-sim serving 100,000 pods in
+# Load run (docs/DESIGN.md §8): podwait-exporter on one core against podwait-sim serving 100,000 pods in
 # 1,000 TiDB clusters (with events, TidbClusters and a PD API per cluster) and a steady churn.
 #
 #   bench/loadrun.sh [--build-dir DIR] [--clusters N] [--pods-per-cluster M] [--churn R]

@@ -1,5 +1,6 @@
-// Rendering /metrics from a snapshot of N waiting pods (DESIGN §8: 10,000 pods in < 50 ms), and one
-// evaluation of the WaitingTracker over N pods with a trivial classifier (the tracker's own cost).
+// Rendering /metrics from a snapshot of N waiting pods (docs/DESIGN.md §8: 10,000 pods in < 50 ms),
+// and one evaluation of the WaitingTracker over N pods with a trivial classifier (the tracker's own
+// cost).
 
 #include <benchmark/benchmark.h>
 

@@ -1,7 +1,7 @@
 // A pod watch event, from the bytes of its line to the compact record in the pod store
 // (ParseWatchEvent + PodSource::OnEvent: DOM parse, ParsePod, PodStore::Upsert), next to
-// RapidJSON's bare parse of the same bytes (DESIGN §8: event processing >= 50% of the bare parse
-// rate). BM_EventVsBareParse measures both in one run, interleaved, and reports the ratio.
+// RapidJSON's bare parse of the same bytes (docs/DESIGN.md §8: event processing >= 50% of the bare
+// parse rate). BM_EventVsBareParse measures both in one run, interleaved, and reports the ratio.
 //
 // Shapes (simulator pod shorthand, bench_support.h): a Ready TiKV pod (the common event: kept
 // compact), a TiKV pod in Init on wait-for-pd and an unschedulable one (kept whole). Second
@@ -42,7 +42,7 @@ Lines MakeLines(int shape, bool managed) {
   return l;
 }
 
-// 100,000 pods in the store (as in DESIGN §8), so upserts hit a table of realistic size.
+// 100,000 pods in the store (as in docs/DESIGN.md §8), so upserts hit a table of realistic size.
 PodStore& FullStore() {
   static PodStore* store = [] {
     auto* s = new PodStore();

@@ -1,5 +1,5 @@
-// The state at DESIGN §8 scale: 100,000 pods in 1,000 TiDB clusters, 90% Ready and 10% waiting
-// (the simulator's fleet: every tenth cluster waits on PD).
+// The state at docs/DESIGN.md §8 scale: 100,000 pods in 1,000 TiDB clusters, 90% Ready and 10%
+// waiting (the simulator's fleet: every tenth cluster waits on PD).
 //
 // BM_ApplyUpdates: 10,000 pod updates applied to the PodStore (readiness flips, as the
 //   simulator's churn writes them), then one evaluation (store snapshot + WaitingTracker with the

@@ -15,6 +15,7 @@
 #include "exporter/common/log.h"
 #include "exporter/config/flags.h"
 #include "exporter/explain/explain.h"
+#include "exporter/metrics/contract_json.h"
 #include "podwait/version.h"
 
 namespace {
@@ -42,6 +43,16 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0] == "explain") {
     return podwait::RunExplain(std::vector<std::string>(args.begin() + 1, args.end()), std::cin,
                                std::cout, std::cerr);
+  }
+  if (!args.empty() && args[0] == "contract") {
+    if (args.size() > 1) {
+      std::fprintf(stderr,
+                   "usage: podwait-exporter contract\n\nPrints the stages, classes, reasons "
+                   "and metric families as JSON.\n");
+      return args[1] == "-h" || args[1] == "--help" ? 0 : 2;
+    }
+    std::fputs(podwait::RenderContractJson().c_str(), stdout);
+    return 0;
   }
   FlagParseResult parsed = podwait::ParseFlags(args);
   switch (parsed.action) {

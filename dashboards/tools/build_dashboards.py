@@ -19,8 +19,10 @@ DS = {"type": "prometheus", "uid": "${datasource}"}
 OVERVIEW_UID = "podwait-overview"
 CLUSTER_UID = "podwait-cluster"
 
-# DESIGN §4: expected waits are calm (blue, green, grey); shortfalls are loud (red, orange).
-EXPECTED_CLASSES = ["dependency", "scale_up", "gated", "scheduling", "starting"]
+# docs/DESIGN.md §4: expected waits are calm (blue, green, grey); shortfalls are loud (red, orange).
+# Which classes are expected comes from the contract (docs/contract.json).
+CONTRACT = json.loads((DASHBOARD_DIR.parent / "docs" / "contract.json").read_text(encoding="utf-8"))
+EXPECTED_CLASSES = [c["name"] for c in CONTRACT["classes"] if c["expected"]]
 CLASS_COLORS = {
     "dependency": "blue",
     "scale_up": "green",

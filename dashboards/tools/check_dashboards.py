@@ -37,38 +37,13 @@ import time
 import urllib.parse
 import urllib.request
 
-# DESIGN §5, the metric contract. Histograms are expanded to _bucket/_sum/_count below.
-CONTRACT_METRICS = {
-    "podwait_pod_waiting_seconds",
-    "podwait_waiting_pods",
-    "podwait_waiting_oldest_seconds",
-    "podwait_dependency_ready",
-    "podwait_dependency_ready_since_timestamp_seconds",
-    "podwait_pd_probe_success",
-    "podwait_pd_members",
-    "podwait_pd_leader",
-    "podwait_cluster_initialized",
-    "podwait_tikv_stores",
-    "podwait_failover_members",
-    "podwait_failover_during_dependency_wait",
-    "podwait_autoscaler_detected",
-    "podwait_build_info",
-    "podwait_watch_events_total",
-    "podwait_watch_restarts_total",
-    "podwait_watch_relists_total",
-    "podwait_watch_synced",
-    "podwait_watch_last_event_timestamp_seconds",
-    "podwait_objects",
-    "podwait_parse_errors_total",
-    "podwait_probe_errors_total",
-    "podwait_probe_round_seconds",
-    "up",
-}
-CONTRACT_HISTOGRAMS = {
-    "podwait_stage_duration_seconds",
-    "podwait_probe_duration_seconds",
-    "podwait_scrape_duration_seconds",
-}
+# The metric contract (docs/DESIGN.md §5) as `podwait-exporter contract` prints it; the committed
+# copy is docs/contract.json (a test keeps it equal to the binary's output). Histograms are
+# expanded to _bucket/_sum/_count below; `up` is Prometheus' own.
+CONTRACT_FILE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "contract.json"
+_CONTRACT = json.loads(CONTRACT_FILE.read_text(encoding="utf-8"))
+CONTRACT_METRICS = {m["name"] for m in _CONTRACT["metrics"] if m["type"] != "histogram"} | {"up"}
+CONTRACT_HISTOGRAMS = {m["name"] for m in _CONTRACT["metrics"] if m["type"] == "histogram"}
 
 # Values Grafana gives its own variables; lint and live use the same ones.
 BUILTIN_VALUES = {

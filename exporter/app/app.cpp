@@ -19,6 +19,7 @@ constexpr Timestamp kEvaluationInterval = kSecond;
 App::App(Config config, const Clock& clock)
     : config_(std::move(config)),
       clock_(clock),
+      env_{&clock},
       pods_(&events_),
       registry_(config_),
       dependencies_(config_, clock_),
@@ -183,13 +184,13 @@ void App::InstallHandlers() {
 
 bool App::Start(std::string* error) {
   std::optional<KubeEndpoint> endpoint =
-      ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), ProcessEnv(), error);
+      ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), env_.env, error);
   if (!endpoint) return false;
   LogKubeEndpoint(*endpoint);
-  tokens_ = MakeTokenSource(*endpoint, clock_);
+  tokens_ = MakeTokenSource(*endpoint, env_);
   kube_.endpoint = *endpoint;
   kube_.tokens = tokens_.get();
-  kube_.clock = &clock_;
+  kube_.env = env_;
   kube_.observers = MakeSelfMetricsReflectorObservers(self_metrics_);
   kube_.sync = &sync_;
 
@@ -225,7 +226,7 @@ bool App::Start(std::string* error) {
     LogInfo("PD prober disabled", {{"readiness_source", config_.readiness_source}});
   } else {
     prober_ = std::make_unique<PdProber>(
-        PdProberOptionsFromConfig(config_), clock_, probe_observer_.get(),
+        PdProberOptionsFromConfig(config_), env_, probe_observer_.get(),
         [this] { return PdTargetsFor(registry_.Clusters(), config_); },
         [this](const ClusterKey& cluster, PdFacts facts) {
           dependencies_.OnPdProbe(cluster, std::move(facts));

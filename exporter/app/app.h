@@ -69,6 +69,7 @@ class App {
 
   Config config_;
   const Clock& clock_;
+  const Environment env_;  // the clock above, curl, getenv, posix_spawn
   SelfMetrics self_metrics_;
   SyncStatus sync_;
 

@@ -1,6 +1,6 @@
 #pragma once
 
-// Autoscaler presence (DESIGN §4: "detected (CA status ConfigMap, CA/Karpenter events seen
+// Autoscaler presence (docs/DESIGN.md §4: "detected (CA status ConfigMap, CA/Karpenter events seen
 // recently) or set by flag") and which autoscaler wrote an event. Pure: time is passed in.
 
 #include <optional>

@@ -1,8 +1,9 @@
 #pragma once
 
-// The classifier (DESIGN §4): why a pod waits. A pure function of the pod record, the events for
-// it, its cluster's dependency state, the autoscaler state and the time: no I/O, no clock reads.
-// Thread-safe (no shared state). README.md in this folder is the decision table as implemented.
+// The classifier (docs/DESIGN.md §4): why a pod waits. A pure function of the pod record, the
+// events for it, its cluster's dependency state, the autoscaler state and the time: no I/O, no
+// clock reads. Thread-safe (no shared state). README.md in this folder is the decision table as
+// implemented.
 
 #include <map>
 #include <span>

@@ -344,7 +344,8 @@ FlagParseResult ParseFlags(const std::vector<std::string>& args) {
 std::string FlagUsage() {
   std::ostringstream out;
   out << "usage: podwait-exporter [<flags>]\n"
-         "       podwait-exporter explain [<flags>] (see podwait-exporter explain --help)\n\n"
+         "       podwait-exporter explain [<flags>] (see podwait-exporter explain --help)\n"
+         "       podwait-exporter contract (the stages, classes, reasons and metrics as JSON)\n\n"
          "Classifies every waiting pod of TiDB clusters on Kubernetes and serves Prometheus "
          "metrics.\n\nFlags:\n"
          "  -h, --help  Show this help.\n"

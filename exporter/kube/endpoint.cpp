@@ -115,14 +115,6 @@ std::vector<std::string> SplitPathList(const std::string& list) {
 
 }  // namespace
 
-EnvLookup ProcessEnv() {
-  return [](const std::string& name) -> std::optional<std::string> {
-    const char* value = std::getenv(name.c_str());
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  };
-}
-
 std::optional<KubeEndpoint> ResolveKubeEndpoint(const KubeEndpointFlags& flags,
                                                 const EnvLookup& env, std::string* error) {
   if (!flags.api_url.empty()) return FromApiUrl(flags, error);

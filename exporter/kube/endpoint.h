@@ -14,6 +14,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/kube/exec_credential.h"
+#include "exporter/net/environment.h"
 #include "exporter/net/http_client.h"
 
 namespace podwait {
@@ -58,10 +59,6 @@ struct KubeEndpointFlags {
   std::string ca_file;     // --kube.ca-file
   bool insecure_skip_tls_verify = false;
 };
-
-// Reads an environment variable; tests pass their own.
-using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
-EnvLookup ProcessEnv();
 
 // Resolves the endpoint, first match wins:
 //  1. --kube.api-url, with --kube.token-file and --kube.ca-file (unchanged from before kubeconfig

@@ -113,7 +113,7 @@ ExecCredentialParse ParseExecCredential(std::string_view text, std::string_view 
 }
 
 ExecCredentialParse RunExecPlugin(const ExecPlugin& plugin, int64_t timeout_ms,
-                                  const std::atomic<bool>* cancel) {
+                                  const std::atomic<bool>* cancel, const SubprocessRunner& runner) {
   SubprocessSpec spec;
   spec.argv.push_back(plugin.command);
   spec.argv.insert(spec.argv.end(), plugin.args.begin(), plugin.args.end());
@@ -121,7 +121,7 @@ ExecCredentialParse RunExecPlugin(const ExecPlugin& plugin, int64_t timeout_ms,
   spec.env.emplace_back("KUBERNETES_EXEC_INFO", ExecInfoJson(plugin));
   spec.timeout_ms = timeout_ms;
   spec.cancel = cancel;
-  SubprocessResult run = RunSubprocess(spec);
+  SubprocessResult run = runner(spec);
 
   const std::string what = "exec plugin \"" + CommandLine(plugin) + "\"";
   const std::string hint = plugin.install_hint.empty() ? "" : " (" + plugin.install_hint + ")";

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "exporter/common/clock.h"
+#include "exporter/net/environment.h"
 
 namespace podwait {
 
@@ -61,7 +62,9 @@ ExecCredentialParse ParseExecCredential(std::string_view json, std::string_view 
 // command and says what went wrong: not found (with the install hint), killed at the timeout, a
 // non-zero exit (with the start of its stderr) or output that is not a usable ExecCredential.
 // When *cancel (optional) turns true the plugin is killed at once and the run fails.
+// `run` starts the subprocess (Environment::run; RunSubprocess by default).
 ExecCredentialParse RunExecPlugin(const ExecPlugin& plugin, int64_t timeout_ms,
-                                  const std::atomic<bool>* cancel = nullptr);
+                                  const std::atomic<bool>* cancel = nullptr,
+                                  const SubprocessRunner& run = RunSubprocess);
 
 }  // namespace podwait

@@ -104,7 +104,7 @@ void Reflector::UpdateObjects() {
 void Reflector::CountParseError(const std::string& what) {
   observer_->OnParseError();
   // At most one warning per 10 s per reflector: a stream of bad lines must not flood the log.
-  const int64_t now = ctx_.clock->MonotonicMs();
+  const int64_t now = ctx_.env.clock->MonotonicMs();
   if (now - last_parse_warn_ms_ >= 10 * kSecond) {
     last_parse_warn_ms_ = now;
     LogWarn("skipped a malformed object", {{"resource", opts_.name}, {"error", what}});
@@ -158,7 +158,7 @@ Reflector::Outcome Reflector::List() {
   std::string continue_token;
   std::string rv;
   size_t items = 0;
-  const int64_t start = ctx_.clock->MonotonicMs();
+  const int64_t start = ctx_.env.clock->MonotonicMs();
   for (;;) {
     if (stop_) {
       handler_.OnListAbort();
@@ -239,7 +239,7 @@ Reflector::Outcome Reflector::List() {
   LogInfo("listed", {{"resource", opts_.name},
                      {"items", std::to_string(items)},
                      {"resource_version", rv},
-                     {"ms", std::to_string(ctx_.clock->MonotonicMs() - start)}});
+                     {"ms", std::to_string(ctx_.env.clock->MonotonicMs() - start)}});
   return Outcome::kOk;
 }
 
@@ -251,7 +251,7 @@ void Reflector::HandleWatchLine(std::string_view line) {
     CountParseError(error);
     return;
   }
-  observer_->OnWatchEvent(ev.type, ctx_.clock->Now());
+  observer_->OnWatchEvent(ev.type, ctx_.env.clock->Now());
   switch (ev.type) {
     case WatchEventType::kBookmark:
       SetResourceVersion(ObjectResourceVersion(*ev.object));
@@ -341,7 +341,7 @@ Reflector::Outcome Reflector::Watch() {
 }
 
 void Reflector::Run() {
-  client_ = ctx_.client_factory();
+  client_ = ctx_.env.http();
   bool need_list = true;
   while (!stop_) {
     if (need_list) {

@@ -23,6 +23,7 @@
 #include "exporter/kube/endpoint.h"
 #include "exporter/kube/token_source.h"
 #include "exporter/kube/watch_protocol.h"
+#include "exporter/net/environment.h"
 #include "exporter/net/http_client.h"
 
 namespace podwait {
@@ -81,14 +82,11 @@ class ReflectorObserver {
 using ReflectorObserverFactory =
     std::function<std::unique_ptr<ReflectorObserver>(const std::string& resource)>;
 
-using HttpClientFactory = std::function<std::unique_ptr<HttpClient>()>;
-
 // What every reflector of a process shares. The pointers must outlive the reflectors.
 struct KubeContext {
   KubeEndpoint endpoint;
-  TokenSource* tokens = nullptr;  // nullptr: no Authorization header
-  HttpClientFactory client_factory = MakeCurlHttpClient;
-  const Clock* clock = &SystemClock::Instance();
+  TokenSource* tokens = nullptr;       // nullptr: no Authorization header
+  Environment env;                     // clock and HTTP clients
   ReflectorObserverFactory observers;  // empty: health is not reported
   SyncStatus* sync = nullptr;          // required
 };

@@ -86,13 +86,13 @@ int TokenSource::reads() const {
   return reads_;
 }
 
-std::unique_ptr<TokenSource> MakeExecTokenSource(ExecPlugin plugin, const Clock& clock,
+std::unique_ptr<TokenSource> MakeExecTokenSource(ExecPlugin plugin, const Environment& env,
                                                  ExecTokenOptions options) {
   std::string what = "exec plugin " + plugin.command;
-  auto run = [plugin = std::move(plugin),
-              timeout_ms = options.timeout_ms](const std::atomic<bool>& cancel) {
+  auto run = [plugin = std::move(plugin), timeout_ms = options.timeout_ms,
+              runner = env.run](const std::atomic<bool>& cancel) {
     TokenSource::Fetched out;
-    ExecCredentialParse cred = RunExecPlugin(plugin, timeout_ms, &cancel);
+    ExecCredentialParse cred = RunExecPlugin(plugin, timeout_ms, &cancel, runner);
     if (!cred.ok()) {
       out.error = std::move(cred.error);
       return out;
@@ -102,12 +102,13 @@ std::unique_ptr<TokenSource> MakeExecTokenSource(ExecPlugin plugin, const Clock&
     return out;
   };
   return std::make_unique<TokenSource>(
-      std::move(what), std::move(run), clock,
+      std::move(what), std::move(run), *env.clock,
       TokenSource::Policy{0, options.expiry_margin, options.failure_retry});
 }
 
-std::unique_ptr<TokenSource> MakeTokenSource(const KubeEndpoint& endpoint, const Clock& clock) {
-  if (endpoint.exec) return MakeExecTokenSource(*endpoint.exec, clock);
+std::unique_ptr<TokenSource> MakeTokenSource(const KubeEndpoint& endpoint, const Environment& env) {
+  const Clock& clock = *env.clock;
+  if (endpoint.exec) return MakeExecTokenSource(*endpoint.exec, env);
   if (!endpoint.token_file.empty())
     return std::make_unique<TokenSource>(endpoint.token_file, clock);
   if (!endpoint.token.empty()) {

@@ -83,10 +83,10 @@ struct ExecTokenOptions {
 // credential's expirationTimestamp (a credential without one is kept until a 401), and after
 // Invalidate(). A failing run (not found, non-zero exit with its stderr, timeout, bad output)
 // keeps the last good token.
-std::unique_ptr<TokenSource> MakeExecTokenSource(ExecPlugin plugin, const Clock& clock,
+std::unique_ptr<TokenSource> MakeExecTokenSource(ExecPlugin plugin, const Environment& env,
                                                  ExecTokenOptions options = {});
 
 // The token source the endpoint asks for, or nullptr when requests carry no bearer token.
-std::unique_ptr<TokenSource> MakeTokenSource(const KubeEndpoint& endpoint, const Clock& clock);
+std::unique_ptr<TokenSource> MakeTokenSource(const KubeEndpoint& endpoint, const Environment& env);
 
 }  // namespace podwait

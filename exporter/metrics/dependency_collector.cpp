@@ -12,28 +12,14 @@ DependencyCollector::DependencyCollector(const DependencyStore& store) : store_(
 
 std::vector<prometheus::MetricFamily> DependencyCollector::Collect() const {
   const auto views = store_.Views();
-  using prometheus::MetricType;
-  FamilyBuilder ready("podwait_dependency_ready",
-                      "Whether a TiDB cluster's dependency is ready (1) or not (0); absent while "
-                      "unknown.",
-                      MetricType::Gauge);
-  FamilyBuilder since("podwait_dependency_ready_since_timestamp_seconds",
-                      "When the dependency last became ready (Unix seconds); only while ready.",
-                      MetricType::Gauge);
-  FamilyBuilder probe("podwait_pd_probe_success",
-                      "Whether the last PD API probe of the cluster answered and parsed.",
-                      MetricType::Gauge);
-  FamilyBuilder members("podwait_pd_members", "PD members by health.", MetricType::Gauge);
-  FamilyBuilder leader("podwait_pd_leader", "1 when PD has a leader.", MetricType::Gauge);
-  FamilyBuilder initialized("podwait_cluster_initialized",
-                            "PD's cluster/status is_initialized (absent when PD does not say).",
-                            MetricType::Gauge);
-  FamilyBuilder stores("podwait_tikv_stores", "TiKV stores by state (TiFlash excluded).",
-                       MetricType::Gauge);
-  FamilyBuilder failover(
-      "podwait_failover_members",
-      "Failover members/stores tidb-operator recorded in the TidbCluster status.",
-      MetricType::Gauge);
+  FamilyBuilder ready(metric::kDependencyReady);
+  FamilyBuilder since(metric::kDependencyReadySince);
+  FamilyBuilder probe(metric::kPdProbeSuccess);
+  FamilyBuilder members(metric::kPdMembers);
+  FamilyBuilder leader(metric::kPdLeader);
+  FamilyBuilder initialized(metric::kClusterInitialized);
+  FamilyBuilder stores(metric::kTikvStores);
+  FamilyBuilder failover(metric::kFailoverMembers);
 
   for (const auto& [key, v] : views) {
     const std::string tidb_cluster = key.TidbClusterLabel();

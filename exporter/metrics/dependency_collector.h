@@ -8,8 +8,8 @@
 
 namespace podwait {
 
-// Renders the dependency part of the metric contract (DESIGN §5) from the DependencyStore at
-// scrape time:
+// Renders the dependency part of the metric contract (docs/DESIGN.md §5) from the DependencyStore
+// at scrape time:
 //   podwait_dependency_ready{namespace,tidb_cluster,dependency}  1/0; absent while unknown
 //   podwait_dependency_ready_since_timestamp_seconds{...}        only while ready
 //   podwait_pd_probe_success{namespace,tidb_cluster}             once the cluster was probed

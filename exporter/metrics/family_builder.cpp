@@ -10,6 +10,12 @@ FamilyBuilder::FamilyBuilder(std::string name, std::string help, prometheus::Met
   family_.type = type;
 }
 
+FamilyBuilder::FamilyBuilder(const MetricInfo& metric)
+    : FamilyBuilder(std::string(metric.name), std::string(metric.help),
+                    metric.type == "counter"     ? prometheus::MetricType::Counter
+                    : metric.type == "histogram" ? prometheus::MetricType::Histogram
+                                                 : prometheus::MetricType::Gauge) {}
+
 FamilyBuilder& FamilyBuilder::Add(std::initializer_list<prometheus::ClientMetric::Label> labels,
                                   double value) {
   return Add(std::vector<prometheus::ClientMetric::Label>(labels), value);

@@ -6,12 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "exporter/metrics/contract.h"
+
 namespace podwait {
 
 // Builds prometheus::MetricFamily values by hand, for collectors that render state at scrape time.
 class FamilyBuilder {
  public:
   FamilyBuilder(std::string name, std::string help, prometheus::MetricType type);
+  // A family of the metric contract.
+  explicit FamilyBuilder(const MetricInfo& metric);
 
   // Adds a gauge or counter sample. Label values are copied.
   FamilyBuilder& Add(std::initializer_list<prometheus::ClientMetric::Label> labels, double value);

@@ -63,36 +63,17 @@ std::vector<prometheus::MetricFamily> ProcessCollector::Collect() const {
   const double vsize = std::stod(f[20]);
   const double rss = std::stod(f[21]);
 
-  FamilyBuilder("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
-                prometheus::MetricType::Counter)
-      .Add({}, (utime + stime) / ticks)
-      .MoveTo(&out);
-  FamilyBuilder("process_resident_memory_bytes", "Resident memory size in bytes.",
-                prometheus::MetricType::Gauge)
-      .Add({}, rss * page)
-      .MoveTo(&out);
-  FamilyBuilder("process_virtual_memory_bytes", "Virtual memory size in bytes.",
-                prometheus::MetricType::Gauge)
-      .Add({}, vsize)
-      .MoveTo(&out);
-  FamilyBuilder("process_start_time_seconds",
-                "Start time of the process since unix epoch in seconds.",
-                prometheus::MetricType::Gauge)
-      .Add({}, BootTimeSeconds() + start / ticks)
-      .MoveTo(&out);
+  FamilyBuilder(metric::kProcessCpuSeconds).Add({}, (utime + stime) / ticks).MoveTo(&out);
+  FamilyBuilder(metric::kProcessResidentMemory).Add({}, rss * page).MoveTo(&out);
+  FamilyBuilder(metric::kProcessVirtualMemory).Add({}, vsize).MoveTo(&out);
+  FamilyBuilder(metric::kProcessStartTime).Add({}, BootTimeSeconds() + start / ticks).MoveTo(&out);
   const int fds = CountOpenFds();
   if (fds >= 0) {
-    FamilyBuilder("process_open_fds", "Number of open file descriptors.",
-                  prometheus::MetricType::Gauge)
-        .Add({}, fds)
-        .MoveTo(&out);
+    FamilyBuilder(metric::kProcessOpenFds).Add({}, fds).MoveTo(&out);
   }
   rlimit lim{};
   if (getrlimit(RLIMIT_NOFILE, &lim) == 0) {
-    FamilyBuilder("process_max_fds", "Maximum number of open file descriptors.",
-                  prometheus::MetricType::Gauge)
-        .Add({}, static_cast<double>(lim.rlim_cur))
-        .MoveTo(&out);
+    FamilyBuilder(metric::kProcessMaxFds).Add({}, static_cast<double>(lim.rlim_cur)).MoveTo(&out);
   }
   return out;
 }

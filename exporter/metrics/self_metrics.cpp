@@ -1,5 +1,6 @@
 #include "exporter/metrics/self_metrics.h"
 
+#include "exporter/metrics/contract.h"
 #include "podwait/version.h"
 
 namespace podwait {
@@ -8,55 +9,60 @@ using prometheus::BuildCounter;
 using prometheus::BuildGauge;
 using prometheus::BuildHistogram;
 
+namespace {
+std::string Name(const MetricInfo& m) { return std::string(m.name); }
+std::string Help(const MetricInfo& m) { return std::string(m.help); }
+}  // namespace
+
 SelfMetrics::SelfMetrics()
     : registry_(std::make_shared<prometheus::Registry>()),
       watch_events_(BuildCounter()
-                        .Name("podwait_watch_events_total")
-                        .Help("Watch events received, by resource and event type.")
+                        .Name(Name(metric::kWatchEvents))
+                        .Help(Help(metric::kWatchEvents))
                         .Register(*registry_)),
       watch_restarts_(BuildCounter()
-                          .Name("podwait_watch_restarts_total")
-                          .Help("Watch streams restarted, by resource and reason.")
+                          .Name(Name(metric::kWatchRestarts))
+                          .Help(Help(metric::kWatchRestarts))
                           .Register(*registry_)),
       watch_relists_(BuildCounter()
-                         .Name("podwait_watch_relists_total")
-                         .Help("Full lists done after the initial one (410 Gone, expired).")
+                         .Name(Name(metric::kWatchRelists))
+                         .Help(Help(metric::kWatchRelists))
                          .Register(*registry_)),
       watch_synced_(BuildGauge()
-                        .Name("podwait_watch_synced")
-                        .Help("1 when the resource's list is synced and its watch is running.")
+                        .Name(Name(metric::kWatchSynced))
+                        .Help(Help(metric::kWatchSynced))
                         .Register(*registry_)),
       objects_(BuildGauge()
-                   .Name("podwait_objects")
-                   .Help("Objects currently held, by resource.")
+                   .Name(Name(metric::kObjects))
+                   .Help(Help(metric::kObjects))
                    .Register(*registry_)),
       parse_errors_(BuildCounter()
-                        .Name("podwait_parse_errors_total")
-                        .Help("Malformed documents or lines counted and skipped, by resource.")
+                        .Name(Name(metric::kParseErrors))
+                        .Help(Help(metric::kParseErrors))
                         .Register(*registry_)),
       watch_last_event_(BuildGauge()
-                            .Name("podwait_watch_last_event_timestamp_seconds")
-                            .Help("When the resource's watch last delivered an event or bookmark.")
+                            .Name(Name(metric::kWatchLastEventTimestamp))
+                            .Help(Help(metric::kWatchLastEventTimestamp))
                             .Register(*registry_)),
       probe_duration_(BuildHistogram()
-                          .Name("podwait_probe_duration_seconds")
-                          .Help("Duration of PD API requests, by endpoint.")
+                          .Name(Name(metric::kProbeDuration))
+                          .Help(Help(metric::kProbeDuration))
                           .Register(*registry_)),
       probe_errors_(BuildCounter()
-                        .Name("podwait_probe_errors_total")
-                        .Help("Failed PD API requests, by endpoint and kind of failure.")
+                        .Name(Name(metric::kProbeErrors))
+                        .Help(Help(metric::kProbeErrors))
                         .Register(*registry_)),
       probe_round_(BuildGauge()
-                       .Name("podwait_probe_round_seconds")
-                       .Help("Duration of the last round of PD probes over all clusters.")
+                       .Name(Name(metric::kProbeRoundSeconds))
+                       .Help(Help(metric::kProbeRoundSeconds))
                        .Register(*registry_)),
       scrape_duration_(BuildHistogram()
-                           .Name("podwait_scrape_duration_seconds")
-                           .Help("Time to render /metrics.")
+                           .Name(Name(metric::kScrapeDuration))
+                           .Help(Help(metric::kScrapeDuration))
                            .Register(*registry_)) {
   BuildGauge()
-      .Name("podwait_build_info")
-      .Help("A metric with a constant '1' value labeled by version and revision of podwait.")
+      .Name(Name(metric::kBuildInfo))
+      .Help(Help(metric::kBuildInfo))
       .Register(*registry_)
       .Add({{"version", kVersion}, {"revision", kRevision}})
       .Set(1);

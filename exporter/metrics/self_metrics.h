@@ -11,9 +11,9 @@
 
 namespace podwait {
 
-// The exporter's own health metrics (fixed, low-cardinality families; DESIGN §5 "self-monitoring").
-// Sources hold a reference and update them; the registry is collected at scrape time.
-// Thread-safe (prometheus-cpp metrics are atomic).
+// The exporter's own health metrics (fixed, low-cardinality families; docs/DESIGN.md §5
+// "self-monitoring"). Sources hold a reference and update them; the registry is collected at scrape
+// time. Thread-safe (prometheus-cpp metrics are atomic).
 class SelfMetrics {
  public:
   SelfMetrics();

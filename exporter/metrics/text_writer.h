@@ -5,6 +5,8 @@
 #include <string_view>
 #include <utility>
 
+#include "exporter/metrics/contract.h"
+
 namespace podwait {
 
 // Writes the Prometheus text exposition format (0.0.4) straight into a string, for families with
@@ -17,6 +19,7 @@ class TextWriter {
 
   // "# HELP name help\n# TYPE name type\n"
   void Family(std::string_view name, std::string_view help, std::string_view type);
+  void Family(const MetricInfo& metric) { Family(metric.name, metric.help, metric.type); }
   // name{k="v",...} value\n (label values escaped; no braces without labels)
   void Sample(std::string_view name, std::initializer_list<Label> labels, double value);
   // The same with one extra label at the end (histogram buckets' "le").

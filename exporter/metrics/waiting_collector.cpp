@@ -39,8 +39,7 @@ void WaitingCollector::AppendText(std::string* out) const {
   if (pod_series_) out->reserve(out->size() + snap->pods.size() * 200 + 4096);
 
   if (pod_series_) {
-    w.Family("podwait_pod_waiting_seconds",
-             "Seconds since the waiting pod's current stage began, with why it waits.", "gauge");
+    w.Family(metric::kPodWaitingSeconds);
   }
   std::map<GroupKey, Group> groups;
   for (const WaitingPod& p : snap->pods) {
@@ -48,7 +47,7 @@ void WaitingCollector::AppendText(std::string* out) const {
     const double seconds =
         static_cast<double>(std::max<Timestamp>(0, now - c.stage_start)) / 1000.0;
     if (pod_series_) {
-      w.Sample("podwait_pod_waiting_seconds",
+      w.Sample(metric::kPodWaitingSeconds.name,
                {{"namespace", p.namespace_},
                 {"tidb_cluster", p.tidb_cluster},
                 {"component", p.component},
@@ -63,9 +62,9 @@ void WaitingCollector::AppendText(std::string* out) const {
     g.oldest = std::max(g.oldest, seconds);
   }
 
-  w.Family("podwait_waiting_pods", "Number of waiting pods.", "gauge");
+  w.Family(metric::kWaitingPods);
   for (const auto& [k, g] : groups) {
-    w.Sample("podwait_waiting_pods",
+    w.Sample(metric::kWaitingPods.name,
              {{"namespace", *k.ns},
               {"tidb_cluster", *k.tidb_cluster},
               {"component", *k.component},
@@ -73,9 +72,9 @@ void WaitingCollector::AppendText(std::string* out) const {
               {"class", WaitClassName(k.wait_class)}},
              g.count);
   }
-  w.Family("podwait_waiting_oldest_seconds", "The longest current wait in the group.", "gauge");
+  w.Family(metric::kWaitingOldestSeconds);
   for (const auto& [k, g] : groups) {
-    w.Sample("podwait_waiting_oldest_seconds",
+    w.Sample(metric::kWaitingOldestSeconds.name,
              {{"namespace", *k.ns},
               {"tidb_cluster", *k.tidb_cluster},
               {"component", *k.component},
@@ -84,10 +83,9 @@ void WaitingCollector::AppendText(std::string* out) const {
              g.oldest);
   }
 
-  w.Family("podwait_stage_duration_seconds",
-           "Completed stages (time to schedule, time in init, time to start), by the class the "
-           "pod had when it left the stage.",
-           "histogram");
+  w.Family(metric::kStageDurationSeconds);
+  const std::string base(metric::kStageDurationSeconds.name);
+  const std::string bucket = base + "_bucket", sum = base + "_sum", count = base + "_count";
   std::array<std::string, kStageBuckets.size()> bucket_labels;
   for (size_t i = 0; i < kStageBuckets.size(); ++i) {
     TextWriter::AppendValue(&bucket_labels[i], kStageBuckets[i]);
@@ -98,38 +96,30 @@ void WaitingCollector::AppendText(std::string* out) const {
     uint64_t running = 0;
     for (size_t i = 0; i < h.buckets.size(); ++i) {
       running += h.buckets[i];
-      w.Sample("podwait_stage_duration_seconds_bucket",
-               {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
+      w.Sample(bucket, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
                {"le", bucket_labels[i]}, static_cast<double>(running));
     }
-    w.Sample("podwait_stage_duration_seconds_bucket",
-             {{"component", k.component}, {"stage", stage}, {"class", wait_class}}, {"le", "+Inf"},
-             static_cast<double>(h.count));
-    w.Sample("podwait_stage_duration_seconds_sum",
-             {{"component", k.component}, {"stage", stage}, {"class", wait_class}}, h.sum);
-    w.Sample("podwait_stage_duration_seconds_count",
-             {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
+    w.Sample(bucket, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
+             {"le", "+Inf"}, static_cast<double>(h.count));
+    w.Sample(sum, {{"component", k.component}, {"stage", stage}, {"class", wait_class}}, h.sum);
+    w.Sample(count, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
              static_cast<double>(h.count));
   }
 
-  w.Family("podwait_failover_during_dependency_wait",
-           "Failover members or stores that tidb-operator recorded while that pod was waiting on "
-           "a dependency.",
-           "gauge");
+  w.Family(metric::kFailoverDuringDependencyWait);
   for (const auto& [k, fc] : snap->failover) {
     const auto& [ns, cluster, component] = k;
     const std::string tidb_cluster = TidbClusterLabel(ns, cluster);
-    w.Sample("podwait_failover_during_dependency_wait",
+    w.Sample(metric::kFailoverDuringDependencyWait.name,
              {{"namespace", ns}, {"tidb_cluster", tidb_cluster}, {"component", component}},
              static_cast<double>(fc.during_dependency_wait));
   }
 
-  w.Family("podwait_autoscaler_detected",
-           "1 when the autoscaler of that kind is detected (or set by flag).", "gauge");
+  w.Family(metric::kAutoscalerDetected);
   const AutoscalerState& a = snap->autoscaler;
-  w.Sample("podwait_autoscaler_detected", {{"kind", "cluster-autoscaler"}},
+  w.Sample(metric::kAutoscalerDetected.name, {{"kind", "cluster-autoscaler"}},
            !a.forced_none && a.cluster_autoscaler ? 1 : 0);
-  w.Sample("podwait_autoscaler_detected", {{"kind", "karpenter"}},
+  w.Sample(metric::kAutoscalerDetected.name, {{"kind", "karpenter"}},
            !a.forced_none && a.karpenter ? 1 : 0);
 }
 

@@ -9,11 +9,11 @@
 
 namespace podwait {
 
-// Renders the waiting-pod part of the metric contract (DESIGN §5) from the latest snapshot at
-// scrape time: podwait_pod_waiting_seconds, podwait_waiting_pods, podwait_waiting_oldest_seconds,
-// podwait_stage_duration_seconds, podwait_failover_during_dependency_wait,
-// podwait_autoscaler_detected. Waiting times are computed against the clock at scrape time, so
-// they grow between evaluations.
+// Renders the waiting-pod part of the metric contract (docs/DESIGN.md §5) from the latest snapshot
+// at scrape time: podwait_pod_waiting_seconds, podwait_waiting_pods,
+// podwait_waiting_oldest_seconds, podwait_stage_duration_seconds,
+// podwait_failover_during_dependency_wait, podwait_autoscaler_detected. Waiting times are computed
+// against the clock at scrape time, so they grow between evaluations.
 //
 // It writes the text format directly (TextWriter) instead of going through prometheus-cpp's
 // MetricFamily values: with one series per waiting pod, the intermediate label vectors were most

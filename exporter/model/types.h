@@ -1,7 +1,7 @@
 #pragma once
 
 // The compact records that flow from sources to state to the classifier, and the classifier's
-// output. Only the fields classification needs are kept (DESIGN §7): never whole documents.
+// output. Only the fields classification needs are kept (docs/DESIGN.md §7): never whole documents.
 
 #include <compare>
 #include <cstdint>
@@ -48,9 +48,9 @@ enum class PodPhase : uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknow
 // ParsePod): `compact_ready` is set and the Ready condition's lastTransitionTime is kept in
 // `compact_ready_since`; no conditions, no container statuses or names, no messages: such a pod
 // is not waiting, and its readiness is all the classifier, the tracker and the cluster registry
-// read of it. At 100,000 pods (DESIGN §8) each byte per pod is 100 kB, so fields nobody reads are
-// not kept (a one-element conditions vector alone cost ~11 MB). Read readiness with IsReady() and
-// ReadySince(), which answer for compact and full records alike.
+// read of it. At 100,000 pods (docs/DESIGN.md §8) each byte per pod is 100 kB, so fields nobody
+// reads are not kept (a one-element conditions vector alone cost ~11 MB). Read readiness with
+// IsReady() and ReadySince(), which answer for compact and full records alike.
 struct PodRecord {
   std::string uid;
   std::string namespace_;
@@ -142,7 +142,7 @@ struct ClusterKey {
   std::string namespace_;
   std::string name;
   auto operator<=>(const ClusterKey&) const = default;
-  // The metric label tidb_cluster: "<namespace>-<name>" (DESIGN §5).
+  // The metric label tidb_cluster: "<namespace>-<name>" (docs/DESIGN.md §5).
   std::string TidbClusterLabel() const { return namespace_ + "-" + name; }
   // "namespace/name"
   std::string Key() const { return namespace_ + "/" + name; }

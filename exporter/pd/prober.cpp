@@ -85,14 +85,14 @@ PdFacts ProbePd(PdClient& client, Timestamp now) {
   return f;
 }
 
-PdProber::PdProber(PdProberOptions options, const Clock& clock, PdProbeObserver* observer,
-                   TargetLister lister, ResultSink sink, ClientFactory factory)
+PdProber::PdProber(PdProberOptions options, const Environment& env, PdProbeObserver* observer,
+                   TargetLister lister, ResultSink sink)
     : options_(options),
-      clock_(clock),
+      clock_(*env.clock),
       observer_(observer),
       lister_(std::move(lister)),
       sink_(std::move(sink)),
-      factory_(std::move(factory)) {}
+      factory_(env.http) {}
 
 PdProber::~PdProber() { Stop(); }
 

@@ -24,6 +24,7 @@
 #include "exporter/common/clock.h"
 #include "exporter/model/pd_facts.h"
 #include "exporter/model/types.h"
+#include "exporter/net/environment.h"
 #include "exporter/net/http_client.h"
 #include "exporter/pd/client.h"
 
@@ -53,12 +54,12 @@ class PdProber {
   using TargetLister = std::function<std::vector<PdTarget>()>;
   // Receives each probe's result (called from worker threads, concurrently).
   using ResultSink = std::function<void(const ClusterKey&, PdFacts)>;
-  using ClientFactory = std::function<std::unique_ptr<HttpClient>()>;
 
   // `observer` (may be null) receives per-request durations/errors and round times; it and the
   // callbacks must outlive the prober.
-  PdProber(PdProberOptions options, const Clock& clock, PdProbeObserver* observer,
-           TargetLister lister, ResultSink sink, ClientFactory factory = MakeCurlHttpClient);
+  // The environment's clock and HTTP client factory are used (one client per worker).
+  PdProber(PdProberOptions options, const Environment& env, PdProbeObserver* observer,
+           TargetLister lister, ResultSink sink);
   ~PdProber();
   PdProber(const PdProber&) = delete;
   PdProber& operator=(const PdProber&) = delete;
@@ -88,7 +89,7 @@ class PdProber {
   PdProbeObserver* observer_;
   TargetLister lister_;
   ResultSink sink_;
-  ClientFactory factory_;
+  const HttpClientFactory factory_;
 
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> rounds_completed_{0};

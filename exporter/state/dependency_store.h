@@ -1,6 +1,6 @@
 #pragma once
 
-// Per-cluster dependency state (DESIGN §4): whether `pd` and `tikv` are ready, not ready or
+// Per-cluster dependency state (docs/DESIGN.md §4): whether `pd` and `tikv` are ready, not ready or
 // unknown, since when they are ready, and why not. Inputs: PD probe results (PdFacts), TidbCluster
 // status, and the number of Ready PD pods (the fallback when the PD API cannot be reached).
 //

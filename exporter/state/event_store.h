@@ -62,7 +62,7 @@ class EventStore {
   size_t EventCount() const;
   // The newest `last` time of any event written by that autoscaler (EventAutoscalerKind) that
   // this store was given, even if the event was dropped or removed since; 0 if none. Autoscaler
-  // presence is judged from it (DESIGN §4: "CA/Karpenter events seen recently").
+  // presence is judged from it (docs/DESIGN.md §4: "CA/Karpenter events seen recently").
   Timestamp LastAutoscalerEvent(AutoscalerKind kind) const;
   uint64_t Version() const;
   uint64_t dropped() const;

@@ -17,8 +17,9 @@ namespace podwait {
 // One waiting pod as published (metrics, /api/v1/pods, status page).
 struct WaitingPod {
   std::string namespace_;
-  std::string cluster;       // TidbCluster name (pod label)
-  std::string tidb_cluster;  // "<namespace>-<cluster>" (DESIGN §5), empty without a cluster label
+  std::string cluster;  // TidbCluster name (pod label)
+  std::string
+      tidb_cluster;  // "<namespace>-<cluster>" (docs/DESIGN.md §5), empty without a cluster label
   std::string component;
   std::string pod;
   Classification classification;

@@ -93,10 +93,11 @@ want(stacked["fieldConfig"]["defaults"]["custom"]["stacking"]["mode"] == "normal
 colors = {o["matcher"]["options"]: o["properties"][0]["value"]["fixedColor"]
           for o in stacked["fieldConfig"]["overrides"]}
 calm = {"blue", "light-blue", "green", "light-green", "#8F8F8F"}
-for c in ("dependency", "scale_up", "gated", "scheduling", "starting"):
+# The classes and whether each is expected, from the contract (docs/contract.json).
+contract_classes = json.load(open("docs/contract.json"))["classes"]
+for c in (x["name"] for x in contract_classes if x["expected"]):
     want(colors.get(c) in calm, f"expected class {c} must be calm, is {colors.get(c)}")
-for c in ("capacity", "dependency_stuck", "constraints", "image", "crashloop", "config",
-          "not_ready"):
+for c in (x["name"] for x in contract_classes if not x["expected"]):
     want(re.search("red|orange", colors.get(c, "")), f"shortfall class {c} must be loud")
 
 table = by_title["Waiting pods"]

@@ -87,7 +87,7 @@ struct Pipeline {
       : config(std::move(c)), registry(config), store(config, clock) {
     registry.SetListener([this](const auto& m) { store.SyncClusters(m); });
     prober = std::make_unique<PdProber>(
-        PdProberOptionsFromConfig(config), clock, observer,
+        PdProberOptionsFromConfig(config), Environment{&clock}, observer,
         [this] { return PdTargetsFor(registry.Clusters(), config); },
         [this](const ClusterKey& k, PdFacts f) { store.OnPdProbe(k, std::move(f)); });
   }

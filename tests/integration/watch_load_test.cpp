@@ -1,8 +1,8 @@
 // An initial sync of many simulated pods through Reflector + PodSource + PodStore against
 // podwait-sim: the store must equal the simulator's pods exactly. The time taken and the peak RSS
-// of this process are reported as test properties (never asserted: DESIGN §8 numbers go in
+// of this process are reported as test properties (never asserted: docs/DESIGN.md §8 numbers go in
 // BENCHMARKS.md). PODWAIT_LOAD_PODS sets the number of pods (default 20000; 100 per cluster),
-// e.g. PODWAIT_LOAD_PODS=100000 for the DESIGN §8 scale.
+// e.g. PODWAIT_LOAD_PODS=100000 for the docs/DESIGN.md §8 scale.
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>

@@ -133,7 +133,7 @@ class WatchPods : public ::testing::Test {
     auto ep = ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config), ProcessEnv(), &error);
     ASSERT_TRUE(ep) << error;
     ctx_.endpoint = *ep;
-    ctx_.client_factory = [this] { return std::make_unique<RecordingClient>(&urls_); };
+    ctx_.env.http = [this] { return std::make_unique<RecordingClient>(&urls_); };
     ctx_.observers = MakeSelfMetricsReflectorObservers(metrics_);
     ctx_.sync = &sync_;
     if (tokens_) ctx_.tokens = tokens_.get();

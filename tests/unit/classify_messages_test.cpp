@@ -64,7 +64,7 @@ TEST(FitError, PreFilterReasonWithoutCountCountsAllNodes) {
 }
 
 TEST(FitError, UnreachableTaintIsNodeSpecific) {
-  // The example of DESIGN/issue 5 (k8s >= 1.25 wording "had untolerated taint {k: v}").
+  // The example of the design (k8s >= 1.25 wording "had untolerated taint {k: v}").
   FitError f = ParseFitError(
       "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint "
       "{node.kubernetes.io/unreachable: }. preemption: 0/5 nodes are available: 5 Preemption is "
@@ -325,7 +325,7 @@ TEST(NotTriggerScaleUp, BackoffClusterLimitsAndResources) {
                   ->reasons,
               ElementsAre(Reason(r::kMaxClusterSize, FitKind::kLimit, 2),
                           Reason(r::kScaleUpBackoff, FitKind::kLimit, 1)));
-  // The example of DESIGN §3.
+  // The example of docs/DESIGN.md §3.
   EXPECT_THAT(ParseNotTriggerScaleUp("pod didn't trigger scale-up: 3 max node group size reached, "
                                      "1 Insufficient cpu")
                   ->reasons,

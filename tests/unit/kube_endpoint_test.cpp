@@ -271,10 +271,10 @@ TEST(ResolveKubeEndpoint, ClusterInfoForAnExecPluginReadsTheCaFile) {
 TEST(MakeTokenSource, FromWhatTheEndpointSays) {
   FakeClock clock;
   KubeEndpoint ep;
-  EXPECT_EQ(MakeTokenSource(ep, clock), nullptr);
+  EXPECT_EQ(MakeTokenSource(ep, Environment{&clock}), nullptr);
   EXPECT_EQ(DescribeAuth(ep), "none");
   ep.token = "made-up-secret";
-  auto fixed = MakeTokenSource(ep, clock);
+  auto fixed = MakeTokenSource(ep, Environment{&clock});
   ASSERT_NE(fixed, nullptr);
   EXPECT_EQ(fixed->Token(), "made-up-secret");
   fixed->Invalidate();

@@ -187,7 +187,7 @@ TEST_F(ExecPluginTest, AHangingPluginIsKilledAtTheTimeout) {
 
   ExecTokenOptions options;
   options.timeout_ms = 300;
-  auto tokens = MakeExecTokenSource(Script("sleep 30\n"), clock_, options);
+  auto tokens = MakeExecTokenSource(Script("sleep 30\n"), Environment{&clock_}, options);
   EXPECT_EQ(tokens->Token(), "");
   EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
 }
@@ -197,7 +197,7 @@ TEST_F(ExecPluginTest, CancelStopsAHangingPluginForEveryWaitingCaller) {
   // callers waiting for the lock all return within a second, not at the 30 s timeout.
   ExecPlugin plugin = Script("touch \"$DIR/started\"\nsleep 30\n");
   plugin.env = {{"DIR", dir_}};
-  auto tokens = MakeExecTokenSource(plugin, clock_);
+  auto tokens = MakeExecTokenSource(plugin, Environment{&clock_});
   std::vector<std::thread> callers;
   std::atomic<int> returned{0};
   for (int i = 0; i < 3; ++i) {
@@ -216,7 +216,7 @@ TEST_F(ExecPluginTest, CancelStopsAHangingPluginForEveryWaitingCaller) {
 }
 
 TEST_F(ExecPluginTest, TokenIsCachedUntilShortlyBeforeItExpires) {
-  auto tokens = MakeExecTokenSource(CountingScript(), clock_);  // margin 30 s
+  auto tokens = MakeExecTokenSource(CountingScript(), Environment{&clock_});  // margin 30 s
   EXPECT_EQ(tokens->Token(), "token-1");
   EXPECT_EQ(tokens->Token(), "token-1");
   clock_.Advance(kHour - 31 * kSecond);
@@ -228,7 +228,7 @@ TEST_F(ExecPluginTest, TokenIsCachedUntilShortlyBeforeItExpires) {
 }
 
 TEST_F(ExecPluginTest, InvalidateRunsThePluginAgain) {
-  auto tokens = MakeExecTokenSource(CountingScript(), clock_);
+  auto tokens = MakeExecTokenSource(CountingScript(), Environment{&clock_});
   EXPECT_EQ(tokens->Token(), "token-1");
   tokens->Invalidate();  // a 401
   EXPECT_EQ(tokens->Token(), "token-2");
@@ -239,7 +239,7 @@ TEST_F(ExecPluginTest, InvalidateRunsThePluginAgain) {
 TEST_F(ExecPluginTest, AFailingPluginKeepsTheLastTokenAndWarnsOncePerStreak) {
   std::FILE* log = std::tmpfile();
   ConfigureLogging(LogLevel::kInfo, LogFormat::kLogfmt, log);
-  auto tokens = MakeExecTokenSource(CountingScript(), clock_);  // retry after 5 s
+  auto tokens = MakeExecTokenSource(CountingScript(), Environment{&clock_});  // retry after 5 s
   EXPECT_EQ(tokens->Token(), "token-1");
   SetFailing(true);
   tokens->Invalidate();
@@ -276,7 +276,7 @@ TEST_F(ExecPluginTest, AFailingPluginKeepsTheLastTokenAndWarnsOncePerStreak) {
 
 TEST_F(ExecPluginTest, SeveralThreadsShareOneToken) {
   // Reflectors call Token() from their own threads, and Invalidate() after a 401.
-  auto tokens = MakeExecTokenSource(CountingScript(), clock_);
+  auto tokens = MakeExecTokenSource(CountingScript(), Environment{&clock_});
   std::vector<std::thread> threads;
   std::atomic<int> empty{0};
   for (int t = 0; t < 4; ++t) {

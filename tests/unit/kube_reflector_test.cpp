@@ -241,7 +241,7 @@ class ReflectorTest : public ::testing::Test {
  protected:
   ReflectorTest() {
     ctx_.endpoint.api_url = "http://api.test";
-    ctx_.client_factory = [this] { return std::make_unique<FakeClient>(&script_); };
+    ctx_.env.http = [this] { return std::make_unique<FakeClient>(&script_); };
     ctx_.observers = MakeSelfMetricsReflectorObservers(metrics_);
     ctx_.sync = &sync_;
     opts_.resource = "pods";

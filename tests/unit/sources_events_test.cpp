@@ -2,7 +2,7 @@
 // follow core/v1 Events as written by default-scheduler and cluster-autoscaler (source.component,
 // firstTimestamp/lastTimestamp/count), by Karpenter (reportingComponent, eventTime) and as served
 // by events.k8s.io/v1 (regarding, note, reportingController, series), with the message texts
-// quoted in DESIGN.md §3.
+// quoted in docs/DESIGN.md §3.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Dependency readiness (DESIGN §4): the pure evaluation table, ready_since across flaps and
+// Dependency readiness (docs/DESIGN.md §4): the pure evaluation table, ready_since across flaps and
 // unknown spells, the readiness sources, and the store's cluster membership.
 
 #include <gmock/gmock.h>

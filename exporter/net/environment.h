@@ -1,0 +1,34 @@
+#pragma once
+
+// The seams between podwait and the world outside the process (docs/DESIGN.md §7): time, HTTP,
+// the process environment and subprocesses, in one struct handed to what needs them. Production
+// code takes the defaults; tests replace a member (a FakeClock, a scripted HTTP client, a fake
+// environment).
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "exporter/common/clock.h"
+#include "exporter/common/subprocess.h"
+#include "exporter/net/http_client.h"
+
+namespace podwait {
+
+using HttpClientFactory = std::function<std::unique_ptr<HttpClient>()>;
+// Reads an environment variable.
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+using SubprocessRunner = std::function<SubprocessResult(const SubprocessSpec&)>;
+
+// The process's own environment (getenv).
+EnvLookup ProcessEnv();
+
+struct Environment {
+  const Clock* clock = &SystemClock::Instance();  // must outlive the users
+  HttpClientFactory http = MakeCurlHttpClient;    // one client per thread: clients are not shared
+  EnvLookup env = ProcessEnv();
+  SubprocessRunner run = RunSubprocess;
+};
+
+}  // namespace podwait

@@ -1,0 +1,86 @@
+// The Evaluator: the exporter's and explain's one evaluation. Shards its pods, derives the
+// autoscaler state from the ConfigMap and the signals, and publishes what Classify decides.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "exporter/common/shard.h"
+#include "exporter/evaluate/evaluator.h"
+
+namespace podwait {
+namespace {
+
+constexpr Timestamp kNow = 1'700'000'000'000;
+
+PodPtr Pending(const std::string& ns, const std::string& cluster, const std::string& name) {
+  auto p = std::make_shared<PodRecord>();
+  p->uid = "uid-" + ns + "-" + name;
+  p->namespace_ = ns;
+  p->name = name;
+  p->cluster = cluster;
+  p->component = "tikv";
+  p->created = kNow - 10'000;
+  p->phase = PodPhase::kPending;
+  return p;
+}
+
+TEST(Evaluator, PublishesWhatTheClassifierDecides) {
+  Evaluator evaluator{EvaluatorOptions{}};
+  std::vector<PodPtr> pods = {Pending("ns", "a", "a-tikv-0")};
+  EvaluatorInputs in;
+  in.pods = pods;
+  in.now = kNow;
+  evaluator.Evaluate(in);
+  auto snap = evaluator.Snapshot();
+  ASSERT_EQ(snap->pods.size(), 1u);
+  const Classification want =
+      Classify(*pods[0], {}, nullptr, AutoscalerState{}, ClassifierOptions{}, kNow);
+  EXPECT_EQ(snap->pods[0].classification.wait_class, want.wait_class);
+  EXPECT_EQ(snap->pods[0].classification.reason, want.reason);
+  EXPECT_EQ(snap->pods[0].tidb_cluster, "ns-a");
+  EXPECT_EQ(snap->evaluated_at, kNow);
+}
+
+TEST(Evaluator, KeepsOnlyThisShardsClusters) {
+  EvaluatorOptions options;
+  options.total_shards = 2;
+  options.shard = ShardOf("ns", "a", 2);
+  Evaluator evaluator(options);
+  // Find a cluster of the other shard.
+  std::string other = "b";
+  for (int i = 0; ShardOf("ns", other, 2) == options.shard; ++i) other = "b" + std::to_string(i);
+  std::vector<PodPtr> pods = {Pending("ns", "a", "a-tikv-0"), Pending("ns", other, "x-tikv-0")};
+  EvaluatorInputs in;
+  in.pods = pods;
+  in.now = kNow;
+  evaluator.Evaluate(in);
+  auto snap = evaluator.Snapshot();
+  ASSERT_EQ(snap->pods.size(), 1u);
+  EXPECT_EQ(snap->pods[0].cluster, "a");
+}
+
+TEST(Evaluator, AutoscalerStateFromTheConfigMapAndTheSignals) {
+  CaStatus status;
+  NodeGroupStatus group;
+  group.name = "pool-1";
+  group.backoff = true;
+  status.node_groups.push_back(group);
+  AutoscalerSignals signals;
+  signals.ca_status_configmap = true;
+  AutoscalerState s = MakeAutoscalerState(AutoscalerMode::kAuto, signals, &status, kNow);
+  EXPECT_TRUE(s.cluster_autoscaler);
+  EXPECT_FALSE(s.karpenter);
+  ASSERT_EQ(s.node_groups.size(), 1u);
+  EXPECT_TRUE(s.node_groups[0].backoff);
+
+  signals = {};
+  signals.last_karpenter_event = kNow - kMinute;
+  s = MakeAutoscalerState(AutoscalerMode::kAuto, signals, nullptr, kNow);
+  EXPECT_TRUE(s.karpenter);
+  EXPECT_FALSE(s.cluster_autoscaler);
+  s = MakeAutoscalerState(AutoscalerMode::kNone, signals, nullptr, kNow);
+  EXPECT_FALSE(s.Any());
+}
+
+}  // namespace
+}  // namespace podwait
