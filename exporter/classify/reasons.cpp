@@ -47,6 +47,7 @@ constexpr std::string_view kAll[] = {
     kContainerWaiting,
     kInitRunning,
     kReadinessProbe,
+    kInstanceNotReady,
 };
 
 }  // namespace

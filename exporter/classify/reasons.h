@@ -64,6 +64,9 @@ inline constexpr std::string_view kContainerCreating = "container_creating";
 inline constexpr std::string_view kContainerWaiting = "container_waiting";
 inline constexpr std::string_view kInitRunning = "init_running";
 inline constexpr std::string_view kReadinessProbe = "readiness_probe";
+// The pod is Ready but its tidb-operator v2 instance is not (Ready=False): a v2 TiKV without a
+// readiness probe whose store does not serve yet.
+inline constexpr std::string_view kInstanceNotReady = "instance_not_ready";
 
 // Every reason above, in the order above.
 std::span<const std::string_view> All();

@@ -129,7 +129,8 @@ std::optional<Dependency> ParseDependency(std::string_view name);
 std::string_view ReadinessName(Readiness r);
 
 // component -> the dependencies it waits for: tikv=pd, tidb=pd+tikv, tiflash=pd+tikv,
-// ticdc=pd+tikv, pump=pd (the default of --dependency.map).
+// ticdc=pd+tikv, pump=pd, and the PD microservices tso=pd, scheduling=pd, scheduler=pd (the
+// default of --dependency.map; the same components in tidb-operator v1 and v2).
 using DependencyMap = std::map<std::string, std::vector<Dependency>>;
 const DependencyMap& DefaultDependencyMap();
 
