@@ -43,4 +43,16 @@ std::string PodNameOf(std::string_view instance_name, std::string_view component
   return out;
 }
 
+std::string InstanceNameOfPod(std::string_view pod_name, std::string_view component) {
+  size_t dash = pod_name.rfind('-');
+  if (dash == std::string_view::npos || component.empty()) return {};
+  std::string_view head = pod_name.substr(0, dash);  // <prefix>-<component>
+  if (head.size() <= component.size() + 1) return {};
+  if (head.substr(head.size() - component.size()) != component) return {};
+  if (head[head.size() - component.size() - 1] != '-') return {};
+  std::string out(head.substr(0, head.size() - component.size() - 1));
+  out += pod_name.substr(dash);
+  return out;
+}
+
 }  // namespace podwait::v2

@@ -101,6 +101,10 @@ struct Group {
 // the name has no '-' (v2 panics there; podwait derives nothing).
 std::string PodNameOf(std::string_view instance_name, std::string_view component);
 
+// The inverse of PodNameOf: the instance a v2 pod belongs to, "tikv-tikv-x7k2p" with component
+// "tikv" -> "tikv-x7k2p". Empty when the pod name is not <prefix>-<component>-<suffix>.
+std::string InstanceNameOfPod(std::string_view pod_name, std::string_view component);
+
 }  // namespace podwait::v2
 
 namespace podwait {
