@@ -164,22 +164,25 @@ std::string ClusterOf(Reader& r, const Meta& m) {
   return name;
 }
 
+// The component kind of `m` read as an instance (group=false) or a group; else an error.
+const v2::Kind* KindOf(Reader& r, const Meta& m, bool group) {
+  const v2::Kind* k = v2::FindKind(m.kind);
+  if (k == nullptr || (group ? k->group_kind : k->instance_kind) != m.kind) {
+    r.Error("kind " + m.kind + " is not a v2 " + (group ? "group" : "instance") + " kind");
+    return nullptr;
+  }
+  return k;
+}
+
 template <typename T>
 V2Parse<T> Done(Reader& r, T value) {
-  V2Parse<T> out;
-  if (!r.error().empty()) {
-    out.error = r.error();
-  } else {
-    out.value = std::move(value);
-  }
-  return out;
+  if (!r.error().empty()) return V2Parse<T>::Fail(r.error());
+  return V2Parse<T>::Ok(std::move(value));
 }
 
 template <typename T>
 V2Parse<T> Failed(const Reader& r) {
-  V2Parse<T> out;
-  out.error = r.error();
-  return out;
+  return V2Parse<T>::Fail(r.error());
 }
 
 }  // namespace
@@ -204,11 +207,8 @@ V2Parse<v2::Cluster> ParseV2Cluster(const Value& object) {
 V2Parse<v2::Instance> ParseV2Instance(const Value& object) {
   Reader r;
   std::optional<Meta> m = ReadMeta(r, object);
-  const v2::Kind* kind = m ? v2::FindKind(m->kind) : nullptr;
-  if (m && (kind == nullptr || kind->instance_kind != m->kind)) {
-    r.Error("kind " + m->kind + " is not a v2 instance kind");
-  }
-  if (!m || !r.error().empty()) return Failed<v2::Instance>(r);
+  const v2::Kind* kind = m ? KindOf(r, *m, /*group=*/false) : nullptr;
+  if (kind == nullptr) return Failed<v2::Instance>(r);
   v2::Instance in;
   in.kind = m->kind;
   in.component = std::string(kind->component);
@@ -243,11 +243,8 @@ V2Parse<v2::Instance> ParseV2Instance(const Value& object) {
 V2Parse<v2::Group> ParseV2Group(const Value& object) {
   Reader r;
   std::optional<Meta> m = ReadMeta(r, object);
-  const v2::Kind* kind = m ? v2::FindKind(m->kind) : nullptr;
-  if (m && (kind == nullptr || kind->group_kind != m->kind)) {
-    r.Error("kind " + m->kind + " is not a v2 group kind");
-  }
-  if (!m || !r.error().empty()) return Failed<v2::Group>(r);
+  const v2::Kind* kind = m ? KindOf(r, *m, /*group=*/true) : nullptr;
+  if (kind == nullptr) return Failed<v2::Group>(r);
   v2::Group g;
   g.kind = m->kind;
   g.component = std::string(kind->component);

@@ -16,16 +16,14 @@
 #include <vector>
 
 #include "exporter/model/v2.h"
+#include "exporter/sources/pd_api.h"
 
 namespace podwait {
 
-// A parse result: the value, or what was wrong with the document.
+// A parse result: the value, or what was wrong with the document (the project's one result type,
+// today declared with the PD parsers).
 template <typename T>
-struct V2Parse {
-  std::optional<T> value;
-  std::string error;
-  bool ok() const { return value.has_value(); }
-};
+using V2Parse = PdParse<T>;
 
 // A Cluster document. REQUIRES nothing of `object`: anything that is not a Cluster is an error.
 V2Parse<v2::Cluster> ParseV2Cluster(const rapidjson::Value& object);
