@@ -211,18 +211,27 @@ std::string V2Uid(const std::string& ns, const std::string& kind, const std::str
   return "7a1e0000-0000-4000-8000-" + Hex16(StableHash(ns + "/" + kind + "/" + name)).substr(4);
 }
 
-// The instance kind of a v2 component (api/core/v1alpha1: PD, TiKV, TiDB, ...).
+// The v2 kinds (api/core/v1alpha1): instance kind -> (group kind, component).
+struct V2KindRow {
+  const char* instance;
+  const char* group;
+  const char* component;
+};
+constexpr V2KindRow kV2Kinds[] = {
+    {"PD", "PDGroup", "pd"},
+    {"TiKV", "TiKVGroup", "tikv"},
+    {"TiDB", "TiDBGroup", "tidb"},
+    {"TiFlash", "TiFlashGroup", "tiflash"},
+    {"TiCDC", "TiCDCGroup", "ticdc"},
+    {"TSO", "TSOGroup", "tso"},
+    {"Scheduling", "SchedulingGroup", "scheduling"},
+    {"Scheduler", "SchedulerGroup", "scheduler"},
+};
+
+// The instance kind of a v2 component (PD, TiKV, TiDB, ...).
 std::string V2InstanceKind(const std::string& component) {
-  static const std::pair<const char*, const char*> kKinds[] = {{"pd", "PD"},
-                                                               {"tikv", "TiKV"},
-                                                               {"tidb", "TiDB"},
-                                                               {"tiflash", "TiFlash"},
-                                                               {"ticdc", "TiCDC"},
-                                                               {"tso", "TSO"},
-                                                               {"scheduling", "Scheduling"},
-                                                               {"scheduler", "Scheduler"}};
-  for (const auto& [c, k] : kKinds) {
-    if (component == c) return k;
+  for (const auto& k : kV2Kinds) {
+    if (component == k.component) return k.instance;
   }
   return component;
 }
@@ -1006,23 +1015,6 @@ void V2Condition(Writer& w, const char* type, bool status, const std::string& re
   KV(w, "type", type);
   w.EndObject();
 }
-
-// The kinds of the v2 shorthand: instance kind -> (group kind, component).
-struct V2KindRow {
-  const char* instance;
-  const char* group;
-  const char* component;
-};
-constexpr V2KindRow kV2Kinds[] = {
-    {"PD", "PDGroup", "pd"},
-    {"TiKV", "TiKVGroup", "tikv"},
-    {"TiDB", "TiDBGroup", "tidb"},
-    {"TiFlash", "TiFlashGroup", "tiflash"},
-    {"TiCDC", "TiCDCGroup", "ticdc"},
-    {"TSO", "TSOGroup", "tso"},
-    {"Scheduling", "SchedulingGroup", "scheduling"},
-    {"Scheduler", "SchedulerGroup", "scheduler"},
-};
 
 }  // namespace
 
