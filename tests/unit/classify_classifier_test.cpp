@@ -1,9 +1,9 @@
 // The classifier, table-driven. Every row is a pod document: a real one from
 // tests/fixtures/real/k8s/, a made-up one from tests/fixtures/made-up/classify/ (see its
 // SOURCES.txt) or a made-up tidb-operator v2 pod from tests/fixtures/v2/pods/ (see its README.md,
-// which names the v2 source file each follows), optionally patched in YAML before it is turned into a PodRecord the way the pod
-// source does (only the fields classification needs). Rows whose patch makes them differ from the
-// document say what they change. Event messages are the real-shaped ones of
+// which names the v2 source file each follows), optionally patched in YAML before it is turned
+// into a PodRecord the way the pod source does (only the fields classification needs). Rows whose
+// patch makes them differ from the document say what they change. Event messages are the real-shaped ones of
 // classify_messages_test.cpp (each cited there).
 
 #include <gmock/gmock.h>
