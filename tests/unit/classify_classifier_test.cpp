@@ -3,8 +3,8 @@
 // SOURCES.txt) or a made-up tidb-operator v2 pod from tests/fixtures/v2/pods/ (see its README.md,
 // which names the v2 source file each follows), optionally patched in YAML before it is turned
 // into a PodRecord the way the pod source does (only the fields classification needs). Rows whose
-// patch makes them differ from the document say what they change. Event messages are the real-shaped ones of
-// classify_messages_test.cpp (each cited there).
+// patch makes them differ from the document say what they change. Event messages are the
+// real-shaped ones of classify_messages_test.cpp (each cited there).
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
