@@ -505,34 +505,54 @@ Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
 // ---------------------------------------------------------------------------------------------
 // Stage starting
 
-Classification ClassifyStarting(const Context& ctx, Timestamp start) {
-  const PodRecord& pod = ctx.pod;
-  const Stage stage = Stage::kStarting;
-
-  if (auto p = FindProblem(pod))
-    return Waiting(stage, p->wait_class, p->reason, start, ProblemEvidence(*p));
-
-  if (pod.containers.empty()) {
-    return Waiting(stage, WaitClass::kStarting, r::kContainerCreating, start,
-                   "containers not started yet");
+bool HasImageOrConfigProblem(const PodRecord& pod) {
+  for (const auto* list : {&pod.init_containers, &pod.containers}) {
+    for (const auto& c : *list) {
+      auto p = ProblemOf(c);
+      if (p && p->first != WaitClass::kCrashloop) return true;
+    }
   }
-  for (const auto& c : pod.containers) {
-    if (c.state == ContainerState::kRunning) continue;
-    std::string_view why = r::kContainerWaiting;
-    if (c.reason == "ContainerCreating") why = r::kContainerCreating;
-    if (c.reason == "PodInitializing") why = r::kPodInitializing;
-    std::string what =
-        "container " + c.name + " " + (c.reason.empty() ? std::string("not running") : c.reason);
-    if (!c.message.empty()) what += ": " + c.message;
-    return Waiting(stage, WaitClass::kStarting, why, start, what);
+  return false;
+}
+
+// The component's main container (tidb-operator names it after the component, in v1 and v2):
+// the one that exits while a dependency it needs is down. Sidecars (slow log, log tailers) are not.
+bool IsMainContainer(const PodRecord& pod, const ContainerStatus& c) {
+  return !pod.component.empty() && c.name == pod.component;
+}
+
+// A main container that crash-loops (CrashLoopBackOff, or exited non-zero between restarts) while
+// a dependency it needs is not ready is a symptom of that dependency: `dependency`, the crash loop
+// kept in the evidence. So it stays while the dependency became ready during this stage and the
+// ready grace has not passed (the kubelet's back-off, up to 5m, has to run out first). Otherwise —
+// dependencies ready before the stage or past the grace, unknown, or none needed — nullopt: the
+// crash loop is the story (unknown is never a false `dependency`).
+std::optional<Classification> CrashLoopOnDependency(const Context& ctx, Stage stage,
+                                                    Timestamp start, const std::string& crash) {
+  std::vector<Dependency> needed = Needed(ctx);
+  if (needed.empty()) return std::nullopt;
+  DepVerdict v = EvaluateDependencies(ctx, needed);
+  switch (v.state) {
+    case DepState::kNotReady:
+      return Waiting(stage, WaitClass::kDependency, v.reason, start, v.evidence + "; " + crash);
+    case DepState::kUnknown:
+      return std::nullopt;
+    case DepState::kReady:
+      if (v.ready_since > start &&
+          ctx.now - std::max(v.ready_since, start) <= ctx.opt.dependency_ready_grace) {
+        return Waiting(stage, WaitClass::kDependency, r::kDependencyReady, start,
+                       crash + "; " + v.evidence);
+      }
+      return std::nullopt;
   }
+  return std::nullopt;
+}
 
-  // Every container runs; some are not ready.
-  const PodCondition* ready = pod.Condition("Ready");
-  const PodCondition* initialized = pod.Condition("Initialized");
-  std::string what = "Ready=False";
-  if (ready != nullptr && !ready->message.empty()) what += ": " + ready->message;
-
+// Every container runs and some are not ready (`what` says which, or that the v2 instance is not
+// Ready): dependency while a needed dependency is not ready or became ready within the grace;
+// dependency_stuck past it; otherwise starting during the grace of a fresh start, then not_ready.
+Classification RunningNotReady(const Context& ctx, Stage stage, Timestamp start, std::string what,
+                               std::string_view own_reason, bool lost_readiness) {
   std::vector<Dependency> needed = Needed(ctx);
   if (!needed.empty()) {
     DepVerdict v = EvaluateDependencies(ctx, needed);
@@ -550,24 +570,88 @@ Classification ClassifyStarting(const Context& ctx, Timestamp start) {
         break;
     }
   }
+  if (!lost_readiness && ctx.now - start <= ctx.opt.dependency_ready_grace) {
+    return Waiting(stage, WaitClass::kStarting, own_reason, start, what);
+  }
+  return Waiting(stage, WaitClass::kNotReady, own_reason, start, what);
+}
+
+Classification ClassifyStarting(const Context& ctx, Timestamp start) {
+  const PodRecord& pod = ctx.pod;
+  const Stage stage = Stage::kStarting;
+
+  if (auto p = FindProblem(pod)) {
+    if (p->wait_class == WaitClass::kCrashloop && !p->init && IsMainContainer(pod, *p->container) &&
+        !HasImageOrConfigProblem(pod)) {
+      if (auto dep = CrashLoopOnDependency(ctx, stage, start, ProblemEvidence(*p))) return *dep;
+    }
+    return Waiting(stage, p->wait_class, p->reason, start, ProblemEvidence(*p));
+  }
+
+  if (pod.containers.empty()) {
+    return Waiting(stage, WaitClass::kStarting, r::kContainerCreating, start,
+                   "containers not started yet");
+  }
+  for (const auto& c : pod.containers) {
+    if (c.state == ContainerState::kRunning) continue;
+    // The main container exited non-zero and will be restarted (before CrashLoopBackOff shows).
+    if (c.state == ContainerState::kTerminated && c.restart_count > 0 && c.exit_code != 0 &&
+        IsMainContainer(pod, c)) {
+      std::string crash = "container " + c.name + " " +
+                          (c.reason.empty() ? std::string("terminated") : c.reason) +
+                          " (exit code " + std::to_string(c.exit_code) + ", restarts " +
+                          std::to_string(c.restart_count) + ")";
+      if (auto dep = CrashLoopOnDependency(ctx, stage, start, crash)) return *dep;
+    }
+    std::string_view why = r::kContainerWaiting;
+    if (c.reason == "ContainerCreating") why = r::kContainerCreating;
+    if (c.reason == "PodInitializing") why = r::kPodInitializing;
+    std::string what =
+        "container " + c.name + " " + (c.reason.empty() ? std::string("not running") : c.reason);
+    if (!c.message.empty()) what += ": " + c.message;
+    return Waiting(stage, WaitClass::kStarting, why, start, what);
+  }
+
+  // Every container runs; some are not ready.
+  const PodCondition* ready = pod.Condition("Ready");
+  const PodCondition* initialized = pod.Condition("Initialized");
+  std::string what = "Ready=False";
+  if (ready != nullptr && !ready->message.empty()) what += ": " + ready->message;
   // A pod that was Ready and lost it (Ready changed after Initialized did) is not starting up.
   bool lost_readiness = ready != nullptr && initialized != nullptr &&
                         ready->last_transition > initialized->last_transition;
-  if (!lost_readiness && ctx.now - start <= ctx.opt.dependency_ready_grace) {
-    return Waiting(stage, WaitClass::kStarting, r::kReadinessProbe, start, what);
-  }
-  return Waiting(stage, WaitClass::kNotReady, r::kReadinessProbe, start, what);
+  return RunningNotReady(ctx, stage, start, std::move(what), r::kReadinessProbe, lost_readiness);
+}
+
+// A Ready pod whose v2 instance is Ready=False: waiting in stage starting since the instance's
+// condition changed, like a running pod that is not ready.
+Classification ClassifyInstanceNotReady(const Context& ctx, const InstanceReadiness& instance) {
+  Timestamp start = instance.since;
+  if (start == 0) start = ctx.pod.ReadySince();
+  if (start == 0) start = ctx.pod.created;
+  std::string what = "pod Ready; " + (instance.kind.empty() ? std::string("v2") : instance.kind) +
+                     " instance Ready=False" +
+                     (instance.reason.empty() ? std::string() : " " + instance.reason);
+  return RunningNotReady(ctx, Stage::kStarting, start, std::move(what), r::kInstanceNotReady,
+                         /*lost_readiness=*/false);
 }
 
 }  // namespace
 
 Classification Classify(const PodRecord& pod, std::span<const EventRecord> events,
                         const ClusterDependencies* deps, const AutoscalerState& autoscaler,
-                        const ClassifierOptions& options, Timestamp now) {
+                        const ClassifierOptions& options, Timestamp now,
+                        const InstanceReadiness* instance) {
   if (pod.deleted != 0) return NotWaiting("being deleted");
   if (pod.phase == PodPhase::kSucceeded) return NotWaiting("Succeeded");
   if (pod.phase == PodPhase::kFailed) return NotWaiting("Failed");
-  if (pod.IsReady()) return NotWaiting("Ready");
+  if (pod.IsReady()) {
+    if (instance == nullptr || instance->ready != ConditionStatus::kFalse) {
+      return NotWaiting("Ready");
+    }
+    Context ictx{pod, {}, deps, autoscaler, options, now};
+    return ClassifyInstanceNotReady(ictx, *instance);
+  }
 
   Context ctx{pod, {}, deps, autoscaler, options, now};
   for (const auto& e : events) {

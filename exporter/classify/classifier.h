@@ -12,6 +12,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/model/types.h"
+#include "exporter/model/v2.h"
 
 namespace podwait {
 
@@ -43,9 +44,15 @@ inline constexpr size_t kMaxEvidenceLength = 512;
 //           the same name (another uid, or older than the pod) are ignored.
 //   deps:   the pod's TiDB cluster's dependency state; nullptr when the cluster is unknown (every
 //           dependency then counts as unknown).
-// Returns waiting=false for Ready, Succeeded, Failed and deleted pods.
+//   instance: the Ready condition of the pod's tidb-operator v2 instance CR; nullptr when the pod
+//           has none (v1) or it is not known. A Ready pod whose instance is Ready=False is waiting
+//           (stage starting from the condition's lastTransitionTime, classified like a running
+//           pod that is not ready, reason instance_not_ready when no dependency explains it).
+// Returns waiting=false for Ready (pod and, when given, instance), Succeeded, Failed and deleted
+// pods.
 Classification Classify(const PodRecord& pod, std::span<const EventRecord> events,
                         const ClusterDependencies* deps, const AutoscalerState& autoscaler,
-                        const ClassifierOptions& options, Timestamp now);
+                        const ClassifierOptions& options, Timestamp now,
+                        const InstanceReadiness* instance = nullptr);
 
 }  // namespace podwait

@@ -33,6 +33,11 @@ struct Config {
   std::string selector = "app.kubernetes.io/managed-by=tidb-operator";
   std::string cluster_label = "app.kubernetes.io/instance";
   std::string component_label = "app.kubernetes.io/component";
+  // tidb-operator v2's own pod labels, read when the labels above are absent (v2 writes the
+  // app.kubernetes.io/* ones only as deprecated copies). Empty: no fallback.
+  std::string v2_cluster_label = "pingcap.com/cluster";
+  std::string v2_component_label = "pingcap.com/component";
+  std::string v2_instance_label = "pingcap.com/instance";
   int64_t kube_page_size = 500;
   Timestamp kube_watch_timeout = 5 * kMinute;  // server-side timeoutSeconds of a watch
   bool tidbcluster_enabled = true;  // watch pingcap.com/v1alpha1 TidbClusters (404 disables)

@@ -161,6 +161,17 @@ const std::vector<Flag>& Flags() {
       StringFlag("label.cluster", "Pod label that names the TiDB cluster.", &Config::cluster_label),
       StringFlag("label.component", "Pod label that names the component (pd, tikv, tidb, ...).",
                  &Config::component_label),
+      StringFlag("label.v2-cluster",
+                 "Pod label that names the TiDB cluster when --label.cluster is absent "
+                 "(tidb-operator v2); empty: none.",
+                 &Config::v2_cluster_label),
+      StringFlag("label.v2-component",
+                 "Pod label that names the component when --label.component is absent "
+                 "(tidb-operator v2); empty: none.",
+                 &Config::v2_component_label),
+      StringFlag("label.v2-instance",
+                 "Pod label that names the pod's tidb-operator v2 instance (PD, TiKV, ... CR).",
+                 &Config::v2_instance_label),
       IntFlag<int64_t>("kube.page-size", "Objects per page of an initial list.",
                        &Config::kube_page_size, 1),
       DurationFlag("kube.watch-timeout", "Server-side timeout of one watch request.",

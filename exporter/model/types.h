@@ -61,7 +61,10 @@ struct PodRecord {
   Timestamp created = 0;
   Timestamp deleted = 0;  // deletionTimestamp; non-zero means the pod is being deleted
   PodPhase phase = PodPhase::kUnknown;
-  bool compact_ready = false;            // a compact record of a Ready pod (see above)
+  bool compact_ready = false;  // a compact record of a Ready pod (see above)
+  // The pod belongs to a tidb-operator v2 instance CR (it carries the pingcap.com/instance label);
+  // the instance's name is v2::InstanceNameOfPod(name, component) (model/v2.h).
+  bool v2_instance = false;
   Timestamp compact_ready_since = 0;     // its Ready condition's lastTransitionTime (0: unknown)
   std::vector<PodCondition> conditions;  // empty in a compact record
   std::vector<std::string> init_container_names;  // spec order, so unscheduled pods know them too
@@ -126,7 +129,8 @@ struct DependencyStatus {
 };
 
 // component -> the dependencies it waits for: tikv=pd, tidb=pd+tikv, tiflash=pd+tikv,
-// ticdc=pd+tikv, pump=pd (the default of --dependency.map).
+// ticdc=pd+tikv, pump=pd, and the PD microservices tso=pd, scheduling=pd, scheduler=pd (the
+// default of --dependency.map; the same components in tidb-operator v1 and v2).
 using DependencyMap = std::map<std::string, std::vector<Dependency>>;
 const DependencyMap& DefaultDependencyMap();
 

@@ -81,6 +81,9 @@ PodParseOptions PodParseOptions::FromConfig(const Config& config) {
   PodParseOptions o;
   o.cluster_label = config.cluster_label;
   o.component_label = config.component_label;
+  o.v2_cluster_label = config.v2_cluster_label;
+  o.v2_component_label = config.v2_component_label;
+  o.v2_instance_label = config.v2_instance_label;
   return o;
 }
 
@@ -117,6 +120,17 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
   if (const rapidjson::Value* labels = Object(meta, "labels")) {
     pod.cluster = std::string(Str(labels, options.cluster_label.c_str()));
     pod.component = std::string(Str(labels, options.component_label.c_str()));
+    // A tidb-operator v2 pod names its cluster and component with pingcap.com/* labels; the
+    // app.kubernetes.io/* ones are deprecated copies that v2 will stop writing. Both name the same
+    // cluster (the Cluster CR's name), so tidb_cluster stays <namespace>-<cluster> either way.
+    if (pod.cluster.empty() && !options.v2_cluster_label.empty()) {
+      pod.cluster = std::string(Str(labels, options.v2_cluster_label.c_str()));
+    }
+    if (pod.component.empty() && !options.v2_component_label.empty()) {
+      pod.component = std::string(Str(labels, options.v2_component_label.c_str()));
+    }
+    pod.v2_instance = !options.v2_instance_label.empty() &&
+                      !Str(labels, options.v2_instance_label.c_str()).empty();
   }
   const rapidjson::Value* status = Object(&object, "status");
   pod.phase = ParsePhase(Str(status, "phase"));

@@ -19,6 +19,11 @@ namespace podwait {
 struct PodParseOptions {
   std::string cluster_label = "app.kubernetes.io/instance";
   std::string component_label = "app.kubernetes.io/component";
+  // Read when the labels above are absent or empty (tidb-operator v2 pods); empty: no fallback.
+  std::string v2_cluster_label = "pingcap.com/cluster";
+  std::string v2_component_label = "pingcap.com/component";
+  // A pod carrying this label belongs to a tidb-operator v2 instance (PodRecord::v2_instance).
+  std::string v2_instance_label = "pingcap.com/instance";
   size_t max_message_bytes = 1024;  // condition and container messages are cut to this (UTF-8 safe)
   // A pod that is Ready and not being deleted keeps only its Ready condition (PodRecord).
   bool compact_ready = true;

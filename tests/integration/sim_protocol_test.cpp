@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "exporter/net/http_client.h"
+#include "exporter/sources/v2_objects.h"
 #include "tests/support/process.h"
 
 namespace podwait::testing {
@@ -556,6 +557,233 @@ TEST(SimProtocol, DemoScenarioAdvancesByName) {
     EXPECT_STREQ(p["status"]["phase"].GetString(), "Running");
   EXPECT_TRUE(
       Json(HttpGet(sim.port(), "/pd/demo/demo/pd/api/v1/cluster/status").body)["is_initialized"]
+          .GetBool());
+  EXPECT_EQ(Post(sim.port(), "/_sim/advance", "").status, 409) << "no step left";
+}
+
+// ---------------------------------------------------------------------------------------------
+// tidb-operator v2 (core.pingcap.com/v1alpha1), served by the same mechanism as every resource.
+
+constexpr const char* kV2 = "/apis/core.pingcap.com/v1alpha1";
+
+std::string V2Scenario() { return std::string(PODWAIT_SOURCE_DIR) + "/tests/scenarios/v2.json"; }
+
+TEST(SimProtocol, V2DiscoveryListsTheCrdResources) {
+  Sim sim;
+  auto groups = Json(HttpGet(sim.port(), "/apis").body);
+  ASSERT_TRUE(groups.IsObject());
+  EXPECT_STREQ(groups["kind"].GetString(), "APIGroupList");
+  std::set<std::string> names;
+  for (const auto& g : groups["groups"].GetArray()) names.insert(g["name"].GetString());
+  EXPECT_EQ(names, (std::set<std::string>{"pingcap.com", "core.pingcap.com"}));
+
+  auto list = Json(HttpGet(sim.port(), kV2).body);
+  ASSERT_TRUE(list.IsObject());
+  EXPECT_STREQ(list["kind"].GetString(), "APIResourceList");
+  EXPECT_STREQ(list["groupVersion"].GetString(), "core.pingcap.com/v1alpha1");
+  std::set<std::string> resources;
+  for (const auto& r : list["resources"].GetArray()) {
+    std::string name = r["name"].GetString();
+    resources.insert(name);
+    EXPECT_TRUE(r["namespaced"].GetBool()) << name;
+    if (name.find('/') == std::string::npos) {
+      std::vector<std::string> verbs;
+      for (const auto& v : r["verbs"].GetArray()) verbs.push_back(v.GetString());
+      EXPECT_THAT(verbs, ::testing::ElementsAre("get", "list", "watch")) << name;
+    }
+  }
+  for (const char* plural :
+       {"clusters", "pdgroups", "pds", "tikvgroups", "tikvs", "tidbgroups", "tidbs",
+        "tiflashgroups", "tiflashes", "ticdcgroups", "ticdcs", "tsogroups", "tsos",
+        "schedulinggroups", "schedulings", "schedulergroups", "schedulers"}) {
+    EXPECT_TRUE(resources.count(plural)) << plural;
+    EXPECT_TRUE(resources.count(std::string(plural) + "/status")) << plural;
+  }
+  EXPECT_EQ(resources.size(), 34u);
+  EXPECT_THAT(HttpGet(sim.port(), kV2).body,
+              HasSubstr(R"("name":"tikvs","singularName":"tikv","namespaced":true,"kind":"TiKV")"));
+}
+
+TEST(SimProtocol, V2ListsPaginateAndCarryKindAndApiVersion) {
+  Sim sim({"--scenario", V2Scenario(), "--manual"});
+  std::set<std::string> seen;
+  std::string cont, list_rv;
+  do {
+    HttpResult r = HttpGet(sim.port(), std::string(kV2) + "/namespaces/tidb-v2/tikvs?limit=2" +
+                                           (cont.empty() ? "" : "&continue=" + cont));
+    ASSERT_EQ(r.status, 200) << r.body;
+    auto d = Json(r.body);
+    EXPECT_STREQ(d["kind"].GetString(), "TiKVList");
+    EXPECT_STREQ(d["apiVersion"].GetString(), "core.pingcap.com/v1alpha1");
+    if (list_rv.empty()) list_rv = d["metadata"]["resourceVersion"].GetString();
+    EXPECT_EQ(list_rv, d["metadata"]["resourceVersion"].GetString());
+    for (const auto& item : d["items"].GetArray()) {
+      EXPECT_STREQ(item["kind"].GetString(), "TiKV") << "custom resources keep kind in lists";
+      EXPECT_STREQ(item["apiVersion"].GetString(), "core.pingcap.com/v1alpha1");
+      seen.insert(item["metadata"]["name"].GetString());
+    }
+    cont = d["metadata"].HasMember("continue") ? d["metadata"]["continue"].GetString() : "";
+  } while (!cont.empty());
+  EXPECT_EQ(seen, (std::set<std::string>{"tikv-f6j2vd", "tikv-m3p8zc", "tikv-q7w4mz"}));
+
+  // All namespaces, a label selector, one object, a missing one.
+  auto pds = Json(HttpGet(sim.port(), std::string(kV2) + "/pds").body);
+  EXPECT_EQ(pds["items"].Size(), 3u);
+  auto groups =
+      Json(HttpGet(sim.port(),
+                   std::string(kV2) + "/tikvgroups?labelSelector=pingcap.com%2Fcomponent%3Dtikv")
+               .body);
+  ASSERT_EQ(groups["items"].Size(), 1u);
+  HttpResult one = HttpGet(sim.port(), std::string(kV2) + "/namespaces/tidb-v2/clusters/basic");
+  ASSERT_EQ(one.status, 200);
+  EXPECT_STREQ(Json(one.body)["status"]["pd"].GetString(), "http://pd-pd.tidb-v2:2379");
+  HttpResult missing = HttpGet(sim.port(), std::string(kV2) + "/namespaces/tidb-v2/tidbs/nope");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_STREQ(Json(missing.body)["reason"].GetString(), "NotFound");
+  EXPECT_EQ(HttpGet(sim.port(),
+                    "/apis/core.pingcap.com/v1alpha1/namespaces/tidb-v2/tikvs?"
+                    "fieldSelector=status.state%3DServing")
+                .status,
+            400)
+      << "only metadata fields select custom resources";
+
+  // What the simulator serves parses with the exporter's own v2 parsers, without an error.
+  for (const char* plural :
+       {"clusters", "pdgroups", "pds", "tikvgroups", "tikvs", "tidbgroups", "tidbs"}) {
+    auto d = Json(HttpGet(sim.port(), std::string(kV2) + "/" + plural).body);
+    V2Objects o = ParseV2Objects(d);
+    EXPECT_THAT(o.errors, ::testing::ElementsAre()) << plural;
+    EXPECT_EQ(o.other, 0u) << plural;
+    EXPECT_EQ(o.clusters.size() + o.groups.size() + o.instances.size(), d["items"].Size())
+        << plural;
+  }
+}
+
+TEST(SimProtocol, V2CrdsAbsentAre404NotFound) {
+  Sim sim({"--scenario", V2Scenario(), "--manual"});
+  EXPECT_EQ(HttpGet(sim.port(), "/apis/pingcap.com/v1alpha1/tidbclusters").status, 404)
+      << "the v2 scenario installs no TidbCluster CRD";
+  Apply(sim, R"([{"crd":{"v2":false}}])");
+  for (const std::string& path :
+       {std::string(kV2), std::string(kV2) + "/tikvs", std::string(kV2) + "/namespaces/tidb-v2/pds",
+        std::string(kV2) + "/namespaces/tidb-v2/clusters/basic",
+        std::string(kV2) + "/tikvs?watch=1&timeoutSeconds=1"}) {
+    HttpResult r = HttpGet(sim.port(), path);
+    EXPECT_EQ(r.status, 404) << path;
+    auto st = Json(r.body);
+    ASSERT_TRUE(st.IsObject()) << path;
+    EXPECT_STREQ(st["kind"].GetString(), "Status") << path;
+    EXPECT_STREQ(st["reason"].GetString(), "NotFound") << path;
+  }
+  EXPECT_THAT(HttpGet(sim.port(), "/apis").body, ::testing::Not(HasSubstr("core.pingcap.com")));
+  // One CRD back: only it is served and discovered.
+  Apply(sim, R"([{"crd":{"tikvs":true}}])");
+  EXPECT_EQ(HttpGet(sim.port(), std::string(kV2) + "/tikvs").status, 200);
+  EXPECT_EQ(HttpGet(sim.port(), std::string(kV2) + "/pds").status, 404);
+  auto list = Json(HttpGet(sim.port(), kV2).body);
+  EXPECT_EQ(list["resources"].Size(), 2u);  // tikvs, tikvs/status
+  EXPECT_EQ(Post(sim.port(), "/_sim/apply", R"([{"crd":{"notacrd":true}}])").status, 400);
+  EXPECT_EQ(Post(sim.port(), "/_sim/apply", R"([{"crd":{"pods":false}}])").status, 400);
+}
+
+TEST(SimProtocol, V2WatchStreamsInstanceConditions) {
+  Sim sim({"--scenario", V2Scenario(), "--manual"});
+  std::string rv =
+      Json(HttpGet(sim.port(), std::string(kV2) + "/tikvs").body)["metadata"]["resourceVersion"]
+          .GetString();
+  WatchLines got;
+  std::thread t([&] {
+    got = Watch(sim.port(), std::string(kV2) +
+                                "/namespaces/tidb-v2/tikvs?watch=1&timeoutSeconds=2&"
+                                "allowWatchBookmarks=true&resourceVersion=" +
+                                rv);
+  });
+  sim.WaitForOpenWatches(1);
+  ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=tikv-running", "").status, 200);
+  t.join();
+  EXPECT_TRUE(got.response.ok()) << got.response.error;
+  std::vector<std::string> modified;
+  for (const auto& line : got.lines) {
+    if (Type(line) == "BOOKMARK") continue;
+    EXPECT_EQ(Type(line), "MODIFIED") << line;
+    auto d = Json(line);
+    auto parsed = ParseV2Instance(d["object"]);
+    ASSERT_TRUE(parsed.ok()) << parsed.error;
+    EXPECT_FALSE(parsed.value->IsReady());
+    EXPECT_EQ(parsed.value->ready->reason, "InstanceNotHealthy");
+    EXPECT_EQ(parsed.value->store_state, "Preparing");
+    EXPECT_LT(std::stoull(rv), LineRv(line));
+    modified.push_back(parsed.value->name + "=" + parsed.value->store_id);
+  }
+  EXPECT_THAT(modified,
+              ::testing::UnorderedElementsAre("tikv-q7w4mz=1", "tikv-m3p8zc=4", "tikv-f6j2vd=5"));
+}
+
+TEST(SimProtocol, V2ScenarioCrashLoopsUntilPdHasALeader) {
+  Sim sim({"--scenario", V2Scenario(), "--manual"});
+  auto pods = [&](const std::string& component) {
+    return Json(HttpGet(sim.port(),
+                        "/api/v1/namespaces/tidb-v2/pods?labelSelector=pingcap.com%2Fcomponent%3D" +
+                            component)
+                    .body);
+  };
+  auto ready = [](const rapidjson::Value& pod) {
+    for (const auto& c : pod["status"]["conditions"].GetArray()) {
+      if (std::string(c["type"].GetString()) == "Ready") {
+        return std::string(c["status"].GetString()) == "True";
+      }
+    }
+    return false;
+  };
+  auto pd_leader = [&] { return HttpGet(sim.port(), "/pd/tidb-v2/basic/pd/api/v1/leader").status; };
+  // Every pod exists from the start; TiKV and TiDB crash-loop while PD has no leader.
+  EXPECT_EQ(pd_leader(), 503);
+  auto tikv = pods("tikv");
+  ASSERT_EQ(tikv["items"].Size(), 3u);
+  for (const auto& p : tikv["items"].GetArray()) {
+    EXPECT_STREQ(p["status"]["containerStatuses"][0]["state"]["waiting"]["reason"].GetString(),
+                 "CrashLoopBackOff");
+    EXPECT_STREQ(p["metadata"]["ownerReferences"][0]["kind"].GetString(), "TiKV");
+    // The owner reference names the TiKV CR by its uid.
+    std::string owner = p["metadata"]["ownerReferences"][0]["name"].GetString();
+    auto cr =
+        Json(HttpGet(sim.port(), std::string(kV2) + "/namespaces/tidb-v2/tikvs/" + owner).body);
+    EXPECT_STREQ(p["metadata"]["ownerReferences"][0]["uid"].GetString(),
+                 cr["metadata"]["uid"].GetString());
+    EXPECT_EQ(p["metadata"]["labels"]["pingcap.com/instance"].GetString(), owner);
+  }
+  EXPECT_STREQ(
+      pods("tidb")["items"][0]["status"]["containerStatuses"][0]["state"]["waiting"]["reason"]
+          .GetString(),
+      "CrashLoopBackOff");
+
+  ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=pd-leader", "").status, 200);
+  EXPECT_EQ(pd_leader(), 200);
+  for (const auto& p : pods("pd")["items"].GetArray()) EXPECT_TRUE(ready(p));
+  EXPECT_STREQ(Json(HttpGet(sim.port(), std::string(kV2) + "/namespaces/tidb-v2/clusters/basic")
+                        .body)["status"]["id"]
+                   .GetString(),
+               "7481932013495838612");
+
+  // TiKV runs: its pods are Ready (no readiness probe) while its CRs are not.
+  ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=tikv-running", "").status, 200);
+  for (const auto& p : pods("tikv")["items"].GetArray()) EXPECT_TRUE(ready(p));
+  V2Objects crs = ParseV2Objects(Json(HttpGet(sim.port(), std::string(kV2) + "/tikvs").body));
+  ASSERT_EQ(crs.instances.size(), 3u);
+  for (const auto& i : crs.instances) EXPECT_FALSE(i.IsReady()) << i.name;
+  EXPECT_FALSE(ready(pods("tidb")["items"][0]));
+
+  ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=tidb-ready", "").status, 200);
+  crs = ParseV2Objects(Json(HttpGet(sim.port(), std::string(kV2) + "/tikvs").body));
+  for (const auto& i : crs.instances) EXPECT_TRUE(i.IsReady()) << i.name;
+  EXPECT_TRUE(ready(pods("tidb")["items"][0]));
+  auto cluster = ParseV2Cluster(
+      Json(HttpGet(sim.port(), std::string(kV2) + "/namespaces/tidb-v2/clusters/basic").body));
+  ASSERT_TRUE(cluster.ok()) << cluster.error;
+  EXPECT_EQ(v2::FindCondition(cluster.value->conditions, "Available")->status,
+            ConditionStatus::kTrue);
+  EXPECT_TRUE(
+      Json(HttpGet(sim.port(), "/pd/tidb-v2/basic/pd/api/v1/cluster/status").body)["is_initialized"]
           .GetBool());
   EXPECT_EQ(Post(sim.port(), "/_sim/advance", "").status, 409) << "no step left";
 }

@@ -206,10 +206,48 @@ void WriteContainerStatus(Writer& w, const ContainerState& c, bool init) {
   w.EndObject();
 }
 
+// The uid of a made-up v2 object: stable, so a pod's owner reference names its instance's uid.
+std::string V2Uid(const std::string& ns, const std::string& kind, const std::string& name) {
+  return "7a1e0000-0000-4000-8000-" + Hex16(StableHash(ns + "/" + kind + "/" + name)).substr(4);
+}
+
+// The v2 kinds (api/core/v1alpha1): instance kind -> (group kind, component).
+struct V2KindRow {
+  const char* instance;
+  const char* group;
+  const char* component;
+};
+constexpr V2KindRow kV2Kinds[] = {
+    {"PD", "PDGroup", "pd"},
+    {"TiKV", "TiKVGroup", "tikv"},
+    {"TiDB", "TiDBGroup", "tidb"},
+    {"TiFlash", "TiFlashGroup", "tiflash"},
+    {"TiCDC", "TiCDCGroup", "ticdc"},
+    {"TSO", "TSOGroup", "tso"},
+    {"Scheduling", "SchedulingGroup", "scheduling"},
+    {"Scheduler", "SchedulerGroup", "scheduler"},
+};
+
+// The instance kind of a v2 component (PD, TiKV, TiDB, ...).
+std::string V2InstanceKind(const std::string& component) {
+  for (const auto& k : kV2Kinds) {
+    if (component == k.component) return k.instance;
+  }
+  return component;
+}
+
 void WriteContainerSpec(Writer& w, const std::string& name, const std::string& image,
                         const std::string& component, bool init) {
   w.StartObject();
-  if (init) {
+  if (init && name == "ti-prestop-checker") {
+    // tidb-operator v2's TiKV init container (pkg/controllers/tikv/tasks/pod.go).
+    w.Key("command");
+    w.StartArray();
+    S(w, "/bin/sh");
+    S(w, "-c");
+    S(w, "cp /prestop-checker /prestop/;");
+    w.EndArray();
+  } else if (init) {
     w.Key("command");
     w.StartArray();
     S(w, "/wait-for-pd");
@@ -303,8 +341,26 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
     *error = "pod shorthand needs namespace and name";
     return false;
   }
+  // tidb-operator v2 pods: named <group>-<component>-<suffix> after their instance CR
+  // <group>-<suffix>, which owns them; labelled pingcap.com/* (plus, unless legacyLabels is false,
+  // the deprecated app.kubernetes.io/* copies v2 still writes).
+  const bool v2 = Str(spec, "operator") == "v2";
   std::string component = Str(spec, "component");
   std::string cluster = Str(spec, "cluster");
+  std::string v2_group, v2_instance;
+  if (v2) {
+    size_t last = name.rfind('-');
+    size_t prev =
+        last == std::string::npos || last == 0 ? std::string::npos : name.rfind('-', last - 1);
+    if (prev == std::string::npos || cluster.empty()) {
+      *error =
+          "v2 pod shorthand " + name + ": give cluster and a <group>-<component>-<suffix> name";
+      return false;
+    }
+    if (component.empty()) component = name.substr(prev + 1, last - prev - 1);
+    v2_group = name.substr(0, prev);
+    v2_instance = v2_group + name.substr(last);
+  }
   if (component.empty() || cluster.empty()) {
     // "<cluster>-<component>-<ordinal>"
     size_t last = name.rfind('-');
@@ -396,35 +452,53 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
     w.Int(30);
     KT(w, "deletionTimestamp", deleting);
   }
-  KV(w, "generateName", cluster + "-" + component + "-");
+  if (!v2) KV(w, "generateName", cluster + "-" + component + "-");
   w.Key("labels");
   w.StartObject();
-  KV(w, "app.kubernetes.io/component", component);
-  KV(w, "app.kubernetes.io/instance", cluster);
-  KV(w, "app.kubernetes.io/managed-by", "tidb-operator");
-  KV(w, "app.kubernetes.io/name", "tidb-cluster");
-  KV(w, "apps.kubernetes.io/pod-index", name.substr(name.rfind('-') + 1));
-  KV(w, "statefulset.kubernetes.io/pod-name", name);
+  if (!v2 || Bool(spec, "legacyLabels", true)) {
+    KV(w, "app.kubernetes.io/component", component);
+    KV(w, "app.kubernetes.io/instance", cluster);
+    KV(w, "app.kubernetes.io/managed-by", "tidb-operator");
+    KV(w, "app.kubernetes.io/name", "tidb-cluster");
+  }
+  if (v2) {
+    KV(w, "pingcap.com/cluster", cluster);
+    KV(w, "pingcap.com/component", component);
+    KV(w, "pingcap.com/group", v2_group);
+    KV(w, "pingcap.com/instance", v2_instance);
+    KV(w, "pingcap.com/instance-revision-hash", v2_group + "-6d8f7c9b5");
+    KV(w, "pingcap.com/managed-by", "tidb-operator");
+  } else {
+    KV(w, "apps.kubernetes.io/pod-index", name.substr(name.rfind('-') + 1));
+    KV(w, "statefulset.kubernetes.io/pod-name", name);
+  }
   CopyMap(w, Member(spec, "labels"));
   w.EndObject();
   KV(w, "name", name);
   KV(w, "namespace", ns);
   const rapidjson::Value* owner = Member(spec, "owner");
   if (!(owner && owner->IsBool() && !owner->GetBool())) {
-    std::string okind = owner ? Str(*owner, "kind", "StatefulSet") : "StatefulSet";
-    std::string oname =
-        owner ? Str(*owner, "name", cluster + "-" + component) : cluster + "-" + component;
+    std::string default_kind = v2 ? V2InstanceKind(component) : "StatefulSet";
+    std::string default_name = v2 ? v2_instance : cluster + "-" + component;
+    std::string okind = owner ? Str(*owner, "kind", default_kind) : default_kind;
+    std::string oname = owner ? Str(*owner, "name", default_name) : default_name;
     w.Key("ownerReferences");
     w.StartArray();
     w.StartObject();
-    KV(w, "apiVersion", okind == "StatefulSet" ? "apps/v1" : "v1");
+    std::string oapi = okind == "StatefulSet"        ? "apps/v1"
+                       : v2 && okind == default_kind ? "core.pingcap.com/v1alpha1"
+                                                     : "v1";
+    KV(w, "apiVersion", oapi);
     w.Key("blockOwnerDeletion");
     w.Bool(true);
     w.Key("controller");
     w.Bool(true);
     KV(w, "kind", okind);
     KV(w, "name", oname);
-    KV(w, "uid", "5e1e0000-0000-4000-8000-" + Hex16(StableHash(ns + "/" + oname)).substr(4));
+    KV(w, "uid",
+       v2 && oapi != "v1"
+           ? V2Uid(ns, okind, oname)
+           : "5e1e0000-0000-4000-8000-" + Hex16(StableHash(ns + "/" + oname)).substr(4));
     w.EndObject();
     w.EndArray();
   }
@@ -462,7 +536,7 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
   }
   KV(w, "schedulerName", "default-scheduler");
   KV(w, "serviceAccountName", "default");
-  KV(w, "subdomain", cluster + "-" + component + "-peer");
+  KV(w, "subdomain", (v2 ? v2_group : cluster) + "-" + component + "-peer");
   w.Key("terminationGracePeriodSeconds");
   w.Int(30);
   w.EndObject();
@@ -922,6 +996,164 @@ bool ExpandTidbCluster(const rapidjson::Value& spec, Timestamp now, rapidjson::D
   if (!failures(tidbs, "failureMembers", "failureMembers", false)) return false;
   KV(w, "phase", Str(tidbs, "phase", "Normal"));
   w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  return Finish(sb, out, error);
+}
+
+namespace {
+
+void V2Condition(Writer& w, const char* type, bool status, const std::string& reason,
+                 const std::string& message, Timestamp ltt) {
+  w.StartObject();
+  KT(w, "lastTransitionTime", ltt);
+  KV(w, "message", message);
+  w.Key("observedGeneration");
+  w.Int(1);
+  KV(w, "reason", reason);
+  KV(w, "status", status ? "True" : "False");
+  KV(w, "type", type);
+  w.EndObject();
+}
+
+}  // namespace
+
+bool ExpandV2(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
+              std::string* error) {
+  std::string kind = Str(spec, "kind");
+  std::string ns = Str(spec, "namespace");
+  std::string name = Str(spec, "name");
+  std::string cluster = Str(spec, "cluster");
+  const V2KindRow* row = nullptr;
+  bool group = false;
+  for (const auto& k : kV2Kinds) {
+    if (kind == k.instance || kind == k.group) {
+      row = &k;
+      group = kind == k.group;
+    }
+  }
+  if (ns.empty() || name.empty() || (kind != "Cluster" && (row == nullptr || cluster.empty()))) {
+    *error =
+        "v2 shorthand needs kind (Cluster, a group or an instance kind), namespace, name and "
+        "(but for a Cluster) cluster";
+    return false;
+  }
+  Timestamp created, since;
+  if (!TimeField(spec, "created", now, now, &created, error)) return false;
+  if (!TimeField(spec, "since", now, now, &since, error)) return false;
+  std::string owner_group = Str(spec, "group", name.substr(0, name.rfind('-')));
+
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartObject();
+  KV(w, "apiVersion", "core.pingcap.com/v1alpha1");
+  KV(w, "kind", kind);
+  w.Key("metadata");
+  w.StartObject();
+  KT(w, "creationTimestamp", created);
+  w.Key("finalizers");
+  w.StartArray();
+  S(w, "pingcap.com/finalizer");
+  w.EndArray();
+  w.Key("generation");
+  w.Int(1);
+  if (row != nullptr) {
+    w.Key("labels");
+    w.StartObject();
+    KV(w, "pingcap.com/cluster", cluster);
+    KV(w, "pingcap.com/component", row->component);
+    KV(w, "pingcap.com/group", group ? name : owner_group);
+    if (!group) {
+      KV(w, "pingcap.com/instance-revision-hash", owner_group + "-6d8f7c9b5");
+      KV(w, "pingcap.com/managed-by", "tidb-operator");
+    }
+    w.EndObject();
+  }
+  KV(w, "name", name);
+  KV(w, "namespace", ns);
+  if (row != nullptr && !group) {
+    w.Key("ownerReferences");
+    w.StartArray();
+    w.StartObject();
+    KV(w, "apiVersion", "core.pingcap.com/v1alpha1");
+    w.Key("blockOwnerDeletion");
+    w.Bool(true);
+    w.Key("controller");
+    w.Bool(true);
+    KV(w, "kind", row->group);
+    KV(w, "name", owner_group);
+    KV(w, "uid", V2Uid(ns, row->group, owner_group));
+    w.EndObject();
+    w.EndArray();
+  }
+  KV(w, "uid", V2Uid(ns, kind, name));
+  w.EndObject();
+
+  w.Key("spec");
+  w.StartObject();
+  if (row != nullptr) {
+    w.Key("cluster");
+    w.StartObject();
+    KV(w, "name", cluster);
+    w.EndObject();
+  }
+  if (group) {
+    w.Key("replicas");
+    w.Int64(Int(spec, "replicas", 3));
+  } else if (row != nullptr) {
+    KV(w, "subdomain", owner_group + "-" + row->component + "-peer");
+    KV(w, "version", Str(spec, "version", "v8.5.2"));
+  } else if (Bool(spec, "tls", false)) {
+    w.Key("tlsCluster");
+    w.StartObject();
+    w.Key("enabled");
+    w.Bool(true);
+    w.EndObject();
+  }
+  w.EndObject();
+
+  w.Key("status");
+  w.StartObject();
+  w.Key("conditions");
+  w.StartArray();
+  if (kind == "Cluster") {
+    bool available = Bool(spec, "available", false);
+    V2Condition(w, "Available", available, "ClusterAvailable",
+                available ? "Cluster is available" : "Cluster is not available", since);
+    V2Condition(w, "Progressing", true, "ClusterCreation", "Cluster is being created", created);
+  } else if (group) {
+    int64_t replicas = Int(spec, "replicas", 3);
+    bool ready = Int(spec, "readyReplicas", 0) == replicas;
+    V2Condition(w, "Ready", ready, ready ? "Ready" : "NotAllInstancesReady",
+                ready ? "all subreources are ready" : "not all instances are ready", since);
+    V2Condition(w, "Synced", true, "Synced", "all subreources are synced", created);
+  } else {
+    bool ready = Bool(spec, "ready", false);
+    std::string reason = ready ? "Ready" : Str(spec, "reason", "PodNotReady");
+    V2Condition(w, "Ready", ready, reason,
+                ready                            ? "all subreources are ready"
+                : reason == "InstanceNotHealthy" ? "instance is not probed as healthy"
+                                                 : "pod of the instance is not ready",
+                since);
+    V2Condition(w, "Synced", true, "Synced", "all subreources are synced", created);
+  }
+  w.EndArray();
+  if (kind == "Cluster") {
+    KV(w, "id", Str(spec, "id"));
+    std::string scheme = Bool(spec, "tls", false) ? "https" : "http";
+    KV(w, "pd",
+       Str(spec, "pd", scheme + "://" + Str(spec, "pdGroup", "pd") + "-pd." + ns + ":2379"));
+  } else if (group) {
+    w.Key("readyReplicas");
+    w.Int64(Int(spec, "readyReplicas", 0));
+    w.Key("replicas");
+    w.Int64(Int(spec, "replicas", 3));
+  } else {
+    if (!Str(spec, "storeId").empty()) KV(w, "id", Str(spec, "storeId"));
+    if (!Str(spec, "storeState").empty()) KV(w, "state", Str(spec, "storeState"));
+  }
+  w.Key("observedGeneration");
+  w.Int(1);
   w.EndObject();
   w.EndObject();
   return Finish(sb, out, error);

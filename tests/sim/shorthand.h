@@ -30,6 +30,9 @@ bool ExpandEvent(const rapidjson::Value& spec, Timestamp now, const PodUidLookup
                  rapidjson::Document* out, std::string* error);
 bool ExpandTidbCluster(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
                        std::string* error);
+// A tidb-operator v2 object (core.pingcap.com/v1alpha1): a Cluster, a group or an instance.
+bool ExpandV2(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
+              std::string* error);
 bool ExpandConfigMap(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
                      std::string* error);
 // The cluster-autoscaler status ConfigMap (kube-system/cluster-autoscaler-status).

@@ -164,6 +164,36 @@ bool ParseUint(const std::string& s, uint64_t* out) {
 Simulator::Simulator(SimOptions options, const Clock& clock)
     : options_(std::move(options)), clock_(clock), store_(options_.history, options_.seed, clock) {
   if (options_.time_scale <= 0) options_.time_scale = 1.0;
+  for (auto& installed : crd_installed_) installed = true;
+}
+
+bool Simulator::ApplyCrds(const rapidjson::Value& crds, std::string* error) {
+  if (!crds.IsObject()) {
+    *error = "crds must be an object of {\"<plural>\": bool}";
+    return false;
+  }
+  for (const auto& m : crds.GetObject()) {
+    std::string_view key(m.name.GetString(), m.name.GetStringLength());
+    if (!m.value.IsBool()) {
+      *error = "crds." + std::string(key) + " must be true or false";
+      return false;
+    }
+    std::vector<Resource> which;
+    if (key == "v2" || key == "core.pingcap.com") {
+      which = ResourcesOf("core.pingcap.com/v1alpha1");
+    } else if (auto r = ResourceFromPlural(key); r && !Info(*r).core) {
+      which = {*r};
+    } else {
+      *error = "crds: no custom resource " + std::string(key);
+      return false;
+    }
+    for (Resource r : which) crd_installed_[static_cast<int>(r)] = m.value.GetBool();
+  }
+  return true;
+}
+
+bool Simulator::Served(Resource r) const {
+  return Info(r).core || crd_installed_[static_cast<int>(r)].load();
 }
 
 Simulator::~Simulator() { Stop(); }
@@ -187,9 +217,8 @@ bool Simulator::LoadScenario(const std::string& text, std::string* error) {
     *error = "scenario must be a JSON object";
     return false;
   }
-  if (auto it = doc.FindMember("crds"); it != doc.MemberEnd() && it->value.IsObject()) {
-    auto t = it->value.FindMember("tidbclusters");
-    if (t != it->value.MemberEnd() && t->value.IsBool()) tidbclusters_crd_ = t->value.GetBool();
+  if (auto it = doc.FindMember("crds"); it != doc.MemberEnd()) {
+    if (!ApplyCrds(it->value, error)) return false;
   }
   if (auto it = doc.FindMember("steps"); it != doc.MemberEnd()) {
     if (!it->value.IsArray()) {
@@ -400,6 +429,20 @@ bool Simulator::ApplyOne(const rapidjson::Value& op, std::string* error) {
     if (!ExpandTidbCluster(it->value, now, &doc, error)) return false;
     return UpsertDocument(std::move(doc), error);
   }
+  if (auto it = op.FindMember("v2"); it != op.MemberEnd()) {
+    // One object, or an array of them.
+    if (it->value.IsArray()) {
+      for (const auto& one : it->value.GetArray()) {
+        rapidjson::Document doc;
+        if (!ExpandV2(one, now, &doc, error)) return false;
+        if (!UpsertDocument(std::move(doc), error)) return false;
+      }
+      return true;
+    }
+    rapidjson::Document doc;
+    if (!ExpandV2(it->value, now, &doc, error)) return false;
+    return UpsertDocument(std::move(doc), error);
+  }
   if (auto it = op.FindMember("configmap"); it != op.MemberEnd()) {
     rapidjson::Document doc;
     if (!ExpandConfigMap(it->value, now, &doc, error)) return false;
@@ -428,11 +471,7 @@ bool Simulator::ApplyOne(const rapidjson::Value& op, std::string* error) {
     pit->second = std::move(next);
     return true;
   }
-  if (auto it = op.FindMember("crd"); it != op.MemberEnd()) {
-    auto t = it->value.FindMember("tidbclusters");
-    if (t != it->value.MemberEnd() && t->value.IsBool()) tidbclusters_crd_ = t->value.GetBool();
-    return true;
-  }
+  if (auto it = op.FindMember("crd"); it != op.MemberEnd()) return ApplyCrds(it->value, error);
   if (op.HasMember("fault")) return ApplyFault(op, error);
   *error = "unknown op: " + ToJson(op).substr(0, 200);
   return false;
@@ -704,7 +743,7 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
   std::string_view path = req.path;
   while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
   static constexpr std::string_view kCore = "/api/v1";
-  static constexpr std::string_view kTc = "/apis/pingcap.com/v1alpha1";
+  static constexpr std::string_view kApis = "/apis";
   if (path == "/api") {
     resp.Send(200, kJson,
               "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[{"
@@ -715,27 +754,23 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
     resp.Send(200, kJson, "{\"major\":\"1\",\"minor\":\"30\",\"gitVersion\":\"v1.30.0-sim\"}");
     return;
   }
-  if (path == kTc) {
-    if (!tidbclusters_crd_) {
-      SendStatus(resp, 404, "the server could not find the requested resource");
+  std::string_view rest;
+  std::string group_version;  // of the path: "v1", "pingcap.com/v1alpha1", ...
+  if (path.rfind(kCore, 0) == 0 && (path.size() == kCore.size() || path[kCore.size()] == '/')) {
+    group_version = "v1";
+    rest = path.substr(kCore.size());
+  } else if (path.rfind(kApis, 0) == 0 &&
+             (path.size() == kApis.size() || path[kApis.size()] == '/')) {
+    // /apis/<group>/<version>[/...]
+    std::string_view gv = path.substr(std::min(path.size(), kApis.size() + 1));
+    size_t slash = gv.find('/');
+    size_t end = slash == std::string_view::npos ? slash : gv.find('/', slash + 1);
+    if (end == std::string_view::npos) {  // /apis or /apis/<group>[/<version>]
+      ServeDiscovery(path, resp);
       return;
     }
-    resp.Send(
-        200, kJson,
-        "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":\"pingcap.com/"
-        "v1alpha1\",\"resources\":[{\"name\":\"tidbclusters\",\"singularName\":\"tidbcluster\","
-        "\"namespaced\":true,\"kind\":\"TidbCluster\",\"verbs\":[\"get\",\"list\",\"watch\"],"
-        "\"shortNames\":[\"tc\"]}]}");
-    return;
-  }
-  bool core;
-  std::string_view rest;
-  if (path.rfind(kCore, 0) == 0 && (path.size() == kCore.size() || path[kCore.size()] == '/')) {
-    core = true;
-    rest = path.substr(kCore.size());
-  } else if (path.rfind(kTc, 0) == 0 && path[kTc.size()] == '/') {
-    core = false;
-    rest = path.substr(kTc.size());
+    group_version = std::string(gv.substr(0, end));
+    rest = gv.substr(end);
   } else {
     SendStatus(resp, 404, "the server could not find the requested resource");
     return;
@@ -759,7 +794,7 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
     return;
   }
   auto r = ResourceFromPlural(plural);
-  if (!r || Info(*r).core != core || (*r == Resource::kTidbClusters && !tidbclusters_crd_)) {
+  if (!r || Info(*r).api_version != group_version || !Served(*r)) {
     SendStatus(resp, 404, "the server could not find the requested resource");
     return;
   }
@@ -810,6 +845,80 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
   } else {
     ServeList(req, resp, *r, ns, *labels, *fields);
   }
+}
+
+namespace {
+
+void AppendNames(std::string* out, const char* key, std::string_view comma_separated) {
+  if (comma_separated.empty()) return;
+  *out += std::string(",\"") + key + "\":[";
+  bool first = true;
+  while (!comma_separated.empty()) {
+    size_t comma = comma_separated.find(',');
+    if (!first) *out += ",";
+    *out += "\"" + std::string(comma_separated.substr(0, comma)) + "\"";
+    first = false;
+    comma_separated =
+        comma == std::string_view::npos ? std::string_view() : comma_separated.substr(comma + 1);
+  }
+  *out += "]";
+}
+
+}  // namespace
+
+void Simulator::ServeDiscovery(std::string_view path, Responder& resp) {
+  // The group versions of the custom resources that are installed, in table order.
+  std::vector<std::string> versions;
+  for (int i = 0; i < kResourceCount; ++i) {
+    const ResourceInfo& info = Info(static_cast<Resource>(i));
+    if (info.core || !Served(info.resource)) continue;
+    if (std::find(versions.begin(), versions.end(), info.api_version) == versions.end()) {
+      versions.push_back(info.api_version);
+    }
+  }
+  if (path == "/apis") {
+    std::string body = "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[";
+    for (size_t i = 0; i < versions.size(); ++i) {
+      std::string group = versions[i].substr(0, versions[i].find('/'));
+      std::string version = versions[i].substr(versions[i].find('/') + 1);
+      if (i > 0) body += ",";
+      body += "{\"name\":\"" + group + "\",\"versions\":[{\"groupVersion\":\"" + versions[i] +
+              "\",\"version\":\"" + version + "\"}],\"preferredVersion\":{\"groupVersion\":\"" +
+              versions[i] + "\",\"version\":\"" + version + "\"}}";
+    }
+    body += "]}";
+    resp.Send(200, kJson, body);
+    return;
+  }
+  std::string gv(path.substr(std::string_view("/apis/").size()));
+  if (std::find(versions.begin(), versions.end(), gv) == versions.end()) {
+    SendStatus(resp, 404, "the server could not find the requested resource");
+    return;
+  }
+  // What the API server lists for a CRD: the resource with its verbs (only those the simulator
+  // serves), names and categories, and its status subresource.
+  std::string body = "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":\"" +
+                     gv + "\",\"resources\":[";
+  bool first = true;
+  for (Resource r : ResourcesOf(gv)) {
+    if (!Served(r)) continue;
+    const ResourceInfo& info = Info(r);
+    if (!first) body += ",";
+    first = false;
+    body += std::string("{\"name\":\"") + info.plural + "\",\"singularName\":\"" + info.singular +
+            "\",\"namespaced\":true,\"kind\":\"" + info.kind +
+            "\",\"verbs\":[\"get\",\"list\",\"watch\"]";
+    AppendNames(&body, "shortNames", info.short_names);
+    AppendNames(&body, "categories", info.categories);
+    body += "}";
+    if (info.status) {
+      body += std::string(",{\"name\":\"") + info.plural +
+              "/status\",\"singularName\":\"\",\"namespaced\":true,\"kind\":\"" + info.kind +
+              "\",\"verbs\":[\"get\"]}";
+    }
+  }
+  body += "]}";
+  resp.Send(200, kJson, body);
 }
 
 void Simulator::ServeList(const Request& req, Responder& resp, Resource r, const std::string& ns,

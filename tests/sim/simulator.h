@@ -33,7 +33,8 @@ struct SimOptions {
   int64_t churn_per_second = 0;
 };
 
-// The scenario simulator: a Kubernetes API (pods, events, tidbclusters, configmaps), a PD API per
+// The scenario simulator: a Kubernetes API (pods, events, configmaps, TidbClusters and the
+// tidb-operator v2 resources of core.pingcap.com), a PD API per
 // TiDB cluster, kube-state-metrics-shaped series and a control API, all driven by a scenario.
 // Thread-safe: HTTP handlers run on many threads.
 class Simulator {
@@ -85,6 +86,12 @@ class Simulator {
 
   bool ApplyOne(const rapidjson::Value& op, std::string* error);
   bool ApplyFault(const rapidjson::Value& op, std::string* error);
+  // {"<plural>": bool, "v2": bool, ...}: installs or removes CRDs ("v2" or "core.pingcap.com":
+  // every tidb-operator v2 resource).
+  bool ApplyCrds(const rapidjson::Value& crds, std::string* error);
+  bool Served(Resource r) const;
+  // GET /apis and /apis/<group>/<version>: the discovery documents of what is installed.
+  void ServeDiscovery(std::string_view path, Responder& resp);
   bool UpsertDocument(rapidjson::Document doc, std::string* error);
   bool RunStepLocked(size_t index, std::string* error);
   void TimelineLoop();
@@ -106,7 +113,8 @@ class Simulator {
   SimOptions options_;
   const Clock& clock_;
   Store store_;
-  bool tidbclusters_crd_ = true;
+  // Whether each custom resource's CRD is installed (always true for built-in resources).
+  std::atomic<bool> crd_installed_[kResourceCount];
 
   mutable std::mutex ops_mu_;  // serializes ops and steps
   std::vector<Step> steps_;

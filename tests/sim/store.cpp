@@ -16,13 +16,55 @@ namespace podwait::sim {
 
 namespace {
 
-const ResourceInfo kInfos[kResourceCount] = {
-    {Resource::kPods, "pods", "Pod", "PodList", "v1", true},
-    {Resource::kEvents, "events", "Event", "EventList", "v1", true},
+constexpr Resource V2(int i) {
+  return static_cast<Resource>(static_cast<int>(Resource::kFirstV2) + i);
+}
+constexpr const char* kCore = "core.pingcap.com/v1alpha1";
+
+// The v2 rows follow the CRDs of pingcap/tidb-operator (manifests/crd/core.pingcap.com_*.yaml):
+// plural, kind, list kind, singular, shortNames (where the CRD declares them), categories, a
+// status subresource.
+constexpr ResourceInfo kInfos[kResourceCount] = {
+    {Resource::kPods, "pods", "Pod", "PodList", "v1", true, "pod", "po", "all", true},
+    {Resource::kEvents, "events", "Event", "EventList", "v1", true, "event", "ev", "", false},
     {Resource::kTidbClusters, "tidbclusters", "TidbCluster", "TidbClusterList",
-     "pingcap.com/v1alpha1", false},
-    {Resource::kConfigMaps, "configmaps", "ConfigMap", "ConfigMapList", "v1", true},
+     "pingcap.com/v1alpha1", false, "tidbcluster", "tc", "", false},
+    {Resource::kConfigMaps, "configmaps", "ConfigMap", "ConfigMapList", "v1", true, "configmap",
+     "cm", "", false},
+    {V2(0), "clusters", "Cluster", "ClusterList", kCore, false, "cluster", "", "", true},
+    {V2(1), "pdgroups", "PDGroup", "PDGroupList", kCore, false, "pdgroup", "pdg", "group", true},
+    {V2(2), "pds", "PD", "PDList", kCore, false, "pd", "", "instance", true},
+    {V2(3), "tikvgroups", "TiKVGroup", "TiKVGroupList", kCore, false, "tikvgroup", "", "group",
+     true},
+    {V2(4), "tikvs", "TiKV", "TiKVList", kCore, false, "tikv", "", "instance", true},
+    {V2(5), "tidbgroups", "TiDBGroup", "TiDBGroupList", kCore, false, "tidbgroup", "", "group",
+     true},
+    {V2(6), "tidbs", "TiDB", "TiDBList", kCore, false, "tidb", "", "instance", true},
+    {V2(7), "tiflashgroups", "TiFlashGroup", "TiFlashGroupList", kCore, false, "tiflashgroup", "",
+     "group", true},
+    {V2(8), "tiflashes", "TiFlash", "TiFlashList", kCore, false, "tiflash", "", "instance", true},
+    {V2(9), "ticdcgroups", "TiCDCGroup", "TiCDCGroupList", kCore, false, "ticdcgroup", "", "group",
+     true},
+    {V2(10), "ticdcs", "TiCDC", "TiCDCList", kCore, false, "ticdc", "", "instance", true},
+    {V2(11), "tsogroups", "TSOGroup", "TSOGroupList", kCore, false, "tsogroup", "", "group", true},
+    {V2(12), "tsos", "TSO", "TSOList", kCore, false, "tso", "", "instance", true},
+    {V2(13), "schedulinggroups", "SchedulingGroup", "SchedulingGroupList", kCore, false,
+     "schedulinggroup", "", "group", true},
+    {V2(14), "schedulings", "Scheduling", "SchedulingList", kCore, false, "scheduling", "",
+     "instance", true},
+    {V2(15), "schedulergroups", "SchedulerGroup", "SchedulerGroupList", kCore, false,
+     "schedulergroup", "", "group", true},
+    {V2(16), "schedulers", "Scheduler", "SchedulerList", kCore, false, "scheduler", "", "instance",
+     true},
 };
+
+constexpr bool InEnumOrder() {
+  for (int i = 0; i < kResourceCount; ++i) {
+    if (static_cast<int>(kInfos[i].resource) != i) return false;
+  }
+  return true;
+}
+static_assert(InEnumOrder(), "kInfos is indexed by Resource");
 
 const char* const kPodFields[] = {
     "metadata.name",      "metadata.namespace", "spec.nodeName",
@@ -108,6 +150,18 @@ std::vector<std::string> SplitTopLevel(std::string_view text) {
 }  // namespace
 
 const ResourceInfo& Info(Resource r) { return kInfos[static_cast<int>(r)]; }
+
+std::string ResourceInfo::PathPrefix() const {
+  return core ? std::string("/api/") + api_version : std::string("/apis/") + api_version;
+}
+
+std::vector<Resource> ResourcesOf(std::string_view api_version) {
+  std::vector<Resource> out;
+  for (const auto& i : kInfos) {
+    if (api_version == i.api_version) out.push_back(i.resource);
+  }
+  return out;
+}
 
 std::optional<Resource> ResourceFromPlural(std::string_view plural) {
   for (const auto& i : kInfos) {

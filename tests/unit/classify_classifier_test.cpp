@@ -1,9 +1,10 @@
 // The classifier, table-driven. Every row is a pod document: a real one from
-// tests/fixtures/real/k8s/ or a made-up one from tests/fixtures/made-up/classify/ (see its
-// SOURCES.txt), optionally patched in YAML before it is turned into a PodRecord the way the pod
-// source does (only the fields classification needs). Rows whose patch makes them differ from the
-// document say what they change. Event messages are the real-shaped ones of
-// classify_messages_test.cpp (each cited there).
+// tests/fixtures/real/k8s/, a made-up one from tests/fixtures/made-up/classify/ (see its
+// SOURCES.txt) or a made-up tidb-operator v2 pod from tests/fixtures/v2/pods/ (see its README.md,
+// which names the v2 source file each follows), optionally patched in YAML before it is turned
+// into a PodRecord the way the pod source does (only the fields classification needs). Rows whose
+// patch makes them differ from the document say what they change. Event messages are the
+// real-shaped ones of classify_messages_test.cpp (each cited there).
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -71,6 +72,9 @@ PodRecord PodFromYaml(const YAML::Node& doc) {
   p.resource_version = Str(Get(md, "resourceVersion"));
   p.cluster = Str(Get(Get(md, "labels"), "app.kubernetes.io/instance"));
   p.component = Str(Get(Get(md, "labels"), "app.kubernetes.io/component"));
+  // tidb-operator v2 pods carry pingcap.com/* labels (the app.kubernetes.io/* copies may go).
+  if (p.cluster.empty()) p.cluster = Str(Get(Get(md, "labels"), "pingcap.com/cluster"));
+  if (p.component.empty()) p.component = Str(Get(Get(md, "labels"), "pingcap.com/component"));
   p.created = Time(Get(md, "creationTimestamp"));
   p.deleted = Time(Get(md, "deletionTimestamp"));
   YAML::Node inits = Get(Get(doc, "spec"), "initContainers");
@@ -120,6 +124,17 @@ constexpr const char* kRealTaint =
 constexpr const char* kRealPvc =
     "tests/fixtures/real/k8s/pod-pending-unschedulable-unbound-pvc.status.yaml";
 constexpr const char* kRealPurple = "tests/fixtures/real/k8s/pod-stuck-in-init-purple.yaml";
+// tidb-operator v2 pods (made up, JSON as the API server returns them;
+// tests/fixtures/v2/README.md).
+constexpr const char* kV2TikvCrash = "tests/fixtures/v2/pods/tikv-crashloop-no-pd-leader.json";
+constexpr const char* kV2TidbCrash = "tests/fixtures/v2/pods/tidb-crashloop-no-pd-leader.json";
+constexpr const char* kV2TidbRunning = "tests/fixtures/v2/pods/tidb-running-not-ready.json";
+constexpr const char* kV2TikvReady = "tests/fixtures/v2/pods/tikv-ready-instance-not-ready.json";
+constexpr const char* kV2PdRunning = "tests/fixtures/v2/pods/pd-running-not-ready-no-leader.json";
+
+Timestamp V2At(const std::string& hhmmss) {
+  return ParseRfc3339("2025-03-10T" + hhmmss + "Z").value();
+}
 
 Timestamp At(const std::string& hhmmss) {
   return ParseRfc3339("2024-05-02T" + hhmmss + "Z").value();
@@ -168,6 +183,27 @@ Patch InitState(std::string state, int restarts = 0) {
 }
 Patch MainState(std::string state, int restarts = 0) {
   return State("containerStatuses", 0, std::move(state), restarts);
+}
+Patch RenameMain(std::string name) {
+  return [name](YAML::Node& d) {
+    d["spec"]["containers"][0]["name"] = name;
+    d["status"]["containerStatuses"][0]["name"] = name;
+  };
+}
+// A second main container (a sidecar) with that state, in spec and status.
+Patch AddSidecar(std::string name, std::string state) {
+  return [=](YAML::Node& d) {
+    YAML::Node spec;
+    spec["name"] = name;
+    spec["image"] = "busybox:1.36";
+    d["spec"]["containers"].push_back(spec);
+    YAML::Node st;
+    st["name"] = name;
+    st["ready"] = false;
+    st["restartCount"] = 0;
+    st["state"] = YAML::Load(state);
+    d["status"]["containerStatuses"].push_back(st);
+  };
 }
 Patch RenameInit(std::string name) {
   return [name](YAML::Node& d) {
@@ -253,6 +289,7 @@ struct Row {
   std::optional<ClusterDependencies> deps = AllReady(At("09:00:00"));
   AutoscalerState autoscaler;
   std::function<void(ClassifierOptions&)> options;
+  std::optional<InstanceReadiness> instance;  // the pod's v2 instance's Ready condition
   Timestamp now = 0;
   // expected
   bool waiting = true;
@@ -303,6 +340,10 @@ struct Row {
   }
   Row& Options(std::function<void(ClassifierOptions&)> f) {
     options = std::move(f);
+    return *this;
+  }
+  Row& Instance(ConditionStatus ready, std::string why, Timestamp since) {
+    instance = InstanceReadiness{ready, std::move(why), "TiKV", since};
     return *this;
   }
   Row& Now(Timestamp t) {
@@ -967,14 +1008,174 @@ std::vector<Row> Rows() {
           .WithDeps(Deps(Ready(At("09:00:00")), NotReady("no_tikv_store_up")))
           .Now(At("10:10:00"))
           .Expect(S::kStarting, C::kDependency, r::kNoTikvStoreUp, initialized));
-  // Main containers that cannot run: always shown, even while PD is down.
+  // The main container crash-loops: a symptom of its dependency while that is not ready (or
+  // became ready within the grace: the kubelet's back-off runs out first), the crash loop kept in
+  // the evidence; its own problem once the dependencies were ready before the stage or past the
+  // grace, or when their readiness is unknown.
+  const std::string crash =
+      "{waiting: {reason: CrashLoopBackOff, message: 'back-off 2m40s restarting failed "
+      "container=tikv'}}";
   add(Row("MainCrashLoopWhilePdDown", kRunning)
-          .With(MainState("{waiting: {reason: CrashLoopBackOff, message: 'back-off 2m40s "
-                          "restarting failed container=tikv'}}",
-                          5))
+          .With(MainState(crash, 5))
           .WithDeps(PdDown())
           .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kDependency, r::kPdNotReady, initialized,
+                  "container tikv CrashLoopBackOff (restarts 5)"));
+  add(Row("MainCrashLoopPdReadyBeforeStage", kRunning)
+          .With(MainState(crash, 5))
+          .Now(At("10:10:00"))
           .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, initialized, "container tikv"));
+  add(Row("MainCrashLoopPdReadyDuringStageWithinGrace", kRunning)
+          .With(MainState(crash, 5))
+          .WithDeps(AllReady(At("10:05:00")))
+          .Now(At("10:07:00"))
+          .Expect(S::kStarting, C::kDependency, r::kDependencyReady, initialized,
+                  "container tikv CrashLoopBackOff"));
+  add(Row("MainCrashLoopPdReadyDuringStagePastGrace", kRunning)
+          .With(MainState(crash, 5))
+          .WithDeps(AllReady(At("10:05:00")))
+          .Now(At("10:07:00") + 1)
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, initialized, "container tikv"));
+  add(Row("MainCrashLoopPdUnknown", kRunning)
+          .With(MainState(crash, 5))
+          .WithDeps(Deps(Unknown(), Unknown()))
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, initialized, "container tikv"));
+  add(Row("MainCrashLoopClusterUnknown", kRunning)
+          .With(MainState(crash, 5))
+          .NoCluster()
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, initialized));
+  add(Row("MainCrashLoopComponentWithoutDependencies", kRunning)
+          .With(Component("pd"))
+          .With(RenameMain("pd"))
+          .With(MainState(crash, 5))
+          .WithDeps(PdDown())
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, initialized, "container pd"));
+  add(Row("TidbMainCrashLoopWhileTikvDown", kRunning)
+          .With(Component("tidb"))
+          .With(RenameMain("tidb"))
+          .With(MainState(crash, 3))
+          .WithDeps(Deps(Ready(At("09:00:00")), NotReady("no_tikv_store_up")))
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoTikvStoreUp, initialized, "container tidb"));
+  // A sidecar's crash loop is not the dependency's symptom.
+  add(Row("SidecarCrashLoopWhilePdDown", kRunning)
+          .With(AddSidecar("slowlog", crash))
+          .WithDeps(PdDown())
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, initialized, "container slowlog"));
+  // Image and config errors are never hidden behind a dependency.
+  add(Row("MainCrashLoopSidecarImagePullWhilePdDown", kRunning)
+          .With(MainState(crash, 5))
+          .With(AddSidecar("slowlog", "{waiting: {reason: ImagePullBackOff}}"))
+          .WithDeps(PdDown())
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, initialized));
+  add(Row("MainImagePullWhilePdDown", kRunning)
+          .With(MainState("{waiting: {reason: ErrImagePull}}"))
+          .WithDeps(PdDown())
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kImage, r::kImagePull, initialized));
+  add(Row("MainConfigErrorWhilePdDown", kRunning)
+          .With(MainState("{waiting: {reason: CreateContainerConfigError, message: 'secret "
+                          "\"tikv-tls\" not found'}}"))
+          .WithDeps(PdDown())
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kConfig, r::kContainerConfig, initialized));
+  // Exited non-zero between restarts (before CrashLoopBackOff shows).
+  add(Row("MainTerminatedBetweenRestartsPdDown", kRunning)
+          .With(MainState("{terminated: {exitCode: 1, reason: Error}}", 2))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(At("10:03:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, initialized,
+                  "container tikv Error (exit code 1, restarts 2)"));
+  add(Row("MainTerminatedBetweenRestartsPdReady", kRunning)
+          .With(MainState("{terminated: {exitCode: 1, reason: Error}}", 2))
+          .Now(At("10:03:00"))
+          .Expect(S::kStarting, C::kStarting, r::kContainerWaiting, initialized, "tikv Error"));
+
+  // ===== tidb-operator v2: every pod created at once, waits in its main container ===========
+  const Timestamp v2_tikv_init = V2At("08:00:09");
+  const Timestamp v2_tidb_init = V2At("08:00:05");
+  add(Row("V2TikvCrashLoopNoPdLeader", kV2TikvCrash)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_tikv_init,
+                  "container tikv CrashLoopBackOff (restarts 6): back-off 2m40s"));
+  add(Row("V2TidbCrashLoopNoPdLeader", kV2TidbCrash)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_tidb_init, "container tidb"));
+  // PD got its leader at 08:10: the back-off runs out within the grace; then a crash loop.
+  add(Row("V2TikvCrashLoopPdLeaderWithinGrace", kV2TikvCrash)
+          .WithDeps(Deps(Ready(V2At("08:10:00")), NotReady("no_tikv_store_up")))
+          .Now(V2At("08:11:00"))
+          .Expect(S::kStarting, C::kDependency, r::kDependencyReady, v2_tikv_init));
+  add(Row("V2TikvCrashLoopPdLeaderPastGrace", kV2TikvCrash)
+          .WithDeps(Deps(Ready(V2At("08:10:00")), NotReady("no_tikv_store_up")))
+          .Now(V2At("08:12:01"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, v2_tikv_init));
+  add(Row("V2TidbCrashLoopTikvDown", kV2TidbCrash)
+          .WithDeps(Deps(Ready(V2At("08:10:00")), NotReady("no_tikv_store_up")))
+          .Now(V2At("08:13:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoTikvStoreUp, v2_tidb_init));
+  add(Row("V2TidbRunningNotReadyTikvDown", kV2TidbRunning)
+          .WithDeps(Deps(Ready(V2At("08:10:00")), NotReady("no_tikv_store_up")))
+          .Now(V2At("08:11:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoTikvStoreUp, v2_tidb_init,
+                  "containers with unready status: [tidb]"));
+  add(Row("V2TidbRunningNotReadyPdDown", kV2TidbRunning)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("08:11:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_tidb_init));
+  add(Row("V2TidbRunningNotReadyDepsReadyPastGrace", kV2TidbRunning)
+          .WithDeps(AllReady(V2At("08:10:00")))
+          .Now(V2At("08:12:01"))
+          .Expect(S::kStarting, C::kDependencyStuck, r::kDependencyReady, v2_tidb_init));
+  add(Row("V2PdRunningNotReadyNoDependencies", kV2PdRunning)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("08:01:00"))
+          .Expect(S::kStarting, C::kStarting, r::kReadinessProbe, V2At("08:00:06")));
+  // A v2 TiKV pod without a readiness probe is Ready; its TiKV instance is not (store Preparing).
+  const Timestamp inst_since = V2At("08:00:10");
+  add(Row("V2TikvPodReadyInstanceNotReadyPdDown", kV2TikvReady)
+          .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("08:05:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, inst_since,
+                  "pod Ready; TiKV instance Ready=False InstanceNotHealthy"));
+  add(Row("V2TikvPodReadyInstanceNotReadyPdReadyBefore", kV2TikvReady)
+          .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("08:01:00"))
+          .Expect(S::kStarting, C::kStarting, r::kInstanceNotReady, inst_since));
+  add(Row("V2TikvPodReadyInstanceNotReadyPastGrace", kV2TikvReady)
+          .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("08:02:10") + 1)
+          .Expect(S::kStarting, C::kNotReady, r::kInstanceNotReady, inst_since,
+                  "InstanceNotHealthy"));
+  add(Row("V2TikvPodReadyInstanceNotReadyPdUnknown", kV2TikvReady)
+          .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
+          .WithDeps(Deps(Unknown(), Unknown()))
+          .Now(V2At("08:05:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kDependencyUnknown, inst_since));
+  add(Row("V2TikvPodReadyInstanceNotReadyPdReadyDuringWait", kV2TikvReady)
+          .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
+          .WithDeps(AllReady(V2At("08:10:00")))
+          .Now(V2At("08:13:00"))
+          .Expect(S::kStarting, C::kDependencyStuck, r::kDependencyReady, inst_since));
+  add(Row("V2TikvPodReadyInstanceReady", kV2TikvReady)
+          .Instance(ConditionStatus::kTrue, "Ready", V2At("08:11:00"))
+          .WithDeps(PdDown())
+          .Now(V2At("08:12:00"))
+          .NotWaiting());
+  add(Row("V2TikvPodReadyInstanceUnknown", kV2TikvReady)
+          .WithDeps(PdDown())
+          .Now(V2At("08:12:00"))
+          .NotWaiting());
   add(Row("MainImagePullBackOff", kRunning)
           .With(MainState("{waiting: {reason: ImagePullBackOff, message: 'Back-off pulling image "
                           "\"pingcap/tikv:v7.5.1\"'}}"))
@@ -1067,7 +1268,8 @@ Classification RunRow(const Row& row, const Built& b) {
   ClassifierOptions opt;
   if (row.options) row.options(opt);
   const ClusterDependencies* deps = row.deps ? &*row.deps : nullptr;
-  return Classify(b.pod, b.events, deps, row.autoscaler, opt, row.now);
+  return Classify(b.pod, b.events, deps, row.autoscaler, opt, row.now,
+                  row.instance ? &*row.instance : nullptr);
 }
 
 class ClassifierTable : public ::testing::TestWithParam<Row> {};

@@ -135,5 +135,56 @@ TEST(SimShorthand, RelativeTimes) {
   EXPECT_STREQ(doc["b"][0].GetString(), "at 2023-11-14T22:13:20Z ok");
 }
 
+TEST(SimResources, V2RowsFollowTheCrds) {
+  auto tikvs = ResourceFromPlural("tikvs");
+  ASSERT_TRUE(tikvs.has_value());
+  EXPECT_EQ(ResourceFromKind("TiKV"), tikvs);
+  EXPECT_STREQ(Info(*tikvs).list_kind, "TiKVList");
+  EXPECT_EQ(Info(*tikvs).PathPrefix(), "/apis/core.pingcap.com/v1alpha1");
+  EXPECT_FALSE(Info(*tikvs).core);
+  EXPECT_EQ(ResourceFromKind("TiFlash"), ResourceFromPlural("tiflashes"));
+  EXPECT_EQ(Info(Resource::kPods).PathPrefix(), "/api/v1");
+  EXPECT_EQ(ResourcesOf("core.pingcap.com/v1alpha1").size(), size_t{kV2ResourceCount});
+  EXPECT_EQ(ResourcesOf("pingcap.com/v1alpha1"), std::vector<Resource>{Resource::kTidbClusters});
+  EXPECT_FALSE(ResourceFromPlural("tiproxies").has_value()) << "not served";
+}
+
+TEST(SimShorthand, V2PodIsOwnedByItsInstance) {
+  rapidjson::Document out, cr;
+  std::string err;
+  auto spec = Parse(R"({"operator":"v2","namespace":"tidb-v2","name":"tikv-tikv-q7w4mz",
+    "cluster":"basic","stage":"waiting","reason":"CrashLoopBackOff","legacyLabels":false})");
+  ASSERT_TRUE(ExpandPod(spec, 1'700'000'000'000, &out, &err)) << err;
+  const auto& labels = out["metadata"]["labels"];
+  EXPECT_STREQ(labels["pingcap.com/cluster"].GetString(), "basic");
+  EXPECT_STREQ(labels["pingcap.com/component"].GetString(), "tikv");
+  EXPECT_STREQ(labels["pingcap.com/group"].GetString(), "tikv");
+  EXPECT_STREQ(labels["pingcap.com/instance"].GetString(), "tikv-q7w4mz");
+  EXPECT_FALSE(labels.HasMember("app.kubernetes.io/instance"));
+  EXPECT_FALSE(labels.HasMember("statefulset.kubernetes.io/pod-name"));
+  EXPECT_FALSE(out["metadata"].HasMember("generateName"));
+  const auto& owner = out["metadata"]["ownerReferences"][0];
+  EXPECT_STREQ(owner["kind"].GetString(), "TiKV");
+  EXPECT_STREQ(owner["apiVersion"].GetString(), "core.pingcap.com/v1alpha1");
+  EXPECT_STREQ(owner["name"].GetString(), "tikv-q7w4mz");
+  EXPECT_STREQ(out["spec"]["subdomain"].GetString(), "tikv-tikv-peer");
+  EXPECT_STREQ(out["status"]["containerStatuses"][0]["state"]["waiting"]["reason"].GetString(),
+               "CrashLoopBackOff");
+
+  auto tikv = Parse(R"({"kind":"TiKV","namespace":"tidb-v2","name":"tikv-q7w4mz","cluster":"basic",
+    "reason":"InstanceNotHealthy","storeId":"4","storeState":"Preparing"})");
+  ASSERT_TRUE(ExpandV2(tikv, 1'700'000'000'000, &cr, &err)) << err;
+  EXPECT_STREQ(cr["metadata"]["uid"].GetString(), owner["uid"].GetString());
+  EXPECT_STREQ(cr["metadata"]["ownerReferences"][0]["kind"].GetString(), "TiKVGroup");
+  EXPECT_STREQ(cr["status"]["conditions"][0]["reason"].GetString(), "InstanceNotHealthy");
+  EXPECT_STREQ(cr["status"]["state"].GetString(), "Preparing");
+
+  EXPECT_FALSE(ExpandPod(Parse(R"({"operator":"v2","namespace":"n","name":"tikv-tikv-a"})"),
+                         1'700'000'000'000, &out, &err))
+      << "a v2 pod needs its cluster";
+  EXPECT_FALSE(ExpandV2(Parse(R"({"kind":"TiProxy","namespace":"n","name":"a","cluster":"c"})"),
+                        1'700'000'000'000, &cr, &err));
+}
+
 }  // namespace
 }  // namespace podwait::sim

@@ -1,0 +1,122 @@
+#pragma once
+
+// Facts of tidb-operator v2 objects (API group core.pingcap.com/v1alpha1): the Cluster, the
+// component groups and the component instances. Only what podwait reads is kept, never the
+// documents. The fields and their meanings follow pingcap/tidb-operator's api/core/v1alpha1/
+// (cluster_types.go, common_types.go, *_types.go); tests/fixtures/v2/README.md lists the source
+// of each.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exporter/common/clock.h"
+#include "exporter/model/types.h"
+
+namespace podwait::v2 {
+
+// The API group and version of every v2 kind.
+inline constexpr std::string_view kApiGroup = "core.pingcap.com";
+inline constexpr std::string_view kApiVersion = "core.pingcap.com/v1alpha1";
+
+// A metav1.Condition as v2 writes it on its objects (Ready, Synced, Available, ...).
+struct Condition {
+  std::string type;
+  ConditionStatus status = ConditionStatus::kUnknown;
+  std::string reason;  // Ready, Unready, PodNotCreated, PodNotReady, InstanceNotHealthy, ...
+  Timestamp last_transition = 0;
+  int64_t observed_generation = 0;
+};
+
+// The condition of that type in `conditions`, or nullptr.
+const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type);
+
+// A Cluster (kind Cluster): the PD URL its controller writes (status.pd, e.g.
+// "http://pd-pd.tidb:2379", https with TLS between components), the PD cluster id (status.id,
+// empty until PD answered) and its conditions (Available, Progressing, Suspended).
+struct Cluster {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string pd_url;      // status.pd; empty until a PDGroup exists
+  std::string cluster_id;  // status.id
+  bool tls = false;        // spec.tlsCluster.enabled
+  std::vector<Condition> conditions;
+  ClusterKey Key() const { return {namespace_, name}; }
+};
+
+// The v2 component kinds podwait knows: their instance kind, group kind, plural resource names,
+// the component name they write in the pingcap.com/component label and their pods' name part.
+struct Kind {
+  std::string_view instance_kind;      // PD, TiKV, TiDB, TiFlash, TiCDC, TSO, Scheduling, ...
+  std::string_view group_kind;         // PDGroup, TiKVGroup, ...
+  std::string_view instance_resource;  // pds, tikvs, tidbs, tiflashes, ...
+  std::string_view group_resource;     // pdgroups, tikvgroups, ...
+  std::string_view component;          // pd, tikv, tidb, tiflash, ticdc, tso, scheduling, ...
+};
+// Every kind above, PD first.
+const std::vector<Kind>& Kinds();
+// The kind whose instance_kind or group_kind is `kind`, or nullptr.
+const Kind* FindKind(std::string_view kind);
+
+// An instance (PD, TiKV, TiDB, TiFlash, TiCDC, TSO, Scheduling): one pod each.
+struct Instance {
+  std::string kind;       // instance kind: PD, TiKV, ...
+  std::string component;  // pd, tikv, ...
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string cluster;  // spec.cluster.name (else the pingcap.com/cluster label)
+  std::string group;    // the pingcap.com/group label (else the controlling group owner)
+  int64_t generation = 0;
+  std::optional<Condition> ready;   // the Ready condition, when written
+  std::optional<Condition> synced;  // the Synced condition, when written
+  std::string store_id;             // TiKV/TiFlash status.id (empty until the store registered)
+  std::string store_state;          // TiKV/TiFlash status.state: Preparing, Serving, Removing, ...
+  std::string pod_name;             // the pod it owns: <name prefix>-<component>-<suffix>
+  ClusterKey Key() const { return {namespace_, cluster}; }
+  // Whether the Ready condition is True.
+  bool IsReady() const { return ready && ready->status == ConditionStatus::kTrue; }
+};
+
+// A group (PDGroup, TiKVGroup, ...): desired and observed replicas and its conditions.
+struct Group {
+  std::string kind;  // group kind
+  std::string component;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string cluster;
+  std::optional<int64_t> spec_replicas;   // spec.replicas
+  std::optional<int64_t> replicas;        // status.replicas
+  std::optional<int64_t> ready_replicas;  // status.readyReplicas
+  std::vector<Condition> conditions;
+  ClusterKey Key() const { return {namespace_, cluster}; }
+};
+
+// The pod name v2 gives an instance's pod (pkg/apiutil/core/v1alpha1/instance.go): the instance
+// name cut at its last '-', the component between: "tikv-x7k2p" -> "tikv-tikv-x7k2p". Empty when
+// the name has no '-' (v2 panics there; podwait derives nothing).
+std::string PodNameOf(std::string_view instance_name, std::string_view component);
+
+// The inverse of PodNameOf: the instance a v2 pod belongs to, "tikv-tikv-x7k2p" with component
+// "tikv" -> "tikv-x7k2p". Empty when the pod name is not <prefix>-<component>-<suffix>.
+std::string InstanceNameOfPod(std::string_view pod_name, std::string_view component);
+
+}  // namespace podwait::v2
+
+namespace podwait {
+
+// What the classifier needs of a pod's v2 instance: its Ready condition. A pod that is Ready while
+// its instance is Ready=False (a v2 TiKV without readiness probe, its store not yet serving) is
+// waiting (exporter/classify/README.md).
+struct InstanceReadiness {
+  ConditionStatus ready = ConditionStatus::kUnknown;
+  std::string reason;   // the condition's reason (InstanceNotHealthy, PodNotReady, ...)
+  std::string kind;     // the instance kind (TiKV, ...), for the evidence
+  Timestamp since = 0;  // the condition's lastTransitionTime
+};
+
+}  // namespace podwait
