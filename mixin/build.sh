@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mode=write
+mode="write"
 out=
 mixin=mixin/mixin.libsonnet
 while [ $# -gt 0 ]; do
