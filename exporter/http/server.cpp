@@ -237,35 +237,35 @@ void WriteReply(mg_connection* conn, int status, const std::string& content_type
 
 }  // namespace
 
-bool HttpServer::Refused(mg_connection* conn, HttpHeaders* configured) {
-  if (!web_config_) return false;
+int HttpServer::Refused(mg_connection* conn, HttpHeaders* configured) {
+  if (!web_config_) return 0;
   const bool head = std::strcmp(mg_get_request_info(conn)->request_method, "HEAD") == 0;
   std::string error;
   std::shared_ptr<const WebConfig> config = web_config_->Current(&error);
   if (config == nullptr) {
     WriteReply(conn, 500, "text/plain; charset=utf-8", BaseHeaders(), "Internal Server Error\n",
                false, head);
-    return true;
+    return 500;
   }
   *configured = config->headers;
   if (!limiter_->Allow(config->rate_limit_interval, config->rate_limit_burst)) {
     WriteReply(conn, 429, "text/plain; charset=utf-8", MergeHeaders(BaseHeaders(), *configured),
                "Too Many Requests\n", false, head);
-    return true;
+    return 429;
   }
   if (!auth_->Allowed(*config, mg_get_header(conn, "Authorization"))) {
     HttpHeaders headers = MergeHeaders(BaseHeaders(), *configured);
     headers.emplace_back("WWW-Authenticate", "Basic");
     WriteReply(conn, 401, "text/plain; charset=utf-8", headers, "Unauthorized\n", false, head);
-    return true;
+    return 401;
   }
-  return false;
+  return 0;
 }
 
 int HttpServer::Dispatch(mg_connection* conn, void* self_ptr) {
   auto* self = static_cast<HttpServer*>(self_ptr);
   HttpHeaders configured;
-  if (self->Refused(conn, &configured)) return 1;
+  if (const int status = self->Refused(conn, &configured)) return status;
   const mg_request_info* info = mg_get_request_info(conn);
   HttpServerRequest request;
   request.method = info->request_method ? info->request_method : "";

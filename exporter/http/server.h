@@ -64,8 +64,9 @@ class HttpServer {
 
  private:
   static int Dispatch(mg_connection* conn, void* self);
-  // The web config's gate in front of the handlers; true when `conn` was answered here.
-  bool Refused(mg_connection* conn, HttpHeaders* configured);
+  // The web config's gate in front of the handlers: the status `conn` was answered with here
+  // (401, 429, 500), or 0 with *configured set to the config's response headers.
+  int Refused(mg_connection* conn, HttpHeaders* configured);
   std::map<std::string, HttpHandler> handlers_;
   std::unique_ptr<WebConfigSource> web_config_;
   std::unique_ptr<TlsContext> tls_;
