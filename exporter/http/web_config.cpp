@@ -11,6 +11,7 @@
 #include <array>
 #include <cstring>
 #include <optional>
+#include <set>
 
 #include "exporter/common/base64.h"
 #include "exporter/common/file.h"
@@ -108,6 +109,19 @@ class Decoder {
       const std::string key = kv.first.as<std::string>();
       if (std::find(known.begin(), known.end(), key) == known.end()) {
         Fail(kv.first, "field " + key + " not found in " + name);
+        return false;
+      }
+    }
+    return Unique(node);
+  }
+
+  // No key twice (yaml-cpp would keep one of them silently; Go's strict decoding refuses).
+  bool Unique(const YAML::Node& map) {
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      const std::string key = kv.first.as<std::string>();
+      if (!seen.insert(key).second) {
+        Fail(kv.first, "key \"" + key + "\" already set in map");
         return false;
       }
     }
@@ -214,6 +228,7 @@ void DecodeHttp(Decoder& d, const YAML::Node& node, WebConfig* config) {
   const YAML::Node headers = node["headers"];
   if (!headers || headers.IsNull()) return;
   if (!headers.IsMap()) return d.Fail(headers, "headers must be a mapping");
+  if (!d.Unique(headers)) return;
   for (const auto& kv : headers) {
     const std::string name = kv.first.as<std::string>();
     std::string value;
@@ -239,6 +254,7 @@ void DecodeHttp(Decoder& d, const YAML::Node& node, WebConfig* config) {
 void DecodeUsers(Decoder& d, const YAML::Node& node, WebConfig* config) {
   if (!node || node.IsNull()) return;
   if (!node.IsMap()) return d.Fail(node, "basic_auth_users must be a mapping of user to hash");
+  if (!d.Unique(node)) return;
   for (const auto& kv : node) {
     const std::string user = kv.first.as<std::string>();
     std::string hash;

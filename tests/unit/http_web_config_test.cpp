@@ -113,6 +113,11 @@ TEST(ParseWebConfig, StrictErrors) {
   EXPECT_THAT(ParseError("http_server_config:\n  http2: maybe\n"),
               HasSubstr("http2 must be true or false"));
   EXPECT_THAT(ParseError("rate_limit:\n  interval: soon\n"), HasSubstr("invalid duration"));
+  EXPECT_THAT(
+      ParseError(std::string("basic_auth_users:\n  a: ") + kHash2b + "\n  a: " + kHash2y + "\n"),
+      HasSubstr("line 3: key \"a\" already set in map"));
+  EXPECT_THAT(ParseError("tls_server_config:\n  cert_file: a\n  cert_file: b\n"),
+              HasSubstr("key \"cert_file\" already set in map"));
 }
 
 TEST(ParseWebConfig, PasswordsMustBeBcryptAndAreNotEchoed) {
