@@ -250,6 +250,30 @@ TEST_F(WebConfig, CertificateReplacedOnDiskIsServedToTheNextConnection) {
   EXPECT_TRUE(exporter_->Running());
 }
 
+// The file is re-read when it changes: a new user applies without a restart; while the file is
+// unusable, new TLS connections are refused (requests on plain HTTP get 500, as with
+// exporter-toolkit) and the error is logged, until it is fixed.
+TEST_F(WebConfig, ChangedConfigAppliesWithoutRestart) {
+  Start(TlsAndUsers());
+  EXPECT_EQ(Curl("/metrics", {"-u", "prometheus:s3cret"}).code, "200");
+  auto replace = [&](const std::string& text) {  // as the kubelet does: a new file, renamed over
+    WriteFile(conf_dir_ + "/web.yml.new", text);
+    ASSERT_EQ(std::rename((conf_dir_ + "/web.yml.new").c_str(), (conf_dir_ + "/web.yml").c_str()),
+              0);
+  };
+  replace(std::string("tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n"
+                      "basic_auth_users:\n  grafana: ") +
+          kHash + "\n");
+  EXPECT_EQ(Curl("/metrics", {"-u", "grafana:s3cret"}).code, "200");
+  EXPECT_EQ(Curl("/metrics", {"-u", "prometheus:s3cret"}).code, "401");
+  replace("basic_auth_users:\n  grafana: not-a-hash\n");
+  EXPECT_EQ(Curl("/metrics", {"-u", "grafana:s3cret"}).code, "000");  // no TLS handshake
+  EXPECT_THAT(exporter_->ReadLog(), HasSubstr("not a bcrypt hash"));
+  replace(TlsAndUsers());
+  EXPECT_EQ(Curl("/metrics", {"-u", "prometheus:s3cret"}).code, "200");
+  EXPECT_TRUE(exporter_->Running());
+}
+
 TEST_F(WebConfig, ConfiguredHeadersOnEveryResponse) {
   Start(TlsAndUsers() +
         "http_server_config:\n  headers:\n    Strict-Transport-Security: max-age=31536000\n"
