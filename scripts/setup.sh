@@ -11,11 +11,16 @@
 # Idempotent and quiet: when everything is installed it only checks and returns.
 set -euo pipefail
 
+# libssl-dev at run time: Debian's libcivetweb1 loads OpenSSL for HTTPS (--web.config.file) by the
+# unversioned names libssl.so and libcrypto.so, which only the -dev package provides.
 RUNTIME_PACKAGES=(
   ca-certificates
   libcivetweb1
+  libcrypt1
   libcurl4
   libprometheus-cpp-core1.0
+  libssl-dev
+  libssl3
   libyaml-cpp0.7
   zlib1g
 )
@@ -26,9 +31,11 @@ BUILD_PACKAGES=(
   git
   libbenchmark-dev
   libcivetweb-dev
+  libcrypt-dev
   libcurl4-openssl-dev
   libgmock-dev
   libgtest-dev
+  libssl-dev
   libyaml-cpp-dev
   ninja-build
   prometheus-cpp-dev
@@ -39,6 +46,7 @@ TEST_PACKAGES=(
   "${BUILD_PACKAGES[@]}"
   chromium
   curl
+  jsonnet
   kubernetes-client
   nodejs
   npm

@@ -38,9 +38,9 @@ import urllib.parse
 import urllib.request
 
 # The metric contract (docs/DESIGN.md §5) as `podwait-exporter contract` prints it; the committed
-# copy is docs/contract.json (a test keeps it equal to the binary's output). Histograms are
+# copy is mixin/contract.json (a test keeps it equal to the binary's output). Histograms are
 # expanded to _bucket/_sum/_count below; `up` is Prometheus' own.
-CONTRACT_FILE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "contract.json"
+CONTRACT_FILE = pathlib.Path(__file__).resolve().parents[2] / "mixin" / "contract.json"
 _CONTRACT = json.loads(CONTRACT_FILE.read_text(encoding="utf-8"))
 CONTRACT_METRICS = {m["name"] for m in _CONTRACT["metrics"] if m["type"] != "histogram"} | {"up"}
 CONTRACT_HISTOGRAMS = {m["name"] for m in _CONTRACT["metrics"] if m["type"] == "histogram"}

@@ -177,12 +177,14 @@ void App::InstallHandlers() {
     HttpServerReply reply;
     reply.content_type = "text/html; charset=utf-8";
     reply.body = RenderStatusPage(MakeViewModel(), config_.telemetry_path);
+    reply.headers = StatusPageHeaders();
     reply.compressible = true;
     return reply;
   });
 }
 
 bool App::Start(std::string* error) {
+  if (!server_.UseWebConfig(config_.web_config_file, error)) return false;
   std::optional<KubeEndpoint> endpoint =
       ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), env_.env, error);
   if (!endpoint) return false;

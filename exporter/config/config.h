@@ -16,6 +16,7 @@ struct Config {
   // Web
   std::string listen_address = ":9877";
   std::string telemetry_path = "/metrics";
+  std::string web_config_file;  // exporter-toolkit web config: TLS, basic auth, headers
   // Logging
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kLogfmt;

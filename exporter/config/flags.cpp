@@ -118,6 +118,10 @@ const std::vector<Flag>& Flags() {
                  &Config::listen_address),
       StringFlag("web.telemetry-path", "Path under which to expose metrics.",
                  &Config::telemetry_path),
+      StringFlag("web.config.file",
+                 "Path to a web configuration file that can enable TLS or authentication "
+                 "(exporter-toolkit format).",
+                 &Config::web_config_file),
       {"log.level", Kind::kString,
        "Only log messages with the given severity or above: debug, info, warn, error.",
        [](Config& c, const std::string& v) {

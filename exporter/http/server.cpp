@@ -1,11 +1,15 @@
 #include "exporter/http/server.h"
 
 #include <civetweb.h>
+#include <strings.h>
 #include <zlib.h>
 
 #include <cstring>
 
+#include "exporter/common/clock.h"
 #include "exporter/common/log.h"
+#include "exporter/http/tls_context.h"
+#include "exporter/http/web_config.h"
 
 namespace podwait {
 namespace {
@@ -16,10 +20,14 @@ const char* StatusText(int status) {
       return "OK";
     case 400:
       return "Bad Request";
+    case 401:
+      return "Unauthorized";
     case 404:
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 429:
+      return "Too Many Requests";
     case 500:
       return "Internal Server Error";
     case 503:
@@ -118,9 +126,39 @@ bool ToCivetwebPorts(const std::string& listen_address, std::string* out) {
   return true;
 }
 
+HttpHeaders MergeHeaders(HttpHeaders own, const HttpHeaders& configured) {
+  for (const auto& [name, value] : configured) {
+    bool set = false;
+    for (const auto& o : own) set = set || strcasecmp(o.first.c_str(), name.c_str()) == 0;
+    if (!set) own.emplace_back(name, value);
+  }
+  return own;
+}
+
 HttpServer::HttpServer() = default;
 
 HttpServer::~HttpServer() { Stop(); }
+
+bool HttpServer::UseWebConfig(const std::string& path, std::string* error) {
+  if (path.empty()) return true;
+  WebConfig config;
+  if (!LoadWebConfig(path, &config, error)) return false;
+  const bool https = config.tls.enabled();
+  LogInfo(
+      https ? "TLS is enabled" : "TLS is disabled",
+      {{"web_config", path}, {"basic_auth_users", std::to_string(config.basic_auth_users.size())}});
+  web_config_ = std::make_unique<WebConfigSource>(path, std::move(config));
+  auth_ = std::make_unique<BasicAuthChecker>();
+  limiter_ = std::make_unique<RateLimiter>(SystemClock::Instance());
+  if (https) {
+    tls_ = TlsContext::Create(web_config_.get(), error);
+    if (!tls_) {
+      *error = "web config " + path + ": " + *error;
+      return false;
+    }
+  }
+  return true;
+}
 
 void HttpServer::Handle(const std::string& path, HttpHandler handler) {
   handlers_[path] = std::move(handler);
@@ -132,7 +170,16 @@ bool HttpServer::Start(const std::string& listen_address, std::string* error) {
     *error = "invalid listen address \"" + listen_address + "\" (want host:port or :port)";
     return false;
   }
-  mg_init_library(0);
+  if (tls_) {
+    ports += "s";
+    mg_init_library(MG_FEATURES_TLS);
+    if (mg_check_feature(MG_FEATURES_TLS) == 0) {
+      *error = "the web config enables TLS, but civetweb has no TLS support";
+      return false;
+    }
+  } else {
+    mg_init_library(0);
+  }
   const char* options[] = {
       "listening_ports", ports.c_str(),       "num_threads", "4",    "request_timeout_ms",
       "30000",           "enable_keep_alive", "yes",         nullptr};
@@ -141,9 +188,18 @@ bool HttpServer::Start(const std::string& listen_address, std::string* error) {
     LogDebug("http server", {{"detail", message}});
     return 1;
   };
-  ctx_ = mg_start(&callbacks, nullptr, options);
+  // The TLS context is ours (built from the web config); civetweb asks for it at start and, on
+  // stop, frees it only when this returns 0.
+  callbacks.external_ssl_ctx = [](void** ssl_ctx, void* user_data) {
+    auto* self = static_cast<HttpServer*>(user_data);
+    if (!self->tls_) return 0;
+    *ssl_ctx = self->tls_->ctx();
+    return 1;
+  };
+  ctx_ = mg_start(&callbacks, this, options);
   if (ctx_ == nullptr) {
-    *error = "cannot listen on \"" + listen_address + "\" (address in use or not permitted)";
+    *error = "cannot listen on \"" + listen_address + "\" (address in use or not permitted" +
+             (tls_ ? ", or civetweb could not load libssl" : "") + ")";
     return false;
   }
   mg_set_request_handler(ctx_, "/", &HttpServer::Dispatch, this);
@@ -160,8 +216,56 @@ void HttpServer::Stop() {
   }
 }
 
+namespace {
+
+// Every response says: not to be cached, not to be sniffed.
+HttpHeaders BaseHeaders() {
+  return {{"Cache-Control", "no-store"}, {"X-Content-Type-Options", "nosniff"}};
+}
+
+void WriteReply(mg_connection* conn, int status, const std::string& content_type,
+                const HttpHeaders& headers, std::string_view body, bool gzip, bool head) {
+  std::string out = "HTTP/1.1 " + std::to_string(status) + " " + StatusText(status) +
+                    "\r\nContent-Type: " + content_type +
+                    "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  if (gzip) out += "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n";
+  for (const auto& [name, value] : headers) out += name + ": " + value + "\r\n";
+  out += "\r\n";
+  mg_write(conn, out.data(), out.size());
+  if (!head) mg_write(conn, body.data(), body.size());
+}
+
+}  // namespace
+
+int HttpServer::Refused(mg_connection* conn, HttpHeaders* configured) {
+  if (!web_config_) return 0;
+  const bool head = std::strcmp(mg_get_request_info(conn)->request_method, "HEAD") == 0;
+  std::string error;
+  std::shared_ptr<const WebConfig> config = web_config_->Current(&error);
+  if (config == nullptr) {
+    WriteReply(conn, 500, "text/plain; charset=utf-8", BaseHeaders(), "Internal Server Error\n",
+               false, head);
+    return 500;
+  }
+  *configured = config->headers;
+  if (!limiter_->Allow(config->rate_limit_interval, config->rate_limit_burst)) {
+    WriteReply(conn, 429, "text/plain; charset=utf-8", MergeHeaders(BaseHeaders(), *configured),
+               "Too Many Requests\n", false, head);
+    return 429;
+  }
+  if (!auth_->Allowed(*config, mg_get_header(conn, "Authorization"))) {
+    HttpHeaders headers = MergeHeaders(BaseHeaders(), *configured);
+    headers.emplace_back("WWW-Authenticate", "Basic");
+    WriteReply(conn, 401, "text/plain; charset=utf-8", headers, "Unauthorized\n", false, head);
+    return 401;
+  }
+  return 0;
+}
+
 int HttpServer::Dispatch(mg_connection* conn, void* self_ptr) {
   auto* self = static_cast<HttpServer*>(self_ptr);
+  HttpHeaders configured;
+  if (const int status = self->Refused(conn, &configured)) return status;
   const mg_request_info* info = mg_get_request_info(conn);
   HttpServerRequest request;
   request.method = info->request_method ? info->request_method : "";
@@ -189,12 +293,9 @@ int HttpServer::Dispatch(mg_connection* conn, void* self_ptr) {
       gzip = true;
     }
   }
-  mg_printf(conn,
-            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
-            "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\r\n",
-            reply.status, StatusText(reply.status), reply.content_type.c_str(), body.size(),
-            gzip ? "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n" : "");
-  if (request.method != "HEAD") mg_write(conn, body.data(), body.size());
+  HttpHeaders headers = MergeHeaders(BaseHeaders(), reply.headers);
+  WriteReply(conn, reply.status, reply.content_type, MergeHeaders(std::move(headers), configured),
+             body, gzip, request.method == "HEAD");
   return reply.status;
 }
 

@@ -12,6 +12,11 @@ struct mg_connection;
 
 namespace podwait {
 
+class BasicAuthChecker;
+class RateLimiter;
+class TlsContext;
+class WebConfigSource;
+
 struct HttpServerRequest {
   std::string method;
   std::string path;
@@ -19,11 +24,14 @@ struct HttpServerRequest {
   bool accepts_gzip = false;
 };
 
+using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+
 struct HttpServerReply {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
   bool compressible = false;  // gzip the body when the client accepts it
+  HttpHeaders headers;        // more response headers (e.g. the status page's CSP)
 };
 
 using HttpHandler = std::function<HttpServerReply(const HttpServerRequest&)>;
@@ -39,17 +47,31 @@ class HttpServer {
 
   // REQUIRES: called before Start().
   void Handle(const std::string& path, HttpHandler handler);
+  // Puts every endpoint behind the web config at `path` (--web.config.file; empty: plain HTTP,
+  // no auth): TLS, basic auth, headers and rate limit, re-read when the file changes. Returns
+  // false with *error naming the file and the problem when it cannot be used.
+  // REQUIRES: called before Start().
+  bool UseWebConfig(const std::string& path, std::string* error);
   // Starts listening on a Prometheus-style address (":9877", "127.0.0.1:9877", "[::1]:9877").
   // Returns false with *error set when the port cannot be bound.
   bool Start(const std::string& listen_address, std::string* error);
   // The port actually bound (useful with ":0").
   int port() const { return port_; }
+  // Whether the listener speaks TLS.
+  bool tls() const { return tls_ != nullptr; }
   // Stops accepting and waits for in-flight requests.
   void Stop();
 
  private:
   static int Dispatch(mg_connection* conn, void* self);
+  // The web config's gate in front of the handlers: the status `conn` was answered with here
+  // (401, 429, 500), or 0 with *configured set to the config's response headers.
+  int Refused(mg_connection* conn, HttpHeaders* configured);
   std::map<std::string, HttpHandler> handlers_;
+  std::unique_ptr<WebConfigSource> web_config_;
+  std::unique_ptr<TlsContext> tls_;
+  std::unique_ptr<BasicAuthChecker> auth_;
+  std::unique_ptr<RateLimiter> limiter_;
   mg_context* ctx_ = nullptr;
   int port_ = 0;
 };
@@ -58,6 +80,10 @@ class HttpServer {
 bool ToCivetwebPorts(const std::string& listen_address, std::string* out);
 // Gzip-compresses (RFC 1952).
 std::string GzipCompress(std::string_view data);
+// The headers of a response: its own first, then the web config's for names it does not set
+// (a handler's own value wins, as with exporter-toolkit's handler). Names compare
+// case-insensitively.
+HttpHeaders MergeHeaders(HttpHeaders own, const HttpHeaders& configured);
 // Decodes %XX and '+' in a query component.
 std::string UrlDecode(std::string_view s);
 

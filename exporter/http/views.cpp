@@ -1,11 +1,14 @@
 #include "exporter/http/views.h"
 
+#include <openssl/evp.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
+#include "exporter/common/base64.h"
 #include "exporter/common/time_format.h"
 
 namespace podwait {
@@ -159,6 +162,18 @@ std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter) {
   w.EndArray();
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::vector<std::pair<std::string, std::string>> StatusPageHeaders() {
+  static const std::string csp = [] {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_Digest(kStyle, std::strlen(kStyle), md, &len, EVP_sha256(), nullptr);
+    const std::string hash = Base64Encode(std::string_view(reinterpret_cast<const char*>(md), len));
+    return "default-src 'none'; style-src 'sha256-" + hash +
+           "'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  }();
+  return {{"Content-Security-Policy", csp}, {"X-Frame-Options", "DENY"}};
 }
 
 std::string RenderStatusPage(const ViewModel& model, const std::string& telemetry_path) {

@@ -2,6 +2,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "exporter/model/types.h"
 #include "exporter/state/waiting_tracker.h"
@@ -28,5 +30,9 @@ std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter);
 
 // GET /: a self-contained HTML status page (no external assets; refreshes itself). Pure.
 std::string RenderStatusPage(const ViewModel& model, const std::string& telemetry_path);
+
+// The status page's own headers: a Content-Security-Policy that lets nothing load but the page's
+// inline style (allowed by its SHA-256), and no framing (frame-ancestors 'none', X-Frame-Options).
+std::vector<std::pair<std::string, std::string>> StatusPageHeaders();
 
 }  // namespace podwait

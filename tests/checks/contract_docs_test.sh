@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every class and metric of `podwait-exporter contract` is where people read about it: README's
 # and RUNBOOK's class tables, docs/DESIGN.md's tables, the overview dashboard's legend; and
-# docs/contract.json is the binary's output. A class removed from a scratch copy of README fails it.
+# mixin/contract.json is the binary's output. A class removed from a scratch copy of README fails it.
 set -euo pipefail
 build=${PODWAIT_BUILD_DIR:-build}
 tmp=$(mktemp -d)
@@ -9,8 +9,9 @@ trap 'rm -rf "$tmp"' EXIT
 "$build/podwait-exporter" contract > "$tmp/contract.json"
 python3 tests/checks/tools/contract_docs.py "$tmp/contract.json" .
 
-mkdir -p "$tmp/src/docs" "$tmp/src/rules" "$tmp/src/dashboards"
-cp docs/DESIGN.md docs/contract.json "$tmp/src/docs/"
+mkdir -p "$tmp/src/docs" "$tmp/src/rules" "$tmp/src/dashboards" "$tmp/src/mixin"
+cp docs/DESIGN.md "$tmp/src/docs/"
+cp mixin/contract.json "$tmp/src/mixin/"
 cp rules/RUNBOOK.md "$tmp/src/rules/"
 cp dashboards/podwait-overview.json "$tmp/src/dashboards/"
 row="| \`gated\` |"

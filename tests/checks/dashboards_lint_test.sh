@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Static checks of the Grafana dashboards (dashboards/*.json):
-#  - the committed JSON is what dashboards/tools/build_dashboards.py writes;
+#  - the committed JSON is what the mixin renders (mixin/build.sh --check);
 #  - dashboards/tools/check_dashboards.py lint passes on both dashboards (promtool, the metric
 #    contract and rules/podwait.rules.yml's record names);
 #  - what the issue asks of each dashboard (uids, tags, variables, panels, links) is there;
@@ -16,8 +16,8 @@ failed=0
 ok() { passed=$((passed + 1)); echo "ok   $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 
-if python3 dashboards/tools/build_dashboards.py --check; then
-  ok "dashboards are up to date with build_dashboards.py"
+if mixin/build.sh --check >/dev/null; then
+  ok "dashboards are up to date with the mixin"
 else
   fail "dashboards are out of date"
 fi
@@ -93,8 +93,8 @@ want(stacked["fieldConfig"]["defaults"]["custom"]["stacking"]["mode"] == "normal
 colors = {o["matcher"]["options"]: o["properties"][0]["value"]["fixedColor"]
           for o in stacked["fieldConfig"]["overrides"]}
 calm = {"blue", "light-blue", "green", "light-green", "#8F8F8F"}
-# The classes and whether each is expected, from the contract (docs/contract.json).
-contract_classes = json.load(open("docs/contract.json"))["classes"]
+# The classes and whether each is expected, from the contract (mixin/contract.json).
+contract_classes = json.load(open("mixin/contract.json"))["classes"]
 for c in (x["name"] for x in contract_classes if x["expected"]):
     want(colors.get(c) in calm, f"expected class {c} must be calm, is {colors.get(c)}")
 for c in (x["name"] for x in contract_classes if not x["expected"]):

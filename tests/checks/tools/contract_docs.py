@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The vocabulary and the metric table of `podwait-exporter contract` against every place that
-lists them: docs/contract.json (its committed output), README's class table, RUNBOOK's class
+lists them: mixin/contract.json (its committed output), README's class table, RUNBOOK's class
 table, docs/DESIGN.md's class and metric tables, and the overview dashboard's legend (the colour
 of each class in "Waiting pods by class") and its two stat panels (which classes are expected).
 
@@ -36,10 +36,10 @@ def main():
     read = lambda rel: open(os.path.join(src, rel), encoding="utf-8").read()
     problems = []
 
-    committed = json.loads(read("docs/contract.json"))
+    committed = json.loads(read("mixin/contract.json"))
     if committed != live:
-        problems.append("docs/contract.json differs from `podwait-exporter contract`: "
-                        "run build/podwait-exporter contract > docs/contract.json")
+        problems.append("mixin/contract.json differs from `podwait-exporter contract`: "
+                        "run build/podwait-exporter contract > mixin/contract.json")
 
     classes = [c["name"] for c in live["classes"]]
     expected = {c["name"] for c in live["classes"] if c["expected"]}

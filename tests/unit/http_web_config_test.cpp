@@ -1,0 +1,208 @@
+// ParseWebConfig, bcrypt checks, basic auth, the rate limiter and the status page's headers.
+// The configs follow exporter-toolkit's docs/web-configuration.md and docs/web-config.yml. The
+// bcrypt hashes are of "s3cret", made with Python's crypt.crypt("s3cret",
+// crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1 << 10)); the $2y$ one is the same hash with the
+// prefix htpasswd -B writes ($2y$ and $2b$ are the same algorithm).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+
+#include "exporter/common/base64.h"
+#include "exporter/common/clock.h"
+#include "exporter/http/server.h"
+#include "exporter/http/views.h"
+#include "exporter/http/web_config.h"
+
+namespace podwait {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+constexpr const char* kHash2b = "$2b$10$WhVwvwWDUxVzLt4w8b4OjeoxicxrqWTL59ByMMZV8LDKm5uOjFER6";
+constexpr const char* kHash2y = "$2y$10$WhVwvwWDUxVzLt4w8b4OjeoxicxrqWTL59ByMMZV8LDKm5uOjFER6";
+
+WebConfig Parse(const std::string& yaml, const std::string& dir = "/etc/podwait") {
+  WebConfig c;
+  std::string error;
+  EXPECT_TRUE(ParseWebConfig(yaml, dir, &c, &error)) << error;
+  return c;
+}
+
+std::string ParseError(const std::string& yaml) {
+  WebConfig c;
+  std::string error;
+  EXPECT_FALSE(ParseWebConfig(yaml, "/etc/podwait", &c, &error)) << yaml;
+  return error;
+}
+
+TEST(ParseWebConfig, EmptyFileMeansPlainHttpWithoutAuth) {
+  WebConfig c = Parse("");
+  EXPECT_FALSE(c.tls.enabled());
+  EXPECT_TRUE(c.basic_auth_users.empty());
+  EXPECT_EQ(c.tls.min_version, 0x0303);
+  EXPECT_EQ(c.tls.max_version, 0x0304);
+}
+
+TEST(ParseWebConfig, TheToolkitsSampleFile) {
+  WebConfig c =
+      Parse(std::string("tls_server_config:\n  cert_file: server.crt\n"
+                        "  key_file: /abs/server.key\n"
+                        "basic_auth_users:\n  alice: ") +
+            kHash2y + "\n  bob: " + kHash2b + "\nrate_limit:\n  interval: \"1s\"\n  burst: 20\n");
+  EXPECT_TRUE(c.tls.enabled());
+  EXPECT_EQ(c.tls.cert_file, "/etc/podwait/server.crt");  // relative to the config's folder
+  EXPECT_EQ(c.tls.key_file, "/abs/server.key");
+  EXPECT_THAT(c.basic_auth_users, ElementsAre(Pair("alice", kHash2y), Pair("bob", kHash2b)));
+  EXPECT_EQ(c.rate_limit_interval, 1000);
+  EXPECT_EQ(c.rate_limit_burst, 20);
+}
+
+TEST(ParseWebConfig, ClientAuthVersionsCiphersCurves) {
+  WebConfig c = Parse(
+      "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+      "  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n"
+      "  client_allowed_sans: [prometheus.monitoring.svc]\n"
+      "  min_version: TLS13\n  max_version: TLS13\n"
+      "  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256]\n"
+      "  prefer_server_cipher_suites: false\n  curve_preferences: [X25519, CurveP256]\n");
+  EXPECT_EQ(c.tls.client_auth, ClientAuth::kRequireAndVerifyClientCert);
+  EXPECT_EQ(c.tls.client_ca_file, "/etc/podwait/ca.crt");
+  EXPECT_THAT(c.tls.client_allowed_sans, ElementsAre("prometheus.monitoring.svc"));
+  EXPECT_EQ(c.tls.min_version, 0x0304);
+  // TLS 1.3 suites are not configurable (as in Go); only the TLS 1.2 one is kept.
+  EXPECT_THAT(c.tls.cipher_suites, ElementsAre("ECDHE-RSA-AES128-GCM-SHA256"));
+  EXPECT_FALSE(c.tls.prefer_server_cipher_suites);
+  EXPECT_THAT(c.tls.curve_preferences, ElementsAre("X25519", "P-256"));
+  EXPECT_EQ(Parse("tls_server_config:\n  client_auth_type: RequireClientCert\n").tls.client_auth,
+            ClientAuth::kRequireAnyClientCert);
+}
+
+TEST(ParseWebConfig, HeadersTheToolkitAllows) {
+  WebConfig c = Parse(
+      "http_server_config:\n  http2: false\n  headers:\n"
+      "    X-Frame-Options: deny\n    Strict-Transport-Security: max-age=31536000\n"
+      "    X-XSS-Protection: \"\"\n");
+  EXPECT_FALSE(c.http2);
+  // Blank means unset.
+  EXPECT_THAT(c.headers, ElementsAre(Pair("X-Frame-Options", "deny"),
+                                     Pair("Strict-Transport-Security", "max-age=31536000")));
+}
+
+TEST(ParseWebConfig, StrictErrors) {
+  EXPECT_THAT(ParseError("tls_server_config: [\n"), HasSubstr("invalid YAML"));
+  EXPECT_THAT(ParseError("tls_config:\n  cert_file: a\n"),
+              HasSubstr("field tls_config not found in the web config"));
+  EXPECT_THAT(ParseError("tls_server_config:\n  certfile: a\n"),
+              HasSubstr("line 2: field certfile not found in tls_server_config"));
+  EXPECT_THAT(ParseError("tls_server_config:\n  client_auth_type: Maybe\n"),
+              HasSubstr("invalid ClientAuth: Maybe"));
+  EXPECT_THAT(ParseError("tls_server_config:\n  min_version: TLS14\n"),
+              HasSubstr("unknown TLS version: TLS14"));
+  EXPECT_THAT(ParseError("tls_server_config:\n  cipher_suites: [RC4]\n"),
+              HasSubstr("unknown cipher: RC4"));
+  EXPECT_THAT(ParseError("tls_server_config:\n  curve_preferences: [P-256]\n"),
+              HasSubstr("unknown curve: P-256"));
+  EXPECT_THAT(ParseError("http_server_config:\n  headers:\n    Server: x\n"),
+              HasSubstr("HTTP header \"Server\" can not be configured"));
+  EXPECT_THAT(ParseError("http_server_config:\n  headers:\n    X-Frame-Options: DENY\n"),
+              HasSubstr("invalid value for X-Frame-Options. Expected one of: [\"deny\" "
+                        "\"sameorigin\"], but got: \"DENY\""));
+  EXPECT_THAT(ParseError("http_server_config:\n  http2: maybe\n"),
+              HasSubstr("http2 must be true or false"));
+  EXPECT_THAT(ParseError("rate_limit:\n  interval: soon\n"), HasSubstr("invalid duration"));
+  EXPECT_THAT(
+      ParseError(std::string("basic_auth_users:\n  a: ") + kHash2b + "\n  a: " + kHash2y + "\n"),
+      HasSubstr("line 3: key \"a\" already set in map"));
+  EXPECT_THAT(ParseError("tls_server_config:\n  cert_file: a\n  cert_file: b\n"),
+              HasSubstr("key \"cert_file\" already set in map"));
+}
+
+TEST(ParseWebConfig, PasswordsMustBeBcryptAndAreNotEchoed) {
+  const std::string error = ParseError("basic_auth_users:\n  alice: hunter2\n");
+  EXPECT_THAT(error, HasSubstr("user \"alice\" is not a bcrypt hash"));
+  EXPECT_THAT(error, ::testing::Not(HasSubstr("hunter2")));
+  // An MD5-crypt hash (htpasswd without -B) is refused too.
+  EXPECT_THAT(ParseError("basic_auth_users:\n  alice: $apr1$x$y\n"), HasSubstr("bcrypt"));
+}
+
+TEST(Bcrypt, Verifies2b2y2aHashes) {
+  EXPECT_TRUE(IsBcryptHash(kHash2b));
+  EXPECT_TRUE(VerifyBcrypt(kHash2b, "s3cret"));
+  EXPECT_TRUE(VerifyBcrypt(kHash2y, "s3cret"));
+  EXPECT_FALSE(VerifyBcrypt(kHash2b, "s3cret "));
+  EXPECT_FALSE(VerifyBcrypt(kHash2b, ""));
+  EXPECT_FALSE(IsBcryptHash("$2b$03$WhVwvwWDUxVzLt4w8b4OjeoxicxrqWTL59ByMMZV8LDKm5uOjFER6"));
+  EXPECT_FALSE(IsBcryptHash("$2x$10$WhVwvwWDUxVzLt4w8b4OjeoxicxrqWTL59ByMMZV8LDKm5uOjFER6"));
+  EXPECT_FALSE(IsBcryptHash(std::string(kHash2b).substr(0, 59)));
+}
+
+std::string BasicHeader(const std::string& user_password) {
+  return "Basic " + Base64Encode(user_password);
+}
+
+TEST(BasicAuthChecker, OnlyTheRightUserAndPassword) {
+  WebConfig c;
+  BasicAuthChecker auth;
+  EXPECT_TRUE(auth.Allowed(c, nullptr));  // no users: no auth
+  c.basic_auth_users["prometheus"] = kHash2y;
+  EXPECT_FALSE(auth.Allowed(c, nullptr));
+  EXPECT_TRUE(auth.Allowed(c, BasicHeader("prometheus:s3cret").c_str()));
+  EXPECT_TRUE(auth.Allowed(c, BasicHeader("prometheus:s3cret").c_str()));  // cached
+  EXPECT_TRUE(auth.Allowed(c, ("basic " + Base64Encode("prometheus:s3cret")).c_str()));
+  EXPECT_FALSE(auth.Allowed(c, BasicHeader("prometheus:wrong").c_str()));
+  EXPECT_FALSE(auth.Allowed(c, BasicHeader("other:s3cret").c_str()));
+  EXPECT_FALSE(auth.Allowed(c, BasicHeader("prometheus").c_str()));
+  EXPECT_FALSE(auth.Allowed(c, "Bearer abc"));
+  EXPECT_FALSE(auth.Allowed(c, "Basic !!!"));
+  // A changed hash (a reloaded config) is not answered from the cache of the old one.
+  c.basic_auth_users["prometheus"] = "$2b$04$" + std::string(53, 'a');
+  EXPECT_FALSE(auth.Allowed(c, BasicHeader("prometheus:s3cret").c_str()));
+}
+
+TEST(RateLimiter, TokenBucket) {
+  FakeClock clock;
+  RateLimiter limiter(clock);
+  EXPECT_TRUE(limiter.Allow(0, 0));  // interval 0: off
+  EXPECT_TRUE(limiter.Allow(1000, 2));
+  EXPECT_TRUE(limiter.Allow(1000, 2));
+  EXPECT_FALSE(limiter.Allow(1000, 2));
+  clock.Advance(1000);
+  EXPECT_TRUE(limiter.Allow(1000, 2));
+  EXPECT_FALSE(limiter.Allow(1000, 2));
+}
+
+TEST(MergeHeaders, OwnValuesWinCaseInsensitively) {
+  HttpHeaders merged =
+      MergeHeaders({{"X-Frame-Options", "DENY"}},
+                   {{"x-frame-options", "sameorigin"}, {"Strict-Transport-Security", "max-age=1"}});
+  EXPECT_THAT(merged, ElementsAre(Pair("X-Frame-Options", "DENY"),
+                                  Pair("Strict-Transport-Security", "max-age=1")));
+}
+
+TEST(StatusPageHeaders, PolicyAllowsExactlyThePagesOwnStyle) {
+  const std::string page = RenderStatusPage(ViewModel{}, "/metrics");
+  const auto open = page.find("<style>") + 7;
+  const std::string style = page.substr(open, page.find("</style>") - open);
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(style.data(), style.size(), md, &len, EVP_sha256(), nullptr);
+  const std::string hash = Base64Encode(std::string_view(reinterpret_cast<char*>(md), len));
+
+  auto headers = StatusPageHeaders();
+  ASSERT_EQ(headers.size(), 2u);
+  EXPECT_EQ(headers[0].first, "Content-Security-Policy");
+  EXPECT_EQ(headers[0].second,
+            "default-src 'none'; style-src 'sha256-" + hash +
+                "'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+  EXPECT_THAT(headers[1], Pair("X-Frame-Options", "DENY"));
+  // Nothing else on the page would need the policy to allow it.
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find(" style="), std::string::npos);
+  EXPECT_EQ(page.find("<img"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace podwait
