@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exporter/common/result.h"
 #include "exporter/model/types.h"
 
 namespace podwait {
@@ -27,11 +28,7 @@ struct CaStatus {
   std::vector<NodeGroupStatus> node_groups;
 };
 
-struct CaStatusParse {
-  std::optional<CaStatus> value;
-  std::string error;
-  bool ok() const { return value.has_value(); }
-};
+using CaStatusParse = Result<CaStatus>;
 
 CaStatusParse ParseCaStatus(std::string_view status);
 

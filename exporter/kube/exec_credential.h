@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "exporter/common/result.h"
 #include "exporter/common/clock.h"
 #include "exporter/net/environment.h"
 
@@ -47,11 +48,7 @@ struct ExecCredential {
   Timestamp expires_at = 0;  // status.expirationTimestamp; 0: none given (valid until a 401)
 };
 
-struct ExecCredentialParse {
-  std::optional<ExecCredential> value;
-  std::string error;
-  bool ok() const { return value.has_value(); }
-};
+using ExecCredentialParse = Result<ExecCredential>;
 
 // Parses what a plugin printed. The apiVersion must be the one the kubeconfig asked for. A
 // credential with only a client certificate (status.clientCertificateData/clientKeyData) is an

@@ -15,17 +15,15 @@
 #include <string_view>
 #include <vector>
 
+#include "exporter/common/result.h"
 #include "exporter/kube/endpoint.h"
 
 namespace podwait {
 
-struct KubeconfigParse {
-  // api_url, tls, the credentials (token, token_file or exec), the names of context, cluster
-  // and user, ignored; source and kubeconfig are the caller's to fill.
-  std::optional<KubeEndpoint> value;
-  std::string error;  // "<file>: <what is missing or wrong>"
-  bool ok() const { return value.has_value(); }
-};
+// The endpoint: api_url, tls, the credentials (token, token_file or exec), the names of context,
+// cluster and user, ignored; source and kubeconfig are the caller's to fill. The error is
+// "<file>: <what is missing or wrong>".
+using KubeconfigParse = Result<KubeEndpoint>;
 
 // Parses the kubeconfig text `yaml` into the endpoint of one context. `file` names it in errors,
 // and its directory is what relative paths (certificate-authority, client-certificate, client-key,

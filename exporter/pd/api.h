@@ -13,28 +13,14 @@
 #include <utility>
 #include <vector>
 
+#include "exporter/common/result.h"
 #include "exporter/common/clock.h"
 
 namespace podwait {
 
 // A parse result: a value, or an error that says what was wrong.
 template <typename T>
-struct PdParse {
-  std::optional<T> value;
-  std::string error;
-
-  bool ok() const { return value.has_value(); }
-  static PdParse Ok(T v) {
-    PdParse p;
-    p.value = std::move(v);
-    return p;
-  }
-  static PdParse Fail(std::string e) {
-    PdParse p;
-    p.error = std::move(e);
-    return p;
-  }
-};
+using PdParse = Result<T>;
 
 // A PD member as /leader and /members report it (pdpb.Member). member_id is a full uint64.
 struct PdMember {

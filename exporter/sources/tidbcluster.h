@@ -12,16 +12,13 @@
 #include <string_view>
 #include <vector>
 
+#include "exporter/common/result.h"
 #include "exporter/common/clock.h"
 #include "exporter/model/tidbcluster.h"
 
 namespace podwait {
 
-struct TidbClusterParse {
-  std::optional<TidbClusterStatus> value;
-  std::string error;
-  bool ok() const { return value.has_value(); }
-};
+using TidbClusterParse = Result<TidbClusterStatus>;
 
 // Parses one TidbCluster document (JSON text).
 TidbClusterParse ParseTidbCluster(std::string_view json);
