@@ -29,6 +29,7 @@ BUILD_PACKAGES=(
   libcurl4-openssl-dev
   libgmock-dev
   libgtest-dev
+  libutfcpp-dev
   libyaml-cpp-dev
   ninja-build
   prometheus-cpp-dev

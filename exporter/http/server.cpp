@@ -118,7 +118,7 @@ bool ToCivetwebPorts(const std::string& listen_address, std::string* out) {
   return true;
 }
 
-HttpServer::HttpServer() = default;
+HttpServer::HttpServer(HttpServerLimits limits) : limits_(limits) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -133,9 +133,20 @@ bool HttpServer::Start(const std::string& listen_address, std::string* error) {
     return false;
   }
   mg_init_library(0);
-  const char* options[] = {
-      "listening_ports", ports.c_str(),       "num_threads", "4",    "request_timeout_ms",
-      "30000",           "enable_keep_alive", "yes",         nullptr};
+  const std::string threads = std::to_string(limits_.worker_threads);
+  const std::string request_timeout = std::to_string(limits_.request_timeout_ms);
+  const std::string keep_alive_timeout = std::to_string(limits_.keep_alive_timeout_ms);
+  const char* options[] = {"listening_ports",
+                           ports.c_str(),
+                           "num_threads",
+                           threads.c_str(),
+                           "request_timeout_ms",
+                           request_timeout.c_str(),
+                           "keep_alive_timeout_ms",
+                           keep_alive_timeout.c_str(),
+                           "enable_keep_alive",
+                           "yes",
+                           nullptr};
   mg_callbacks callbacks{};
   callbacks.log_message = [](const mg_connection*, const char* message) {
     LogDebug("http server", {{"detail", message}});

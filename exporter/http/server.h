@@ -28,11 +28,24 @@ struct HttpServerReply {
 
 using HttpHandler = std::function<HttpServerReply(const HttpServerRequest&)>;
 
+// Limits that keep /metrics and /healthz answering while idle or slow clients hold connections
+// (measured in BENCHMARKS.md, "HTTP server under idle and slow clients"). civetweb gives each
+// open connection a worker thread while it reads the request, so the threads bound how many such
+// clients are harmless, and the request timeout how long each one holds its thread.
+struct HttpServerLimits {
+  int worker_threads = 64;
+  // A request's line and headers must arrive within this time (a byte-a-second client is cut
+  // off after it); it also bounds each write of a response.
+  int request_timeout_ms = 5000;
+  // How long a kept-alive connection may sit between requests.
+  int keep_alive_timeout_ms = 2000;
+};
+
 // One civetweb server for all of podwait's endpoints. Handlers run on civetweb's worker threads
 // and must be thread-safe. Paths are matched exactly; anything else is 404.
 class HttpServer {
  public:
-  HttpServer();
+  explicit HttpServer(HttpServerLimits limits = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -49,6 +62,7 @@ class HttpServer {
 
  private:
   static int Dispatch(mg_connection* conn, void* self);
+  const HttpServerLimits limits_;
   std::map<std::string, HttpHandler> handlers_;
   mg_context* ctx_ = nullptr;
   int port_ = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "exporter/common/json.h"
 #include "exporter/common/log.h"
 
 namespace podwait {
@@ -206,9 +207,10 @@ Reflector::Outcome Reflector::List() {
     }
     // One page DOM at a time, parsed in place in the response buffer.
     rapidjson::Document doc;
-    doc.ParseInsitu(resp.body.data());
-    if (doc.HasParseError() || !doc.IsObject()) {
-      CountParseError("list page is not a JSON object");
+    const std::string parse_error = json::ParseInsitu(resp.body.data(), &doc);
+    if (!parse_error.empty() || !doc.IsObject()) {
+      CountParseError(parse_error.empty() ? "list page is not a JSON object"
+                                          : "list page: " + parse_error);
       Restart("parse");
       retry_after_s_ = -1;
       handler_.OnListAbort();

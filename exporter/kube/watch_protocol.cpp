@@ -1,8 +1,8 @@
 #include "exporter/kube/watch_protocol.h"
 
-#include <rapidjson/error/en.h>
-
 #include <algorithm>
+
+#include "exporter/common/json.h"
 
 namespace podwait {
 
@@ -85,12 +85,8 @@ const char* WatchEventTypeName(WatchEventType type) {
 
 bool ParseWatchEvent(std::string_view line, rapidjson::Document* doc, WatchEvent* event,
                      std::string* error) {
-  doc->SetNull();
-  doc->GetAllocator().Clear();
-  doc->Parse(line.data(), line.size());
-  if (doc->HasParseError()) {
-    *error = std::string("invalid JSON: ") + rapidjson::GetParseError_En(doc->GetParseError()) +
-             " at offset " + std::to_string(doc->GetErrorOffset());
+  if (std::string e = json::ParseInto(line, doc); !e.empty()) {
+    *error = std::move(e);
     return false;
   }
   if (!doc->IsObject()) {
@@ -139,10 +135,9 @@ ApiStatus ParseApiStatus(const rapidjson::Value& object) {
 }
 
 ApiStatus ParseApiStatusBody(std::string_view body) {
-  rapidjson::Document doc;
-  doc.Parse(body.data(), body.size());
-  if (doc.HasParseError()) return {};
-  return ParseApiStatus(doc);
+  auto doc = json::Parse(body);
+  if (!doc.ok()) return {};
+  return ParseApiStatus(*doc.value);
 }
 
 bool IsResourceExpired(const ApiStatus& status) {

@@ -1,11 +1,11 @@
 #include "exporter/sources/pd_api.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include <cctype>
 #include <charconv>
 
+#include "exporter/common/json.h"
 #include "exporter/common/time_format.h"
 
 namespace podwait {
@@ -19,12 +19,7 @@ std::string ParseJson(std::string_view body, rapidjson::Document* doc) {
   while (first < body.size() && std::isspace(static_cast<unsigned char>(body[first]))) ++first;
   if (first == body.size()) return "empty body";
   if (body[first] == '<') return "not JSON (looks like HTML)";
-  doc->Parse(body.data(), body.size());
-  if (doc->HasParseError()) {
-    return std::string("invalid JSON at offset ") + std::to_string(doc->GetErrorOffset()) + ": " +
-           rapidjson::GetParseError_En(doc->GetParseError());
-  }
-  return "";
+  return json::ParseInto(body, doc);
 }
 
 // A uint64 written as a JSON number or as a decimal string (some PD/gateway versions quote it).

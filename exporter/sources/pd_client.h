@@ -57,9 +57,11 @@ enum class PdErrorKind : uint8_t {
   kHttpStatus,
   kParse,
   kTls,
+  kTooLarge,
   kCancelled
 };
-// The `kind` label: timeout, connect, http_status, parse, tls ("" for kNone, "cancelled").
+// The `kind` label: timeout, connect, http_status, parse, tls, too_large ("" for kNone,
+// "cancelled").
 inline std::string_view PdErrorKindName(PdErrorKind k) {
   switch (k) {
     case PdErrorKind::kNone:
@@ -74,6 +76,8 @@ inline std::string_view PdErrorKindName(PdErrorKind k) {
       return "parse";
     case PdErrorKind::kTls:
       return "tls";
+    case PdErrorKind::kTooLarge:
+      return "too_large";
     case PdErrorKind::kCancelled:
       return "cancelled";
   }

@@ -13,7 +13,7 @@
 #include <map>
 #include <mutex>
 
-#include "exporter/kube/json.h"
+#include "exporter/common/json.h"
 #include "exporter/kube/reflector.h"
 #include "tests/support/process.h"
 
