@@ -33,7 +33,7 @@ using HttpHandler = std::function<HttpServerReply(const HttpServerRequest&)>;
 // open connection a worker thread while it reads the request, so the threads bound how many such
 // clients are harmless, and the request timeout how long each one holds its thread.
 struct HttpServerLimits {
-  int worker_threads = 64;
+  int worker_threads = 128;
   // A request's line and headers must arrive within this time (a byte-a-second client is cut
   // off after it); it also bounds each write of a response.
   int request_timeout_ms = 5000;
