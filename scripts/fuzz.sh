@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz/, clang with -fsanitize=fuzzer,address,undefined, in
+# build-fuzz/) and runs each for a bounded time, starting from its seed corpus and regression
+# inputs. Any crash fails the run; the input is left in build-fuzz/artifacts/<target>/ (keep it
+# as tests/fuzz/regressions/<target>/<name> so the replay test guards the fix).
+#
+#   scripts/fuzz.sh [--seconds N] [--build-only] [TARGET...]
+#     --seconds N   run time per target (default: $PODWAIT_FUZZ_SECONDS or 20)
+#     --build-only  build, do not run
+#   Targets: the names in tests/fuzz/CMakeLists.txt (pod, event, ...); default all.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${PODWAIT_FUZZ_SECONDS:-20}
+build_only=0
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds=$2; shift ;;
+    --build-only) build_only=1 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) targets+=("$1") ;;
+  esac
+  shift
+done
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets < <(sed -n 's/^ *\([a-z_]*\):podwait_[a-z]*)\{0,1\}$/\1/p' tests/fuzz/CMakeLists.txt)
+fi
+
+dir=build-fuzz
+if [ ! -f "$dir/build.ninja" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DPODWAIT_FUZZ=ON -DPODWAIT_TESTS=OFF -DPODWAIT_BENCH=OFF >/dev/null
+fi
+jobs=${PODWAIT_JOBS:-$(nproc)}
+bins=()
+for t in "${targets[@]}"; do bins+=("${t}_fuzz"); done
+cmake --build "$dir" -j "$jobs" --target "${bins[@]}"
+[ $build_only -eq 1 ] && exit 0
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+summary=()
+failed=0
+for t in "${targets[@]}"; do
+  work=$dir/corpus/$t
+  artifacts=$dir/artifacts/$t
+  mkdir -p "$work" "$artifacts"
+  inputs=("$work" "tests/fuzz/corpus/$t")
+  [ -d "tests/fuzz/regressions/$t" ] && inputs+=("tests/fuzz/regressions/$t")
+  log=$dir/$t.log
+  echo "== fuzz $t (${seconds}s)"
+  rc=0
+  "$dir/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=32768 -print_final_stats=1 -artifact_prefix="$artifacts/" "${inputs[@]}" \
+    >"$log" 2>&1 || rc=$?
+  done_line=$(grep -E '^#[0-9]+ +(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$done_line")
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$done_line")
+  if [ $rc -ne 0 ]; then
+    failed=1
+    echo "fuzz $t FAILED (rc $rc); input in $artifacts/, log $log:" >&2
+    grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -20 >&2 || true
+  fi
+  summary+=("$(printf '%-16s %-6s execs=%-10s cov=%-6s ft=%s' "$t" "$([ $rc -eq 0 ] && echo ok || echo FAIL)" "${execs:-?}" "${cov:-?}" "${ft:-?}")")
+done
+echo "== fuzz summary (${seconds}s per target)"
+printf '%s\n' "${summary[@]}"
+exit $failed
