@@ -39,8 +39,10 @@ BUILD_PACKAGES=(
 TEST_PACKAGES=(
   "${BUILD_PACKAGES[@]}"
   chromium
+  clang
   curl
   kubernetes-client
+  libclang-rt-14-dev
   nodejs
   npm
   openssl

@@ -216,9 +216,9 @@ Reflector::Outcome Reflector::List() {
       handler_.OnListAbort();
       return Outcome::kRetry;
     }
-    auto list_items = doc.FindMember("items");
-    if (list_items != doc.MemberEnd() && list_items->value.IsArray()) {
-      for (const auto& item : list_items->value.GetArray()) {
+    const rapidjson::Value* list_items = json::Member(doc, "items");
+    if (list_items != nullptr && list_items->IsArray()) {
+      for (const auto& item : list_items->GetArray()) {
         ++items;
         if (!item.IsObject()) {
           CountParseError("list item is not an object");
@@ -226,13 +226,12 @@ Reflector::Outcome Reflector::List() {
           CountParseError("list item rejected by its parser");
         }
       }
-    } else if (list_items != doc.MemberEnd() && !list_items->value.IsNull()) {
+    } else if (list_items != nullptr && !list_items->IsNull()) {
       CountParseError("list items is not an array");
     }
-    auto meta = doc.FindMember("metadata");
-    if (meta != doc.MemberEnd()) {
-      rv = std::string(StringMember(meta->value, "resourceVersion"));
-      continue_token = std::string(StringMember(meta->value, "continue"));
+    if (const rapidjson::Value* meta = json::Member(doc, "metadata")) {
+      rv = std::string(StringMember(*meta, "resourceVersion"));
+      continue_token = std::string(StringMember(*meta, "continue"));
     } else {
       continue_token.clear();
     }

@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const size_t chunk = 1 + data[0] % 64;
   std::string_view body = fuzz::Text(data + 1, size - 1);
-  LineSplitter splitter(4096);
+  LineSplitter splitter(1u << 20);
   rapidjson::Document doc;
   auto on_line = [&](std::string_view line) {
     WatchEvent event;
