@@ -60,8 +60,9 @@ std::string ParseStream(Stream& stream, rapidjson::Document* doc, int max_depth)
   bool too_deep = false;
   auto generate = [&](rapidjson::Document& d) {
     DepthLimitedHandler handler(d, max_depth);
+    // The recursive parser: the handler stops it at max_depth, which bounds the recursion.
     rapidjson::Reader reader;
-    result = reader.Parse<kFlags | rapidjson::kParseIterativeFlag>(stream, handler);
+    result = reader.Parse<kFlags>(stream, handler);
     too_deep = handler.too_deep();
     return !result.IsError();
   };

@@ -3,11 +3,13 @@
 // The one way podwait reads JSON: parsing with a nesting limit, and small, forgiving accessors.
 //
 // Parsing. Every document the product reads (Kubernetes lists and watch lines, PD answers, exec
-// credentials, kubectl dumps) goes through Parse/ParseInto/ParseInsitu. They never recurse on the
-// input (RapidJSON's iterative parser) and refuse a document nested deeper than kMaxDepth arrays
-// and objects, so what is handed out is also safe for RapidJSON's recursive walks (Accept, copy,
-// destruction). Real Kubernetes and PD documents are far shallower (a pod with managedFields is
-// about 12 levels deep).
+// credentials, kubectl dumps) goes through Parse/ParseInto/ParseInsitu. They refuse a document
+// nested deeper than kMaxDepth arrays and objects: a handler in front of the document counts the
+// depth and stops the parse at kMaxDepth + 1, so RapidJSON's recursive parser never goes deeper
+// than that (an input nested 1,000,000 deep costs 65 levels of recursion), and what is handed out
+// is also safe for RapidJSON's recursive walks (Accept, copy). Real Kubernetes and PD documents
+// are far shallower (a pod with managedFields is about 12 levels deep). The recursive parser with
+// the limit is faster than RapidJSON's iterative one (BENCHMARKS.md, "JSON nesting limit").
 //
 // Access. A missing member or a member of the wrong type reads as absent, never as a crash: no
 // FindMember/GetString on a value whose type was not checked.

@@ -37,7 +37,7 @@ TEST(JsonParse, AcceptsADocumentAtTheLimit) {
 TEST(JsonParse, RefusesOneLevelMore) {
   auto r = json::Parse(Nested(json::kMaxDepth + 1));
   EXPECT_FALSE(r.ok());
-  EXPECT_EQ(r.error, "nesting deeper than 64 levels at offset 64");
+  EXPECT_EQ(r.error, "nesting deeper than 64 levels at offset 65");  // just after the 65th [
   EXPECT_FALSE(json::Parse(NestedObjects(json::kMaxDepth + 1)).ok());
 }
 
