@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "exporter/common/log.h"
+#include "exporter/http/error_reply.h"
 
 namespace podwait {
 namespace {
@@ -147,6 +148,7 @@ bool HttpServer::Start(const std::string& listen_address, std::string* error) {
     LogDebug("http server", {{"detail", message}});
     return 1;
   };
+  callbacks.http_error = &SendErrorReply;
   ctx_ = mg_start(&callbacks, nullptr, options);
   if (ctx_ == nullptr) {
     *error = "cannot listen on \"" + listen_address + "\" (address in use or not permitted)";
