@@ -76,7 +76,7 @@ std::string ExecInfoJson(const ExecPlugin& plugin) {
 ExecCredentialParse ParseExecCredential(std::string_view text, std::string_view api_version) {
   rapidjson::Document doc;
   if (std::string e = json::ParseInto(text, &doc); !e.empty()) {
-    return Fail("the output is not JSON (" + e + ")");
+    return Fail("the output is not a JSON object (" + e + ")");
   }
   if (!doc.IsObject()) return Fail("the output is not a JSON object");
   const std::string_view kind = json::Str(&doc, "kind");
