@@ -137,12 +137,18 @@ bool HttpServer::Start(const std::string& listen_address, std::string* error) {
   const std::string threads = std::to_string(limits_.worker_threads);
   const std::string request_timeout = std::to_string(limits_.request_timeout_ms);
   const std::string keep_alive_timeout = std::to_string(limits_.keep_alive_timeout_ms);
-  const char* options[] = {"listening_ports", ports.c_str(), "num_threads", threads.c_str(),
-                           "request_timeout_ms", request_timeout.c_str(), "keep_alive_timeout_ms",
-                           keep_alive_timeout.c_str(), "enable_keep_alive", "yes",
-                           // Headers and body go out in two writes: without this, Nagle and
-                           // the client's delayed ACK add ~40 ms to every answer.
-                           "tcp_nodelay", "1", nullptr};
+  // Headers and body go out in two writes: without tcp_nodelay, Nagle and the client's delayed
+  // ACK add ~40 ms to every answer.
+  // clang-format off
+  const char* options[] = {
+      "listening_ports",       ports.c_str(),
+      "num_threads",           threads.c_str(),
+      "request_timeout_ms",    request_timeout.c_str(),
+      "keep_alive_timeout_ms", keep_alive_timeout.c_str(),
+      "enable_keep_alive",     "yes",
+      "tcp_nodelay",           "1",
+      nullptr};
+  // clang-format on
   mg_callbacks callbacks{};
   callbacks.log_message = [](const mg_connection*, const char* message) {
     LogDebug("http server", {{"detail", message}});
