@@ -1,13 +1,13 @@
 #include "tests/support/tcp_clients.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <string_view>
+
+#include "tests/support/process.h"
 
 namespace podwait::testing {
 namespace {
@@ -42,18 +42,9 @@ void MisbehavingClients::Connect(Conn* c) {
     ::close(c->fd);
     --open_;
   }
-  c->fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  c->fd = ConnectLoopback(port_);
   c->sent = 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port_));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (c->fd >= 0 && ::connect(c->fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
-    ++open_;
-    return;
-  }
-  if (c->fd >= 0) ::close(c->fd);
-  c->fd = -1;
+  if (c->fd >= 0) ++open_;
 }
 
 void MisbehavingClients::Run() {
