@@ -36,6 +36,7 @@ BUILD_PACKAGES=(
   libgmock-dev
   libgtest-dev
   libssl-dev
+  libutfcpp-dev
   libyaml-cpp-dev
   ninja-build
   prometheus-cpp-dev
@@ -45,9 +46,11 @@ BUILD_PACKAGES=(
 TEST_PACKAGES=(
   "${BUILD_PACKAGES[@]}"
   chromium
+  clang
   curl
   jsonnet
   kubernetes-client
+  libclang-rt-14-dev
   nodejs
   npm
   openssl

@@ -7,6 +7,7 @@
 #include "exporter/common/log.h"
 #include "exporter/metrics/exposition.h"
 #include "exporter/metrics/process_collector.h"
+#include "exporter/metrics/utf8_metrics.h"
 #include "exporter/metrics/waiting_collector.h"
 
 namespace podwait {
@@ -134,6 +135,7 @@ void App::InstallHandlers() {
     reply.content_type = kTextContentType;
     reply.body = RenderText(collectables_);
     waiting_collector_->AppendText(&reply.body);
+    AppendInvalidUtf8Metrics(&reply.body);
     reply.compressible = true;
     self_metrics_.ScrapeDuration().Observe(static_cast<double>(clock_.MonotonicMs() - start) /
                                            1000);

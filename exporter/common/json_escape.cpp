@@ -2,9 +2,13 @@
 
 #include <cstdio>
 
+#include "exporter/common/utf8.h"
+
 namespace podwait {
 
 void AppendJsonEscaped(std::string& out, std::string_view value) {
+  std::string repaired;
+  value = ValidUtf8(value, &repaired, Utf8Output::kJson);
   for (char c : value) {
     switch (c) {
       case '"':

@@ -1,7 +1,6 @@
 #include "exporter/explain/explain.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/ca_status.h"
 #include "exporter/common/file.h"
+#include "exporter/common/json.h"
 #include "exporter/common/time_format.h"
 #include "exporter/config/flags.h"
 #include "exporter/evaluate/evaluator.h"
@@ -104,29 +104,30 @@ bool ReadInput(const std::string& path, std::istream& in, std::string* out, std:
 bool ParseDump(const std::string& name, const std::string& text, const char* kind,
                rapidjson::Document* doc, std::vector<const rapidjson::Value*>* items,
                std::string* error) {
-  doc->Parse(text.c_str(), text.size());
-  if (doc->HasParseError()) {
-    *error = name + ": not valid JSON at offset " + std::to_string(doc->GetErrorOffset()) + ": " +
-             rapidjson::GetParseError_En(doc->GetParseError()) +
-             " (expected the output of kubectl get ... -o json)";
+  if (std::string e = json::ParseInto(text, doc); !e.empty()) {
+    *error = name + ": " + e + " (expected the output of kubectl get ... -o json)";
     return false;
   }
   if (!doc->IsObject()) {
     *error = name + ": expected a JSON object (a List or a " + kind + ")";
     return false;
   }
-  auto items_it = doc->FindMember("items");
-  if (items_it != doc->MemberEnd()) {
-    if (!items_it->value.IsArray()) {
+  if (const rapidjson::Value* list = json::Member(*doc, "items")) {
+    if (!list->IsArray()) {
       *error = name + ": \"items\" is not an array";
       return false;
     }
-    for (const auto& item : items_it->value.GetArray()) items->push_back(&item);
+    for (size_t i = 0; i < list->Size(); ++i) {
+      const rapidjson::Value& item = (*list)[static_cast<rapidjson::SizeType>(i)];
+      if (!item.IsObject()) {
+        *error = name + ": item " + std::to_string(i) + " is not a JSON object";
+        return false;
+      }
+      items->push_back(&item);
+    }
     return true;
   }
-  auto kind_it = doc->FindMember("kind");
-  if (kind_it != doc->MemberEnd() && kind_it->value.IsString() &&
-      std::string_view(kind_it->value.GetString()) == kind) {
+  if (json::Str(doc, "kind") == kind) {
     items->push_back(doc);
     return true;
   }
@@ -134,10 +135,7 @@ bool ParseDump(const std::string& name, const std::string& text, const char* kin
   return false;
 }
 
-std::string ItemKind(const rapidjson::Value& v) {
-  auto it = v.FindMember("kind");
-  return it != v.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
-}
+std::string ItemKind(const rapidjson::Value& v) { return std::string(json::Str(&v, "kind")); }
 
 void PrintTable(const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
   std::vector<size_t> widths;

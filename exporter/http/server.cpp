@@ -8,6 +8,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/common/log.h"
+#include "exporter/http/error_reply.h"
 #include "exporter/http/tls_context.h"
 #include "exporter/http/web_config.h"
 
@@ -135,7 +136,7 @@ HttpHeaders MergeHeaders(HttpHeaders own, const HttpHeaders& configured) {
   return own;
 }
 
-HttpServer::HttpServer() = default;
+HttpServer::HttpServer(HttpServerLimits limits) : limits_(limits) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -180,9 +181,21 @@ bool HttpServer::Start(const std::string& listen_address, std::string* error) {
   } else {
     mg_init_library(0);
   }
+  const std::string threads = std::to_string(limits_.worker_threads);
+  const std::string request_timeout = std::to_string(limits_.request_timeout_ms);
+  const std::string keep_alive_timeout = std::to_string(limits_.keep_alive_timeout_ms);
+  // Headers and body go out in two writes: without tcp_nodelay, Nagle and the client's delayed
+  // ACK add ~40 ms to every answer.
+  // clang-format off
   const char* options[] = {
-      "listening_ports", ports.c_str(),       "num_threads", "4",    "request_timeout_ms",
-      "30000",           "enable_keep_alive", "yes",         nullptr};
+      "listening_ports",       ports.c_str(),
+      "num_threads",           threads.c_str(),
+      "request_timeout_ms",    request_timeout.c_str(),
+      "keep_alive_timeout_ms", keep_alive_timeout.c_str(),
+      "enable_keep_alive",     "yes",
+      "tcp_nodelay",           "1",
+      nullptr};
+  // clang-format on
   mg_callbacks callbacks{};
   callbacks.log_message = [](const mg_connection*, const char* message) {
     LogDebug("http server", {{"detail", message}});
@@ -196,6 +209,7 @@ bool HttpServer::Start(const std::string& listen_address, std::string* error) {
     *ssl_ctx = self->tls_->ctx();
     return 1;
   };
+  callbacks.http_error = &SendErrorReply;
   ctx_ = mg_start(&callbacks, this, options);
   if (ctx_ == nullptr) {
     *error = "cannot listen on \"" + listen_address + "\" (address in use or not permitted" +

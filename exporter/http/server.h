@@ -36,11 +36,24 @@ struct HttpServerReply {
 
 using HttpHandler = std::function<HttpServerReply(const HttpServerRequest&)>;
 
+// Limits that keep /metrics and /healthz answering while idle or slow clients hold connections
+// (measured in BENCHMARKS.md, "HTTP server under idle and slow clients"). civetweb gives each
+// open connection a worker thread while it reads the request, so the threads bound how many such
+// clients are harmless, and the request timeout how long each one holds its thread.
+struct HttpServerLimits {
+  int worker_threads = 128;
+  // A request's line and headers must arrive within this time (a byte-a-second client is cut
+  // off after it); it also bounds each write of a response.
+  int request_timeout_ms = 5000;
+  // How long a kept-alive connection may sit between requests.
+  int keep_alive_timeout_ms = 2000;
+};
+
 // One civetweb server for all of podwait's endpoints. Handlers run on civetweb's worker threads
 // and must be thread-safe. Paths are matched exactly; anything else is 404.
 class HttpServer {
  public:
-  HttpServer();
+  explicit HttpServer(HttpServerLimits limits = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -67,6 +80,7 @@ class HttpServer {
   // The web config's gate in front of the handlers: the status `conn` was answered with here
   // (401, 429, 500), or 0 with *configured set to the config's response headers.
   int Refused(mg_connection* conn, HttpHeaders* configured);
+  const HttpServerLimits limits_;
   std::map<std::string, HttpHandler> handlers_;
   std::unique_ptr<WebConfigSource> web_config_;
   std::unique_ptr<TlsContext> tls_;

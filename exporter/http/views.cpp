@@ -10,19 +10,19 @@
 
 #include "exporter/common/base64.h"
 #include "exporter/common/time_format.h"
+#include "exporter/common/utf8.h"
 
 namespace podwait {
 namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void Key(JsonWriter& w, const char* key, const std::string& value) {
-  w.Key(key);
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
+// Every string value of the JSON view goes through here: RapidJSON's writer copies bytes as they
+// are, so invalid UTF-8 is replaced first.
 void Key(JsonWriter& w, const char* key, std::string_view value) {
   w.Key(key);
+  std::string repaired;
+  value = ValidUtf8(value, &repaired, Utf8Output::kJson);
   w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
 }
 

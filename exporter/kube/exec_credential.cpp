@@ -4,9 +4,9 @@
 #include <rapidjson/writer.h>
 
 #include "exporter/common/base64.h"
+#include "exporter/common/json.h"
 #include "exporter/common/subprocess.h"
 #include "exporter/common/time_format.h"
-#include "exporter/kube/json.h"
 
 namespace podwait {
 namespace {
@@ -75,8 +75,10 @@ std::string ExecInfoJson(const ExecPlugin& plugin) {
 
 ExecCredentialParse ParseExecCredential(std::string_view text, std::string_view api_version) {
   rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError() || !doc.IsObject()) return Fail("the output is not a JSON object");
+  if (std::string e = json::ParseInto(text, &doc); !e.empty()) {
+    return Fail("the output is not a JSON object (" + e + ")");
+  }
+  if (!doc.IsObject()) return Fail("the output is not a JSON object");
   const std::string_view kind = json::Str(&doc, "kind");
   if (kind != "ExecCredential") {
     return Fail("the output is not an ExecCredential (kind \"" + std::string(kind) + "\")");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "exporter/common/json.h"
 #include "exporter/common/log.h"
 
 namespace podwait {
@@ -198,17 +199,18 @@ Reflector::Outcome Reflector::List() {
     }
     // One page DOM at a time, parsed in place in the response buffer.
     rapidjson::Document doc;
-    doc.ParseInsitu(resp.body.data());
-    if (doc.HasParseError() || !doc.IsObject()) {
-      CountParseError("list page is not a JSON object");
+    const std::string parse_error = json::ParseInsitu(resp.body.data(), &doc);
+    if (!parse_error.empty() || !doc.IsObject()) {
+      CountParseError(parse_error.empty() ? "list page is not a JSON object"
+                                          : "list page: " + parse_error);
       Restart("parse");
       retry_after_s_ = -1;
       handler_.OnListAbort();
       return Outcome::kRetry;
     }
-    auto list_items = doc.FindMember("items");
-    if (list_items != doc.MemberEnd() && list_items->value.IsArray()) {
-      for (const auto& item : list_items->value.GetArray()) {
+    const rapidjson::Value* list_items = json::Member(doc, "items");
+    if (list_items != nullptr && list_items->IsArray()) {
+      for (const auto& item : list_items->GetArray()) {
         ++items;
         if (!item.IsObject()) {
           CountParseError("list item is not an object");
@@ -216,13 +218,12 @@ Reflector::Outcome Reflector::List() {
           CountParseError("list item rejected by its parser");
         }
       }
-    } else if (list_items != doc.MemberEnd() && !list_items->value.IsNull()) {
+    } else if (list_items != nullptr && !list_items->IsNull()) {
       CountParseError("list items is not an array");
     }
-    auto meta = doc.FindMember("metadata");
-    if (meta != doc.MemberEnd()) {
-      rv = std::string(StringMember(meta->value, "resourceVersion"));
-      continue_token = std::string(StringMember(meta->value, "continue"));
+    if (const rapidjson::Value* meta = json::Member(doc, "metadata")) {
+      rv = std::string(StringMember(*meta, "resourceVersion"));
+      continue_token = std::string(StringMember(*meta, "continue"));
     } else {
       continue_token.clear();
     }

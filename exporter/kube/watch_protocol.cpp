@@ -1,8 +1,8 @@
 #include "exporter/kube/watch_protocol.h"
 
-#include <rapidjson/error/en.h>
-
 #include <algorithm>
+
+#include "exporter/common/json.h"
 
 namespace podwait {
 
@@ -85,12 +85,8 @@ const char* WatchEventTypeName(WatchEventType type) {
 
 bool ParseWatchEvent(std::string_view line, rapidjson::Document* doc, WatchEvent* event,
                      std::string* error) {
-  doc->SetNull();
-  doc->GetAllocator().Clear();
-  doc->Parse(line.data(), line.size());
-  if (doc->HasParseError()) {
-    *error = std::string("invalid JSON: ") + rapidjson::GetParseError_En(doc->GetParseError()) +
-             " at offset " + std::to_string(doc->GetErrorOffset());
+  if (std::string e = json::ParseInto(line, doc); !e.empty()) {
+    *error = std::move(e);
     return false;
   }
   if (!doc->IsObject()) {
@@ -112,37 +108,32 @@ bool ParseWatchEvent(std::string_view line, rapidjson::Document* doc, WatchEvent
     *error = "unknown watch event type \"" + std::string(type.substr(0, 32)) + "\"";
     return false;
   }
-  auto it = doc->FindMember("object");
-  if (it == doc->MemberEnd() || !it->value.IsObject()) {
+  event->object = json::Object(doc, "object");
+  if (event->object == nullptr) {
     *error = "watch event without an object";
     return false;
   }
-  event->object = &it->value;
   return true;
 }
 
 std::string_view StringMember(const rapidjson::Value& object, const char* name) {
-  if (!object.IsObject()) return {};
-  auto it = object.FindMember(name);
-  if (it == object.MemberEnd() || !it->value.IsString()) return {};
-  return {it->value.GetString(), it->value.GetStringLength()};
+  return json::Str(&object, name);
 }
 
 ApiStatus ParseApiStatus(const rapidjson::Value& object) {
   ApiStatus status;
   if (!object.IsObject()) return status;
-  auto code = object.FindMember("code");
-  if (code != object.MemberEnd() && code->value.IsInt()) status.code = code->value.GetInt();
+  const rapidjson::Value* code = json::Member(object, "code");
+  if (code != nullptr && code->IsInt()) status.code = code->GetInt();
   status.reason = std::string(StringMember(object, "reason").substr(0, 64));
   status.message = std::string(StringMember(object, "message").substr(0, 512));
   return status;
 }
 
 ApiStatus ParseApiStatusBody(std::string_view body) {
-  rapidjson::Document doc;
-  doc.Parse(body.data(), body.size());
-  if (doc.HasParseError()) return {};
-  return ParseApiStatus(doc);
+  auto doc = json::Parse(body);
+  if (!doc.ok()) return {};
+  return ParseApiStatus(*doc.value);
 }
 
 bool IsResourceExpired(const ApiStatus& status) {
@@ -150,10 +141,7 @@ bool IsResourceExpired(const ApiStatus& status) {
 }
 
 std::string_view ObjectResourceVersion(const rapidjson::Value& object) {
-  if (!object.IsObject()) return {};
-  auto meta = object.FindMember("metadata");
-  if (meta == object.MemberEnd()) return {};
-  return StringMember(meta->value, "resourceVersion");
+  return json::Str(json::Member(object, "metadata"), "resourceVersion");
 }
 
 // ---------------------------------------------------------------------------------------------

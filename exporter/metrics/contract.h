@@ -80,6 +80,10 @@ struct MetricInfo {
     "Duration of the last round of PD probes over all clusters.", "")                              \
   X(kScrapeDuration, "podwait_scrape_duration_seconds", "histogram", "Time to render /metrics.",   \
     "")                                                                                            \
+  X(kInvalidUtf8, "podwait_invalid_utf8_total", "counter",                                         \
+    "Strings written with invalid UTF-8, each ill-formed sequence replaced by U+FFFD (output: "    \
+    "metrics label values, json strings).",                                                        \
+    "output")                                                                                      \
   X(kBuildInfo, "podwait_build_info", "gauge",                                                     \
     "A metric with a constant '1' value labeled by version and revision of podwait.",              \
     "version,revision")                                                                            \
@@ -103,7 +107,7 @@ PODWAIT_METRICS(PODWAIT_METRIC_CONSTANT)
 }  // namespace metric
 
 #define PODWAIT_METRIC_ROW(constant, name, type, help, labels) metric::constant,
-inline constexpr MetricInfo kMetrics[] = {PODWAIT_METRICS(PODWAIT_METRIC_ROW)};
+inline constexpr MetricInfo kMetricFamilies[] = {PODWAIT_METRICS(PODWAIT_METRIC_ROW)};
 #undef PODWAIT_METRIC_ROW
 
 // The labels of a family, split.

@@ -73,7 +73,7 @@ std::string RenderContractJson() {
   w.EndArray();
   w.Key("metrics");
   w.StartArray();
-  for (const MetricInfo& m : kMetrics) {
+  for (const MetricInfo& m : kMetricFamilies) {
     w.StartObject();
     Key(w, "name", m.name);
     Key(w, "type", m.type);

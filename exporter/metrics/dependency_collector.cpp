@@ -23,9 +23,9 @@ std::vector<prometheus::MetricFamily> DependencyCollector::Collect() const {
 
   for (const auto& [key, v] : views) {
     const std::string tidb_cluster = key.TidbClusterLabel();
-    auto base = [&]() {
-      return Labels{{"namespace", key.namespace_}, {"tidb_cluster", tidb_cluster}};
-    };
+    // Not `key` itself: clang before 16 cannot capture a structured binding (the fuzz build).
+    const std::string& namespace_ = key.namespace_;
+    auto base = [&]() { return Labels{{"namespace", namespace_}, {"tidb_cluster", tidb_cluster}}; };
     for (Dependency d : kAllDependencies) {
       const DependencyStatus& s = v.deps.Get(d);
       if (s.readiness == Readiness::kUnknown) continue;

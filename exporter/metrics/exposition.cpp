@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "exporter/common/utf8.h"
+
 namespace podwait {
 
 std::string RenderText(const std::vector<std::shared_ptr<const prometheus::Collectable>>& sources) {
@@ -11,6 +13,18 @@ std::string RenderText(const std::vector<std::shared_ptr<const prometheus::Colle
   for (const auto& s : sources) {
     auto f = s->Collect();
     std::move(f.begin(), f.end(), std::back_inserter(families));
+  }
+  // prometheus-cpp writes label values byte for byte; one invalid byte would make Prometheus
+  // reject the whole scrape.
+  for (auto& family : families) {
+    for (auto& metric : family.metric) {
+      for (auto& label : metric.label) {
+        if (IsValidUtf8(label.value)) continue;
+        std::string repaired;
+        AppendValidUtf8(&repaired, label.value, Utf8Output::kMetrics);
+        label.value = std::move(repaired);
+      }
+    }
   }
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, families);

@@ -32,7 +32,7 @@ class SelfMetrics {
   prometheus::Gauge& WatchLastEventTimestamp(const std::string& resource);
 
   // PD probes (endpoint: health, leader, members, cluster_status, stores, config_replicate;
-  // kind: timeout, connect, http_status, parse, tls).
+  // kind: timeout, connect, http_status, parse, tls, too_large).
   prometheus::Histogram& ProbeDuration(const std::string& endpoint);
   prometheus::Counter& ProbeErrors(const std::string& endpoint, const std::string& kind);
   prometheus::Gauge& ProbeRoundSeconds();

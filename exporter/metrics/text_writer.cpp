@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "exporter/common/utf8.h"
+
 namespace podwait {
 
 void TextWriter::Family(std::string_view name, std::string_view help, std::string_view type) {
@@ -21,6 +23,8 @@ void TextWriter::Family(std::string_view name, std::string_view help, std::strin
 }
 
 void TextWriter::AppendEscaped(std::string* out, std::string_view value) {
+  std::string repaired;
+  value = ValidUtf8(value, &repaired, Utf8Output::kMetrics);
   for (char c : value) {
     switch (c) {
       case '\\':

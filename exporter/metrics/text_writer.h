@@ -28,7 +28,7 @@ class TextWriter {
 
   // A value as Prometheus reads it: shortest round-trip form, "+Inf", "-Inf", "NaN".
   static void AppendValue(std::string* out, double value);
-  // Escapes \, " and newline in a label value.
+  // Escapes \, " and newline in a label value; invalid UTF-8 becomes U+FFFD (and is counted).
   static void AppendEscaped(std::string* out, std::string_view value);
 
  private:

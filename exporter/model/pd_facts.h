@@ -63,11 +63,12 @@ enum class PdErrorKind : uint8_t {
   kHttpStatus,
   kParse,
   kTls,
+  kTooLarge,
   kCancelled
 };
 // The `kind` label of podwait_probe_errors_total, by PdErrorKind ("" for kNone).
 inline constexpr std::string_view kPdErrorKindNames[] = {
-    "", "timeout", "connect", "http_status", "parse", "tls", "cancelled"};
+    "", "timeout", "connect", "http_status", "parse", "tls", "too_large", "cancelled"};
 static_assert(std::size(kPdErrorKindNames) == static_cast<size_t>(PdErrorKind::kCancelled) + 1);
 inline constexpr std::string_view PdErrorKindName(PdErrorKind k) {
   return kPdErrorKindNames[static_cast<size_t>(k)];

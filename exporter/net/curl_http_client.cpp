@@ -186,6 +186,7 @@ class CurlHttpClient final : public HttpClient {
       if (st.cancelled) {
         response.error = "cancelled";
       } else if (st.body_too_large) {
+        response.too_large = true;
         response.error = "response body too large";
       } else if (rc == CURLE_OPERATION_TIMEDOUT) {
         response.timed_out = true;

@@ -43,7 +43,8 @@ struct HttpResponse {
   std::string error;  // transport error ("connection refused", "timeout", ...), empty if none
   bool timed_out = false;
   bool cancelled = false;
-  std::string body;  // for Get(); Stream() leaves it empty
+  bool too_large = false;  // Get(): the body passed max_body and the transfer was aborted
+  std::string body;        // for Get(); Stream() leaves it empty
   std::string content_type;
   int64_t retry_after_s = -1;  // Retry-After in seconds when present
   int64_t duration_ms = 0;

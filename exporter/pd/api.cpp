@@ -1,11 +1,11 @@
 #include "exporter/pd/api.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include <cctype>
 #include <charconv>
 
+#include "exporter/common/json.h"
 #include "exporter/common/time_format.h"
 
 namespace podwait {
@@ -19,12 +19,7 @@ std::string ParseJson(std::string_view body, rapidjson::Document* doc) {
   while (first < body.size() && std::isspace(static_cast<unsigned char>(body[first]))) ++first;
   if (first == body.size()) return "empty body";
   if (body[first] == '<') return "not JSON (looks like HTML)";
-  doc->Parse(body.data(), body.size());
-  if (doc->HasParseError()) {
-    return std::string("invalid JSON at offset ") + std::to_string(doc->GetErrorOffset()) + ": " +
-           rapidjson::GetParseError_En(doc->GetParseError());
-  }
-  return "";
+  return json::ParseInto(body, doc);
 }
 
 // A uint64 written as a JSON number or as a decimal string (some PD/gateway versions quote it).
@@ -184,11 +179,11 @@ PdParse<PdMembers> ParsePdMembers(std::string_view body) {
   if (!error.empty()) return Result::Fail(error);
   if (!doc.IsObject()) return Result::Fail("members: expected an object");
   PdMembers out;
-  auto it = doc.FindMember("members");
-  if (it == doc.MemberEnd() || !it->value.IsArray()) {
+  const Value* it = json::Member(doc, "members");
+  if (it == nullptr || !it->IsArray()) {
     return Result::Fail("members: no \"members\" array");
   }
-  for (const auto& e : it->value.GetArray()) {
+  for (const auto& e : it->GetArray()) {
     PdMember m;
     if (!ParseMember(e, &m, &error)) return Result::Fail("members: " + error);
     out.members.push_back(std::move(m));
@@ -218,10 +213,10 @@ PdParse<PdClusterStatus> ParsePdClusterStatus(std::string_view body) {
     if (!t) return Result::Fail("cluster/status: raft_bootstrap_time is not RFC 3339");
     out.raft_bootstrap_time = *t;
   }
-  auto it = doc.FindMember("is_initialized");
-  if (it != doc.MemberEnd() && !it->value.IsNull()) {
-    if (!it->value.IsBool()) return Result::Fail("cluster/status: is_initialized is not a boolean");
-    out.is_initialized = it->value.GetBool();
+  const Value* it = json::Member(doc, "is_initialized");
+  if (it != nullptr && !it->IsNull()) {
+    if (!it->IsBool()) return Result::Fail("cluster/status: is_initialized is not a boolean");
+    out.is_initialized = it->GetBool();
   }
   return Result::Ok(std::move(out));
 }
@@ -233,16 +228,16 @@ PdParse<PdStores> ParsePdStores(std::string_view body) {
   if (!error.empty()) return Result::Fail(error);
   if (!doc.IsObject()) return Result::Fail("stores: expected an object");
   PdStores out;
-  auto count = doc.FindMember("count");
-  if (count != doc.MemberEnd()) {
-    if (!count->value.IsInt64()) return Result::Fail("stores: count is not an integer");
-    out.count = count->value.GetInt64();
+  const Value* count = json::Member(doc, "count");
+  if (count != nullptr) {
+    if (!count->IsInt64()) return Result::Fail("stores: count is not an integer");
+    out.count = count->GetInt64();
   }
-  auto it = doc.FindMember("stores");
-  if (it == doc.MemberEnd() || it->value.IsNull()) return Result::Ok(std::move(out));
-  if (!it->value.IsArray()) return Result::Fail("stores: \"stores\" is not an array");
-  out.stores.reserve(it->value.Size());
-  for (const auto& e : it->value.GetArray()) {
+  const Value* it = json::Member(doc, "stores");
+  if (it == nullptr || it->IsNull()) return Result::Ok(std::move(out));
+  if (!it->IsArray()) return Result::Fail("stores: \"stores\" is not an array");
+  out.stores.reserve(it->Size());
+  for (const auto& e : it->GetArray()) {
     if (!e.IsObject()) return Result::Fail("stores: entry is not an object");
     auto st = e.FindMember("store");
     if (st == e.MemberEnd() || !st->value.IsObject()) {
@@ -293,14 +288,14 @@ PdParse<PdReplicateConfig> ParsePdReplicateConfig(std::string_view body) {
   if (!error.empty()) return Result::Fail(error);
   if (!doc.IsObject()) return Result::Fail("config/replicate: expected an object");
   PdReplicateConfig out;
-  auto mr = doc.FindMember("max-replicas");
-  if (mr == doc.MemberEnd() || !mr->value.IsInt64()) {
+  const Value* mr = json::Member(doc, "max-replicas");
+  if (mr == nullptr || !mr->IsInt64()) {
     return Result::Fail("config/replicate: no integer \"max-replicas\"");
   }
-  out.max_replicas = mr->value.GetInt64();
+  out.max_replicas = mr->GetInt64();
   // location-labels is a comma-joined string in PD's JSON; accept an array as well.
-  auto ll = doc.FindMember("location-labels");
-  if (ll != doc.MemberEnd() && ll->value.IsArray()) {
+  const Value* ll = json::Member(doc, "location-labels");
+  if (ll != nullptr && ll->IsArray()) {
     std::vector<std::string> parts;
     if (!OptStringArray(doc, "location-labels", &parts, &error)) {
       return Result::Fail("config/replicate: " + error);
@@ -317,9 +312,9 @@ PdParse<PdReplicateConfig> ParsePdReplicateConfig(std::string_view body) {
   }
   for (auto [key, field] : {std::pair{"strictly-match-label", &out.strictly_match_label},
                             std::pair{"enable-placement-rules", &out.enable_placement_rules}}) {
-    auto it = doc.FindMember(key);
-    if (it == doc.MemberEnd() || it->value.IsNull()) continue;
-    if (!GetBoolish(it->value, field)) {
+    const Value* it = json::Member(doc, key);
+    if (it == nullptr || it->IsNull()) continue;
+    if (!GetBoolish(*it, field)) {
       return Result::Fail(std::string("config/replicate: ") + key + " is not a boolean");
     }
   }

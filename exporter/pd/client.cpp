@@ -55,6 +55,8 @@ bool FileExists(const std::string& path) {
 PdErrorKind ClassifyTransportError(const HttpResponse& response) {
   if (response.cancelled) return PdErrorKind::kCancelled;
   if (response.timed_out) return PdErrorKind::kTimeout;
+  // An answer came, but more of it than any PD sends: not a connection problem.
+  if (response.too_large) return PdErrorKind::kTooLarge;
   if (ContainsNoCase(response.error, "ssl") || ContainsNoCase(response.error, "tls") ||
       ContainsNoCase(response.error, "certificate")) {
     return PdErrorKind::kTls;

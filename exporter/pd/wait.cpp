@@ -1,6 +1,7 @@
 #include "exporter/pd/wait.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "exporter/common/log.h"
 #include "exporter/common/time_format.h"
@@ -24,6 +25,14 @@ PdWaitCheck LeaderCheck(PdClient& client) {
   if (members.transport_failed()) return {false, "unreachable", members.error};
   if (leader.pd_answered) return {false, "pd_error", leader.error};
   return {false, "bad_answer", leader.error};
+}
+
+// "2.4s" under a minute (the precision a deadline of seconds needs), else "1m5s".
+std::string Elapsed(int64_t ms) {
+  if (ms >= 60'000) return FormatDuration(ms);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1fs", static_cast<double>(std::max<int64_t>(ms, 0)) / 1000);
+  return buf;
 }
 
 }  // namespace
@@ -58,12 +67,22 @@ PdWaitResult WaitForPd(HttpClient& http, const PdWaitOptions& options, const Clo
   LogInfo("waiting for PD", {{"pd", options.client.base_url}, {"until", goal}});
   bool legacy = false;
   std::string last_state, last_detail;
+  auto give_up = [&](const std::string& state) {
+    // The real time spent, not the deadline asked for: the two differ when a try ran late.
+    result.reason =
+        "gave up after " + Elapsed(clock.MonotonicMs() - start) + " (--timeout " +
+        FormatDuration(options.deadline_ms) + "): PD at " + options.client.base_url + " is not " +
+        (options.mode == PdWaitMode::kLeader || legacy ? "serving a leader" : "initialized") +
+        " (last state: " + state + (last_detail.empty() ? "" : ", " + last_detail) + ")";
+    return result;
+  };
   while (true) {
     PdClientOptions client_options = options.client;
     client_options.cancel = stop;
     if (options.deadline_ms > 0) {
       // Never let one request run past the deadline.
       const int64_t left = options.deadline_ms - (clock.MonotonicMs() - start);
+      if (left <= 0) return give_up(result.last_state);
       client_options.timeout_ms = std::clamp<int64_t>(left, 1, client_options.timeout_ms);
     }
     PdClient client(http, client_options);
@@ -94,16 +113,14 @@ PdWaitResult WaitForPd(HttpClient& http, const PdWaitOptions& options, const Clo
                       " (last state: " + check.state + ")";
       return result;
     }
-    const int64_t elapsed = clock.MonotonicMs() - start;
-    if (options.deadline_ms > 0 && elapsed + options.interval_ms > options.deadline_ms) {
-      result.reason =
-          "gave up after " + FormatDuration(options.deadline_ms) + ": PD at " +
-          options.client.base_url + " is not " +
-          (options.mode == PdWaitMode::kLeader || legacy ? "serving a leader" : "initialized") +
-          " (last state: " + check.state + (last_detail.empty() ? "" : ", " + last_detail) + ")";
-      return result;
+    // Keep trying until the deadline itself: the last pause is shortened to end at it.
+    int64_t pause = options.interval_ms;
+    if (options.deadline_ms > 0) {
+      const int64_t left = options.deadline_ms - (clock.MonotonicMs() - start);
+      if (left <= 0) return give_up(check.state);
+      pause = std::min(pause, left);
     }
-    sleep_ms(options.interval_ms);
+    sleep_ms(pause);
   }
 }
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "exporter/kube/json.h"
+#include "exporter/common/json.h"
 #include "exporter/kube/watch_protocol.h"
 #include "exporter/sources/pods.h"
 

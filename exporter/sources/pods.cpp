@@ -1,6 +1,6 @@
 #include "exporter/sources/pods.h"
 
-#include "exporter/kube/json.h"
+#include "exporter/common/json.h"
 #include "exporter/kube/watch_protocol.h"
 
 namespace podwait {

@@ -1,8 +1,8 @@
 #include "exporter/sources/tidbcluster.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
+#include "exporter/common/json.h"
 #include "exporter/common/time_format.h"
 
 namespace podwait {
@@ -195,16 +195,14 @@ TidbClusterParse ParseTidbCluster(const Value& object) {
   return result;
 }
 
-TidbClusterParse ParseTidbCluster(std::string_view json) {
-  rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError()) {
+TidbClusterParse ParseTidbCluster(std::string_view text) {
+  auto doc = json::Parse(text);
+  if (!doc.ok()) {
     TidbClusterParse result;
-    result.error = std::string("invalid JSON at offset ") + std::to_string(doc.GetErrorOffset()) +
-                   ": " + rapidjson::GetParseError_En(doc.GetParseError());
+    result.error = std::move(doc.error);
     return result;
   }
-  return ParseTidbCluster(static_cast<const rapidjson::Value&>(doc));
+  return ParseTidbCluster(static_cast<const rapidjson::Value&>(*doc.value));
 }
 
 }  // namespace podwait

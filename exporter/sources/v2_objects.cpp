@@ -2,8 +2,8 @@
 
 #include <rapidjson/document.h>
 
+#include "exporter/common/json.h"
 #include "exporter/common/time_format.h"
-#include "exporter/kube/json.h"
 
 namespace podwait {
 namespace {

@@ -85,8 +85,33 @@ TEST_F(WaitForPdSim, NeverInitializedHitsTheDeadline) {
   EXPECT_THAT(out, HasSubstr("giving up"));
   EXPECT_THAT(out, HasSubstr("state=not_initialized"));
   const std::string reason = ReadFile(TerminationLog());
-  EXPECT_THAT(reason, HasSubstr("gave up after 2s"));
+  EXPECT_THAT(reason, HasSubstr("(--timeout 2s)"));
   EXPECT_THAT(reason, HasSubstr("not initialized"));
+}
+
+// --timeout=3s with tries a second apart: it keeps trying until 3 s have passed (it used to stop
+// at 2 s, when the next pause would have ended past the deadline) and says how long it waited.
+TEST_F(WaitForPdSim, TimeoutLastsUntilTheDeadlineAndReportsTheRealTime) {
+  Pd(R"("members":3,"state":"no_leader")");
+  const auto start = std::chrono::steady_clock::now();
+  std::string out;
+  EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--interval=1s", "--timeout=3s", "--leader",
+                        "--termination-log=" + TerminationLog(), "--pd-url=" + Url()},
+                       &out),
+            1)
+      << out;
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(took, 3.0) << out;
+  const std::string reason = ReadFile(TerminationLog());
+  const std::string marker = "gave up after ";
+  const size_t at = reason.find(marker);
+  ASSERT_NE(at, std::string::npos) << reason;
+  const double reported = std::atof(reason.c_str() + at + marker.size());
+  EXPECT_GE(reported, 3.0) << reason;
+  EXPECT_LE(reported, took + 0.05) << reason;
+  EXPECT_THAT(reason, HasSubstr("(--timeout 3s)"));
+  EXPECT_THAT(reason, HasSubstr("no_leader"));
 }
 
 TEST_F(WaitForPdSim, InitializedClusterReturnsAtOnce) {

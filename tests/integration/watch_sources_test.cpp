@@ -89,7 +89,13 @@ TEST_F(WatchSources, PodEventsReachTheEventStore) {
     {"event":{"namespace":"tidb","pod":"basic-tikv-4","reason":"TriggeredScaleUp","source":"cluster-autoscaler",
               "message":"pod triggered scale-up: [{grp 3->4 (max: 10)}]"}},
     {"event":{"namespace":"tidb","pod":"basic-tikv-4","reason":"Pulling","source":"kubelet","message":"x"}}])"));
-  ASSERT_TRUE(WaitFor([&] { return events.EventsFor("tidb", "basic-tikv-4").size() == 2; }, 10s));
+  // The pod and its events come on two watches: either may arrive first.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return events.EventsFor("tidb", "basic-tikv-4").size() == 2 &&
+               pods.Get("tidb", "basic-tikv-4") != nullptr;
+      },
+      10s));
   PodPtr pod = pods.Get("tidb", "basic-tikv-4");
   ASSERT_NE(pod, nullptr);
   auto evs = events.EventsFor("tidb", "basic-tikv-4", pod->uid);

@@ -121,7 +121,7 @@ bool ApplyPdSpec(const rapidjson::Value& spec, int64_t now_ms, PdState* s, std::
     } else if (state == "down") {
       s->fault = "503";
     } else if (state == "hang" || state == "garbage" || state == "html" || state == "close" ||
-               state == "reset") {
+               state == "reset" || state == "deep" || state == "huge") {
       s->fault = state;
     } else {
       *error = "unknown pd state " + state;
@@ -131,7 +131,8 @@ bool ApplyPdSpec(const rapidjson::Value& spec, int64_t now_ms, PdState* s, std::
   std::string fault = str("fault");
   if (!fault.empty()) {
     if (fault != "none" && fault != "503" && fault != "close" && fault != "reset" &&
-        fault != "hang" && fault != "garbage" && fault != "html") {
+        fault != "hang" && fault != "garbage" && fault != "html" && fault != "deep" &&
+        fault != "huge") {
       *error = "unknown pd fault " + fault;
       return false;
     }
@@ -193,6 +194,9 @@ bool ApplyPdSpec(const rapidjson::Value& spec, int64_t now_ms, PdState* s, std::
         if (e.HasMember("state") && e["state"].IsString()) st.state = e["state"].GetString();
         if (e.HasMember("tiflash") && e["tiflash"].IsBool()) st.tiflash = e["tiflash"].GetBool();
         if (e.HasMember("pod") && e["pod"].IsString()) st.pod = e["pod"].GetString();
+        if (e.HasMember("stateName") && e["stateName"].IsString()) {
+          st.state_name.assign(e["stateName"].GetString(), e["stateName"].GetStringLength());
+        }
       }
       if (st.state != "Up" && st.state != "Disconnected" && st.state != "Down" &&
           st.state != "Offline" && st.state != "Tombstone") {
@@ -234,6 +238,17 @@ PdAnswer AnswerPd(const PdState& s, std::string_view endpoint) {
   }
   if (s.fault == "garbage") {
     a.body = std::string("\x01\x02{\"members\": [{\"name\": tru") + "\n";
+    return a;
+  }
+  if (s.fault == "deep") {
+    // 1,000,000 nested arrays (2 MB): far below any body limit, deep enough to overflow a
+    // recursive parser's stack.
+    a.body = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+    return a;
+  }
+  if (s.fault == "huge") {
+    // A valid JSON string of 9 MiB: over the 8 MiB a PD client accepts.
+    a.body = "\"" + std::string(9u << 20, 'x') + "\"";
     return a;
   }
   if (s.fault == "html") {
@@ -382,7 +397,8 @@ PdAnswer AnswerPd(const PdState& s, std::string_view endpoint) {
     w.Key("node_state");
     w.Int(st.state == "Tombstone" ? 3 : st.state == "Offline" ? 2 : 1);
     w.Key("state_name");
-    w.String(st.state.c_str());
+    const std::string& name = st.state_name.empty() ? st.state : st.state_name;
+    w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
     w.EndObject();
     w.Key("status");
     w.StartObject();

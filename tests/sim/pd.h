@@ -14,6 +14,8 @@ struct PdStoreState {
   std::string state = "Up";  // state_name: Up, Disconnected, Down, Offline, Tombstone
   bool tiflash = false;
   std::string pod;  // pod name behind the store (address is derived from it)
+  // state_name as answered, when it should differ from `state` (hostile-input tests: raw bytes).
+  std::string state_name;
 };
 
 // What one cluster's simulated PD answers. See tests/sim/README.md ("PD API").
@@ -22,7 +24,8 @@ struct PdState {
   std::string cluster;
   // Transport-level behaviour: "none" (answer normally), "503", "close" (close the connection
   // without an answer), "reset" (TCP RST), "hang" (never answer until hang_seconds pass),
-  // "garbage" (200 with bytes that are not JSON), "html" (200 text/html error page).
+  // "garbage" (200 with bytes that are not JSON), "html" (200 text/html error page), "deep"
+  // (200 with 1,000,000 nested arrays), "huge" (200 with a 9 MiB body).
   std::string fault = "none";
   int64_t hang_seconds = 30;
   int members = 3;

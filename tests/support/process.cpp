@@ -175,17 +175,23 @@ HttpResult HttpGet(int port, const std::string& path,
   return {resp.error.empty() ? resp.status : 0, resp.body, resp.content_type};
 }
 
-int HttpPost(int port, const std::string& path, const std::string& body) {
+int ConnectLoopback(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
+  if (fd < 0) return -1;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     ::close(fd);
-    return 0;
+    return -1;
   }
+  return fd;
+}
+
+int HttpPost(int port, const std::string& path, const std::string& body) {
+  const int fd = ConnectLoopback(port);
+  if (fd < 0) return 0;
   const std::string request = "POST " + path +
                               " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                               "Content-Type: application/json\r\nContent-Length: " +

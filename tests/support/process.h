@@ -42,6 +42,8 @@ int RunCommand(const std::vector<std::string>& argv, std::string* output,
 
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int FreePort();
+// A TCP connection to 127.0.0.1:port (a socket the caller closes), or -1.
+int ConnectLoopback(int port);
 
 // Polls `pred` every 50 ms until it returns true or `timeout` passes.
 bool WaitFor(const std::function<bool()>& pred, std::chrono::milliseconds timeout);

@@ -140,7 +140,7 @@ TEST(Explain, BadInputIsAClearErrorNamingTheFile) {
 
   Result truncated = Explain({"-f", "-"}, "{\"items\": [");
   EXPECT_EQ(truncated.code, 1);
-  EXPECT_THAT(truncated.err, HasSubstr("standard input: not valid JSON"));
+  EXPECT_THAT(truncated.err, HasSubstr("standard input: invalid JSON at offset"));
 
   Result wrong_kind = Explain({"-f", "-"}, "{\"items\": [{\"kind\": \"Service\"}]}");
   EXPECT_EQ(wrong_kind.code, 1);
@@ -153,6 +153,29 @@ TEST(Explain, BadInputIsAClearErrorNamingTheFile) {
   Result bad_events = Explain({"-f", "-", "--events", WriteTemp("ev.json", "[]")}, PodList());
   EXPECT_EQ(bad_events.code, 1);
   EXPECT_THAT(bad_events.err, HasSubstr("ev.json: expected a JSON object"));
+}
+
+// Defect 1: an item that is not an object reached FindMember unchecked (SIGSEGV).
+TEST(Explain, ListItemsThatAreNotObjectsAreAClearError) {
+  for (const char* items : {"[1]", "[\"pod\"]", "[null]", "[[]]", "[{\"kind\":\"Pod\"}, 2]"}) {
+    const std::string text = std::string("{\"items\":") + items + "}";
+    Result r = Explain({"-f", "-"}, text);
+    EXPECT_EQ(r.code, 1) << text;
+    EXPECT_THAT(r.err, HasSubstr("is not a JSON object")) << text;
+  }
+  for (const char* flag : {"--events", "--tidbclusters", "--ca-status"}) {
+    Result r = Explain({"-f", "-", flag, WriteTemp("list.json", "{\"items\":[1]}")}, PodList());
+    EXPECT_EQ(r.code, 1) << flag;
+    EXPECT_THAT(r.err, HasSubstr("item 0 is not a JSON object")) << flag;
+  }
+}
+
+// Defect 2: a 1,000,000-deep document overflowed the stack of the recursive parser.
+TEST(Explain, DeeplyNestedInputIsAClearError) {
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  Result r = Explain({"-f", "-"}, "{\"items\":[{\"kind\":\"Pod\",\"x\":" + deep + "}]}");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("standard input: nesting deeper than 64 levels"));
 }
 
 TEST(Explain, BadUsageExitsTwo) {

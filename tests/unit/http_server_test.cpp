@@ -1,5 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "exporter/http/server.h"
@@ -74,6 +76,46 @@ TEST(HttpServer, BindFailureIsAnError) {
   HttpServer b;
   EXPECT_FALSE(b.Start("127.0.0.1:" + std::to_string(a.port()), &error));
   EXPECT_THAT(error, HasSubstr("cannot listen"));
+}
+
+}  // namespace
+}  // namespace podwait
+
+namespace podwait {
+namespace {
+
+// Sends raw bytes to 127.0.0.1:port and returns everything the server answers until it closes.
+std::string RawExchange(int port, const std::string& request) {
+  const int fd = testing::ConnectLoopback(port);
+  if (fd < 0) return "";
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) out.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return out;
+}
+
+// civetweb 1.15's own error page put the rest of a four-token request line, header lines
+// included, into its status line ("HTTP/HTTP/1.1 x\r\nHost: ...\r\n\r 400 Bad Request").
+TEST(HttpServer, MalformedRequestLineGetsAPlainStatusLine) {
+  HttpServer server;
+  server.Handle("/healthz", [](const HttpServerRequest&) { return HttpServerReply{}; });
+  std::string error;
+  ASSERT_TRUE(server.Start("127.0.0.1:0", &error)) << error;
+  const std::string reply =
+      RawExchange(server.port(), "GET /healthz HTTP/1.1 extra\r\nHost: x\r\nX-Secret: abc\r\n\r\n");
+  EXPECT_EQ(reply.rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << reply;
+  EXPECT_THAT(reply, ::testing::Not(::testing::HasSubstr("X-Secret")));
+  EXPECT_THAT(reply, ::testing::HasSubstr("Connection: close\r\n"));
+  // An ordinary request still works.
+  EXPECT_EQ(
+      RawExchange(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+          .rfind("HTTP/1.1 200 OK\r\n", 0),
+      0u);
 }
 
 }  // namespace

@@ -41,6 +41,21 @@ ViewModel Model() {
   return m;
 }
 
+// Defect 4: raw bytes that are not UTF-8 made the JSON view invalid JSON.
+TEST(PodsJson, InvalidUtf8IsReplacedAndTheJsonStaysValid) {
+  ViewModel m = Model();
+  auto snap = std::make_shared<WaitingSnapshot>(*m.waiting);
+  snap->pods[0].pod = "demo-tidb-\xff\xfe";
+  snap->pods[0].classification.evidence = "cut in the middle of \xe6\x9d";
+  m.waiting = snap;
+  const std::string text = RenderPodsJson(m, {});
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseValidateEncodingFlag>(text.c_str(), text.size());
+  ASSERT_FALSE(d.HasParseError()) << text;
+  EXPECT_STREQ(d["pods"][0]["pod"].GetString(), "demo-tidb-\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_STREQ(d["pods"][0]["evidence"].GetString(), "cut in the middle of \xef\xbf\xbd");
+}
+
 TEST(PodsJson, ListsPodsAndClusters) {
   rapidjson::Document d;
   d.Parse(RenderPodsJson(Model(), {}).c_str());

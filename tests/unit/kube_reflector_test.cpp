@@ -14,7 +14,7 @@
 #include <mutex>
 
 #include "exporter/app/observers.h"
-#include "exporter/kube/json.h"
+#include "exporter/common/json.h"
 #include "exporter/kube/reflector.h"
 #include "tests/support/process.h"
 

@@ -14,6 +14,7 @@ namespace podwait {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 std::vector<std::string> SplitAll(LineSplitter& s, const std::vector<std::string>& chunks) {
   std::vector<std::string> lines;
@@ -97,6 +98,22 @@ TEST(WatchEvent, MalformedLinesAreErrorsNotCrashes) {
     EXPECT_FALSE(ParseWatchEvent(bad, &doc, &ev, &error)) << bad;
     EXPECT_FALSE(error.empty());
   }
+}
+
+// Defect 2: a watch line whose annotation nests 1,000,000 arrays killed the exporter.
+TEST(WatchEvent, DeeplyNestedLineIsAnErrorNotACrash) {
+  rapidjson::Document doc;
+  WatchEvent ev;
+  std::string error;
+  const std::string line =
+      R"({"type":"ADDED","object":{"metadata":{"name":"a","annotations":{"x":)" +
+      std::string(1'000'000, '[') + std::string(1'000'000, ']') + "}}}}";
+  EXPECT_FALSE(ParseWatchEvent(line, &doc, &ev, &error));
+  EXPECT_THAT(error, HasSubstr("nesting deeper than 64 levels"));
+  // The document is reusable afterwards.
+  ASSERT_TRUE(ParseWatchEvent(R"({"type":"DELETED","object":{"metadata":{}}})", &doc, &ev, &error))
+      << error;
+  EXPECT_EQ(ev.type, WatchEventType::kDeleted);
 }
 
 TEST(WatchEvent, ErrorEventWith410IsExpired) {

@@ -1,10 +1,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "exporter/common/utf8.h"
 #include "exporter/metrics/exposition.h"
 #include "exporter/metrics/family_builder.h"
 #include "exporter/metrics/process_collector.h"
 #include "exporter/metrics/self_metrics.h"
+#include "exporter/metrics/text_writer.h"
+#include "exporter/metrics/utf8_metrics.h"
 
 namespace podwait {
 namespace {
@@ -35,6 +38,35 @@ TEST(Exposition, RendersTextFormatWithEscapedLabels) {
   EXPECT_THAT(text,
               HasSubstr("podwait_example_seconds_bucket{stage=\"unscheduled\",le=\"+Inf\"} 4\n"));
   EXPECT_THAT(text, HasSubstr("podwait_example_seconds_sum{stage=\"unscheduled\"} 42\n"));
+}
+
+// Defect 4: bytes that are not UTF-8 in one label value made Prometheus reject the whole scrape.
+TEST(Exposition, InvalidUtf8InLabelValuesIsReplaced) {
+  class BadLabel : public prometheus::Collectable {
+   public:
+    std::vector<prometheus::MetricFamily> Collect() const override {
+      std::vector<prometheus::MetricFamily> out;
+      FamilyBuilder("podwait_tikv_stores", "Stores.", prometheus::MetricType::Gauge)
+          .Add({{"state", "Up\xff\xfe"}}, 1)
+          .MoveTo(&out);
+      return out;
+    }
+  };
+  const uint64_t before = InvalidUtf8Strings(Utf8Output::kMetrics);
+  std::string text = RenderText({std::make_shared<BadLabel>()});
+  EXPECT_THAT(text, HasSubstr("podwait_tikv_stores{state=\"Up\xef\xbf\xbd\xef\xbf\xbd\"} 1\n"));
+  EXPECT_EQ(InvalidUtf8Strings(Utf8Output::kMetrics), before + 1);
+
+  std::string direct;
+  TextWriter(&direct).Sample("podwait_pod_waiting_seconds", {{"pod", "demo-\xfe"}}, 3);
+  EXPECT_EQ(direct, "podwait_pod_waiting_seconds{pod=\"demo-\xef\xbf\xbd\"} 3\n");
+  EXPECT_EQ(InvalidUtf8Strings(Utf8Output::kMetrics), before + 2);
+
+  std::string self;
+  AppendInvalidUtf8Metrics(&self);
+  EXPECT_THAT(self, HasSubstr("# TYPE podwait_invalid_utf8_total counter\n"));
+  EXPECT_THAT(self, HasSubstr("podwait_invalid_utf8_total{output=\"metrics\"} " +
+                              std::to_string(before + 2) + "\n"));
 }
 
 TEST(Exposition, BuildInfoAndProcessMetrics) {

@@ -218,5 +218,19 @@ TEST(PdApiTest, MemberIdAsStringIsAccepted) {
   EXPECT_EQ((*r.value)->member_id, 12818309996638325969ULL);
 }
 
+// Defect 2: 1,000,000 nested arrays (2 MB, under the body limit) overflowed the parser's stack
+// in the prober thread and killed the exporter. Every endpoint's parser refuses it.
+TEST(PdApiTest, DeeplyNestedAnswersAreParseErrors) {
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  EXPECT_THAT(ParsePdHealth(deep).error, HasSubstr("nesting deeper than 64 levels"));
+  EXPECT_THAT(ParsePdLeader(deep).error, HasSubstr("nesting deeper"));
+  EXPECT_THAT(ParsePdMembers(deep).error, HasSubstr("nesting deeper"));
+  EXPECT_THAT(ParsePdClusterStatus(deep).error, HasSubstr("nesting deeper"));
+  EXPECT_THAT(ParsePdStores(deep).error, HasSubstr("nesting deeper"));
+  EXPECT_THAT(ParsePdReplicateConfig(deep).error, HasSubstr("nesting deeper"));
+  const std::string in_store = R"({"count":1,"stores":[{"store":{"id":1,"labels":)" + deep + "}}]}";
+  EXPECT_THAT(ParsePdStores(in_store).error, HasSubstr("nesting deeper"));
+}
+
 }  // namespace
 }  // namespace podwait

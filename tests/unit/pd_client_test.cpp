@@ -134,6 +134,20 @@ TEST(PdClientTest, ErrorKinds) {
                                      Pair("config_replicate", "http_status")));
 }
 
+// Defect 5: a body over the size limit was counted as kind="connect".
+TEST(PdClientTest, BodyOverTheLimitIsTooLarge) {
+  ScriptedHttp http;
+  RecordingObserver obs;
+  HttpResponse big = ScriptedHttp::Error("response body too large");
+  big.too_large = true;
+  http.by_path["/pd/api/v1/stores"] = big;
+  PdClient client(http, Options(), &obs);
+  auto stores = client.Stores();
+  EXPECT_EQ(stores.error_kind, PdErrorKind::kTooLarge);
+  EXPECT_THAT(stores.error, HasSubstr("too large"));
+  EXPECT_THAT(obs.calls, ElementsAre(Pair("stores", "too_large")));
+}
+
 TEST(PdClientTest, StoresNotBootstrappedIsAnAnswerNotAnError) {
   ScriptedHttp http;
   RecordingObserver obs;

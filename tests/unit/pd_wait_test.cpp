@@ -113,10 +113,27 @@ TEST_F(PdWaitTest, NeverInitializedGivesUpAtTheDeadline) {
   PdWaitResult r = Run();
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(clock_.MonotonicMs() - start, 10'000);
-  EXPECT_THAT(r.reason, HasSubstr("gave up after 10s"));
+  EXPECT_THAT(r.reason, HasSubstr("gave up after 10.0s (--timeout 10s)"));
   EXPECT_THAT(r.reason, HasSubstr("not initialized"));
   EXPECT_THAT(r.reason, HasSubstr("not_initialized"));
   EXPECT_EQ(Lines("PD not ready yet"), 1);
+}
+
+// Each try takes a moment, as real requests do: the wait still lasts until the deadline (the
+// last pause is cut short to end there) and the reason gives the time really waited.
+TEST_F(PdWaitTest, SlowTriesStillWaitUntilTheDeadline) {
+  options_.deadline_ms = 3000;
+  http_.answer = [&](const std::string&) {
+    clock_.Advance(10);
+    return Refused();
+  };
+  const Timestamp start = clock_.MonotonicMs();
+  PdWaitResult r = Run();
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(clock_.MonotonicMs() - start, 3000);
+  EXPECT_EQ(r.tries, 3);  // at 0, 1.01 s and 2.02 s; the pause after the third ends at 3 s
+  EXPECT_THAT(r.reason, HasSubstr("gave up after 3.0s (--timeout 3s)"));
+  EXPECT_THAT(r.reason, HasSubstr("unreachable"));
 }
 
 TEST_F(PdWaitTest, OldPdWithoutIsInitializedFallsBackToLeader) {

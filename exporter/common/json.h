@@ -1,0 +1,92 @@
+#pragma once
+
+// The one way podwait reads JSON: parsing with a nesting limit, and small, forgiving accessors.
+//
+// Parsing. Every document the product reads (Kubernetes lists and watch lines, PD answers, exec
+// credentials, kubectl dumps) goes through Parse/ParseInto/ParseInsitu. They refuse a document
+// nested deeper than kMaxDepth arrays and objects: a handler in front of the document counts the
+// depth and stops the parse at kMaxDepth + 1, so RapidJSON's recursive parser never goes deeper
+// than that (an input nested 1,000,000 deep costs 65 levels of recursion), and what is handed out
+// is also safe for RapidJSON's recursive walks (Accept, copy). Real Kubernetes and PD documents
+// are far shallower (a pod with managedFields is about 12 levels deep). The recursive parser with
+// the limit is faster than RapidJSON's iterative one (BENCHMARKS.md, "JSON nesting limit").
+//
+// Access. A missing member or a member of the wrong type reads as absent, never as a crash: no
+// FindMember/GetString on a value whose type was not checked.
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "exporter/common/clock.h"
+#include "exporter/common/result.h"
+#include "exporter/common/time_format.h"
+
+namespace podwait::json {
+
+// Arrays and objects inside each other, the outermost counting as 1.
+inline constexpr int kMaxDepth = 64;
+
+// Parses `text` into a new document. Errors: "invalid JSON at offset N: <what>" or
+// "nesting deeper than 64 levels at offset N".
+Result<rapidjson::Document> Parse(std::string_view text, int max_depth = kMaxDepth);
+
+// Parses `text` into *doc, which is reused: what it held is discarded and its memory pool cleared
+// (a document's pool only grows). Returns "" or the error. On error *doc is null.
+// REQUIRES: *doc's allocator is its own (not shared with values that must outlive the call).
+std::string ParseInto(std::string_view text, rapidjson::Document* doc, int max_depth = kMaxDepth);
+
+// In-situ parse: strings of *doc point into `text`, which the parse modifies and which must stay
+// alive (and unmoved) as long as *doc is used. `text` must be NUL-terminated. Returns "" or the
+// error; *doc is reused as with ParseInto.
+std::string ParseInsitu(char* text, rapidjson::Document* doc, int max_depth = kMaxDepth);
+
+// The member `name` of an object, or nullptr (also when `v` is not an object).
+inline const rapidjson::Value* Member(const rapidjson::Value& v, const char* name) {
+  if (!v.IsObject()) return nullptr;
+  auto it = v.FindMember(name);
+  return it == v.MemberEnd() ? nullptr : &it->value;
+}
+inline const rapidjson::Value* Member(const rapidjson::Value* v, const char* name) {
+  return v == nullptr ? nullptr : Member(*v, name);
+}
+// An object member, or nullptr.
+inline const rapidjson::Value* Object(const rapidjson::Value* v, const char* name) {
+  const rapidjson::Value* m = Member(v, name);
+  return m != nullptr && m->IsObject() ? m : nullptr;
+}
+// An array member, or nullptr.
+inline const rapidjson::Value* Array(const rapidjson::Value* v, const char* name) {
+  const rapidjson::Value* m = Member(v, name);
+  return m != nullptr && m->IsArray() ? m : nullptr;
+}
+// The value itself as a string, or "" when it is not one.
+inline std::string_view Str(const rapidjson::Value& v) {
+  if (!v.IsString()) return {};
+  return {v.GetString(), v.GetStringLength()};
+}
+// A string member, or "" when absent or not a string.
+inline std::string_view Str(const rapidjson::Value* v, const char* name) {
+  const rapidjson::Value* m = Member(v, name);
+  return m == nullptr ? std::string_view() : Str(*m);
+}
+inline int64_t Int(const rapidjson::Value* v, const char* name, int64_t fallback = 0) {
+  const rapidjson::Value* m = Member(v, name);
+  if (m == nullptr || !m->IsInt64()) return fallback;
+  return m->GetInt64();
+}
+inline bool Bool(const rapidjson::Value* v, const char* name, bool fallback = false) {
+  const rapidjson::Value* m = Member(v, name);
+  if (m == nullptr || !m->IsBool()) return fallback;
+  return m->GetBool();
+}
+// An RFC 3339 timestamp member in ms, or 0 when absent or malformed.
+inline Timestamp Time(const rapidjson::Value* v, const char* name) {
+  std::string_view s = Str(v, name);
+  if (s.empty()) return 0;
+  return ParseRfc3339(s).value_or(0);
+}
+
+}  // namespace podwait::json

@@ -1,0 +1,13 @@
+// The exporter-toolkit web config (--web.config.file) as YAML text: the strict parser.
+
+#include <string>
+
+#include "exporter/http/web_config.h"
+#include "tests/fuzz/fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  podwait::WebConfig config;
+  std::string error;
+  podwait::ParseWebConfig(podwait::fuzz::Text(data, size), "/etc/podwait", &config, &error);
+  return 0;
+}
