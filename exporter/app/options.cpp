@@ -35,6 +35,7 @@ std::vector<PdTarget> PdTargetsFor(const std::vector<ClusterKey>& clusters, cons
     if (!config.pd_url_template_explicit) {
       auto it = v2_pd_urls.find(c);
       if (it != v2_pd_urls.end()) url = it->second;
+      while (!url.empty() && url.back() == '/') url.pop_back();
     }
     if (url.empty()) url = PdBaseUrl(config.pd_url_template, c);
     targets.push_back(PdTarget{c, std::move(url), PdTlsFor(tls, c)});

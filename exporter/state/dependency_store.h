@@ -53,8 +53,8 @@ struct DependencyInputs {
   const PdFacts* pd = nullptr;            // last probe; nullptr when never probed
   const TidbClusterStatus* tc = nullptr;  // nullptr when no TidbCluster
   int ready_pd_pods = 0;
-  const v2::ClusterFacts* v2 = nullptr;  // nullptr (or not present) for a v1 cluster
   std::string_view readiness_source = "both";
+  const v2::ClusterFacts* v2 = nullptr;  // nullptr (or not present) for a v1 cluster
 };
 
 struct DependencyEvaluation {
