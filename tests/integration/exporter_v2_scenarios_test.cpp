@@ -140,7 +140,11 @@ TEST(ExporterV2Scenarios, PdProbedAtTheClustersStatusPd) {
       },
       20, &text))
       << text << stack.exporter().ReadLog();
-  ASSERT_EQ(stack.SimPost("/_sim/advance?to=pd-leader"), 200);
+  // PD gets a leader (the scenario's pd-leader step would also rewrite the Cluster with its own
+  // status.pd, which the exporter would follow).
+  ASSERT_EQ(stack.SimPost("/_sim/apply", R"({"pd":{"namespace":"tidb-v2","cluster":"basic",)"
+                                         R"("state":"leader","healthy":true,"leader":0}})"),
+            200);
   ASSERT_TRUE(stack.ScrapeUntil(
       [](const std::string& t) {
         return SampleValue(t, "podwait_pd_leader", {{"tidb_cluster", "tidb-v2-basic"}}) == 1 &&
