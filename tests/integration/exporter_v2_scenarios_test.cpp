@@ -64,6 +64,10 @@ TEST(ExporterV2Scenarios, FreshV2ClusterWaitsOnPdThenRecovers) {
   EXPECT_EQ(SampleValue(text, "podwait_objects", {{"resource", "tikvs"}}), 3);
   EXPECT_EQ(SampleValue(text, "podwait_objects", {{"resource", "clusters"}}), 1);
   EXPECT_EQ(HttpGet(stack.exporter_port(), "/readyz").status, 200);
+  // A resource the API server does not serve has no watch_synced series (PodwaitWatchStale
+  // stays quiet); the served ones are synced.
+  EXPECT_TRUE(FindSamples(text, "podwait_watch_synced", {{"resource", "tidbclusters"}}).empty());
+  EXPECT_EQ(SampleValue(text, "podwait_watch_synced", {{"resource", "pds"}}), 1);
   // The JSON view and the status page show the v2 cluster the same way.
   HttpResult pods = HttpGet(stack.exporter_port(), "/api/v1/pods?cluster=basic");
   EXPECT_THAT(pods.body, HasSubstr("\"tidbCluster\":\"tidb-v2-basic\""));
