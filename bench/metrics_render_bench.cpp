@@ -75,7 +75,8 @@ void BM_TrackerEvaluate(benchmark::State& state) {
     pods.push_back(std::move(p));
   }
   WaitingTracker tracker([](const PodRecord& pod, std::span<const EventRecord>,
-                            const ClusterDependencies*, const AutoscalerState&, Timestamp now) {
+                            const ClusterDependencies*, const AutoscalerState&, Timestamp now,
+                            const InstanceReadiness*) {
     Classification c;
     c.waiting = !pod.IsReady();
     c.stage = Stage::kInitializing;

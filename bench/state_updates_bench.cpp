@@ -109,10 +109,11 @@ void BM_ApplyUpdates(benchmark::State& state) {
   PodStore store;
   store.Replace(fleet.pods);
   const ClassifierOptions options;
-  WaitingTracker tracker(
-      [&options](const PodRecord& pod, std::span<const EventRecord> events,
-                 const ClusterDependencies* deps, const AutoscalerState& a,
-                 Timestamp now) { return Classify(pod, events, deps, a, options, now); });
+  WaitingTracker tracker([&options](const PodRecord& pod, std::span<const EventRecord> events,
+                                    const ClusterDependencies* deps, const AutoscalerState& a,
+                                    Timestamp now, const InstanceReadiness* instance) {
+    return Classify(pod, events, deps, a, options, now, instance);
+  });
   EvaluationInput in;
   in.dependencies = &fleet.deps;
   in.now = kNow;

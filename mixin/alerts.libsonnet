@@ -233,6 +233,15 @@
         target_matchers: ['alertname =~ "KubePodNotReady|KubeContainerWaiting"'],
         equal: ['namespace', 'pod', cl],
       },
+      // The pod's main container exits while a dependency it needs is not ready (tidb-operator v2
+      // creates every pod at once, so TiKV and TiDB crash-loop until PD answers): podwait
+      // classifies that crash loop as `dependency` (a real crash loop, or one that outlives the
+      // ready grace, is `crashloop` and raises no source), so KubePodCrashLooping is expected.
+      {
+        source_matchers: ['alertname = PodWaitingOnDependency'],
+        target_matchers: ['alertname = KubePodCrashLooping'],
+        equal: ['namespace', 'pod', cl],
+      },
       // Every waiting pod of the StatefulSet waits on PD/TiKV: its replicas mismatch is expected.
       {
         source_matchers: ['alertname = StatefulSetWaitingOnDependency'],

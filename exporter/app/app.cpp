@@ -43,6 +43,9 @@ App::App(Config config, const Clock& clock)
                                                   registry_.RemoveTidbCluster(key);
                                                   dependencies_.OnTidbClusterDeleted(key);
                                                 }});
+  v2_.SetListener([this](const ClusterKey& key, const v2::ClusterFacts& facts) {
+    dependencies_.OnV2Cluster(key, facts);
+  });
   collectables_.push_back(self_metrics_.registry());
   collectables_.push_back(std::make_shared<ProcessCollector>());
   waiting_collector_ = std::make_unique<WaitingCollector>([this] { return evaluator_.Snapshot(); },
@@ -85,6 +88,7 @@ void App::EvaluateOnce() {
   in.events = [this](const PodRecord& pod) {
     return events_.EventsFor(pod.namespace_, pod.name, pod.uid);
   };
+  in.instance = InstanceLookup(v2_);
   in.ca_status = CurrentCaStatus();
   // Autoscaler presence from the events the store has seen (cheap: kept as events arrive).
   in.autoscaler_signals.ca_status_configmap = ca_status_present_;
@@ -200,7 +204,9 @@ bool App::Start(std::string* error) {
 
   const PodParseOptions pod_options = PodParseOptions::FromConfig(config_);
   for (ReflectorOptions& o : PodReflectorOptions(config_)) {
-    pod_sources_.push_back(std::make_unique<PodSource>(pods_, pod_options, ReflectorNamespace(o)));
+    PodParseOptions options = pod_options;
+    options.source = PodSourceTag(o);
+    pod_sources_.push_back(std::make_unique<PodSource>(pods_, options, ReflectorNamespace(o)));
     reflectors_.push_back(std::make_unique<Reflector>(kube_, std::move(o), *pod_sources_.back()));
   }
   for (ReflectorOptions& o : EventReflectorOptions(config_)) {
@@ -217,6 +223,18 @@ bool App::Start(std::string* error) {
           std::make_unique<Reflector>(kube_, std::move(o), *tidbcluster_sources_.back()));
     }
   }
+  if (config_.v2_enabled) {
+    // One reflector per v2 resource (and watched namespace); a resource whose CRD is not
+    // installed answers 404 and is skipped (one log line, /readyz not held).
+    for (const V2Resource& r : V2Resources()) {
+      for (ReflectorOptions& o : ReflectorOptionsPerNamespace(
+               config_, r.plural, "/apis/" + std::string(v2::kApiVersion))) {
+        v2_sources_.push_back(std::make_unique<V2Source>(v2_, r, ReflectorNamespace(o)));
+        reflectors_.push_back(
+            std::make_unique<Reflector>(kube_, std::move(o), *v2_sources_.back()));
+      }
+    }
+  }
   const AutoscalerMode mode = evaluator_.options().autoscaler_mode;
   if (config_.ca_status_enabled && mode != AutoscalerMode::kNone &&
       mode != AutoscalerMode::kKarpenter) {
@@ -231,7 +249,7 @@ bool App::Start(std::string* error) {
   } else {
     prober_ = std::make_unique<PdProber>(
         PdProberOptionsFromConfig(config_), env_, probe_observer_.get(),
-        [this] { return PdTargetsFor(registry_.Clusters(), config_); },
+        [this] { return PdTargetsFor(registry_.Clusters(), config_, v2_.PdUrls()); },
         [this](const ClusterKey& cluster, PdFacts facts) {
           dependencies_.OnPdProbe(cluster, std::move(facts));
         });

@@ -29,16 +29,19 @@
 #include "exporter/sources/events.h"
 #include "exporter/sources/pods.h"
 #include "exporter/sources/tidbcluster_source.h"
+#include "exporter/sources/v2_source.h"
 #include "exporter/state/cluster_registry.h"
 #include "exporter/state/dependency_store.h"
 #include "exporter/state/event_store.h"
 #include "exporter/state/pod_store.h"
 #include "exporter/state/tidbcluster_store.h"
+#include "exporter/state/v2_store.h"
 
 namespace podwait {
 
 // Wires the exporter together (docs/DESIGN.md, "Architecture"): sources (reflectors for pods,
-// events, TidbClusters and the cluster-autoscaler status; the PD prober) -> state (stores,
+// events, TidbClusters, tidb-operator v2 objects and the cluster-autoscaler status; the PD
+// prober) -> state (stores,
 // dependency state) -> the evaluation loop (the Evaluator, once a second) -> metrics and views,
 // served by one HTTP server. Start() returns once everything runs; Stop() stops serving and joins
 // every thread within about a second.
@@ -77,6 +80,7 @@ class App {
   EventStore events_;
   PodStore pods_;
   TidbClusterStore tidbclusters_;
+  V2Store v2_;
   ClusterRegistry registry_;
   DependencyStore dependencies_;
   Evaluator evaluator_;
@@ -87,6 +91,7 @@ class App {
   std::vector<std::unique_ptr<PodSource>> pod_sources_;
   std::vector<std::unique_ptr<EventSource>> event_sources_;
   std::vector<std::unique_ptr<TidbClusterSource>> tidbcluster_sources_;
+  std::vector<std::unique_ptr<V2Source>> v2_sources_;
   std::unique_ptr<ConfigMapSource> ca_status_source_;
   std::vector<std::unique_ptr<Reflector>> reflectors_;
   std::unique_ptr<SelfMetricsProbeObserver> probe_observer_;

@@ -12,10 +12,10 @@ class SelfMetricsReflectorObserver final : public ReflectorObserver {
       : metrics_(metrics),
         resource_(resource),
         relists_(metrics.WatchRelists(resource)),
-        synced_(metrics.WatchSynced(resource)),
         objects_(metrics.Objects(resource)),
         parse_errors_(metrics.ParseErrors(resource)),
         last_event_(metrics.WatchLastEventTimestamp(resource)) {
+    metrics.SetWatchSynced(resource, false);  // not synced until the first list
     for (size_t t = 0; t < events_.size(); ++t) {
       events_[t] =
           &metrics.WatchEvents(resource, WatchEventTypeName(static_cast<WatchEventType>(t)));
@@ -30,16 +30,18 @@ class SelfMetricsReflectorObserver final : public ReflectorObserver {
     metrics_.WatchRestarts(resource_, reason).Increment();
   }
   void OnRelist() override { relists_.Increment(); }
-  void OnSynced(bool synced) override { synced_.Set(synced ? 1 : 0); }
+  void OnSynced(bool synced) override { metrics_.SetWatchSynced(resource_, synced); }
   void OnObjects(size_t count) override { objects_.Set(static_cast<double>(count)); }
   void OnParseError() override { parse_errors_.Increment(); }
+  // Not served (its CRD is not installed): no watch_synced series, so PodwaitWatchStale stays
+  // quiet on a cluster without tidb-operator v1's or v2's CRDs.
+  void OnDisabled() override { metrics_.RemoveWatchSynced(resource_); }
 
  private:
   SelfMetrics& metrics_;
   const std::string resource_;
   std::array<prometheus::Counter*, 5> events_{};  // by WatchEventType
   prometheus::Counter& relists_;
-  prometheus::Gauge& synced_;
   prometheus::Gauge& objects_;
   prometheus::Counter& parse_errors_;
   prometheus::Gauge& last_event_;

@@ -25,12 +25,20 @@ PdTlsFlags PdTlsFlagsFromConfig(const Config& config) {
   return PdTlsFlags{config.pd_tls_dir, config.pd_ca_file, config.pd_cert_file, config.pd_key_file};
 }
 
-std::vector<PdTarget> PdTargetsFor(const std::vector<ClusterKey>& clusters, const Config& config) {
+std::vector<PdTarget> PdTargetsFor(const std::vector<ClusterKey>& clusters, const Config& config,
+                                   const std::map<ClusterKey, std::string>& v2_pd_urls) {
   const PdTlsFlags tls = PdTlsFlagsFromConfig(config);
   std::vector<PdTarget> targets;
   targets.reserve(clusters.size());
   for (const ClusterKey& c : clusters) {
-    targets.push_back(PdTarget{c, PdBaseUrl(config.pd_url_template, c), PdTlsFor(tls, c)});
+    std::string url;
+    if (!config.pd_url_template_explicit) {
+      auto it = v2_pd_urls.find(c);
+      if (it != v2_pd_urls.end()) url = it->second;
+      while (!url.empty() && url.back() == '/') url.pop_back();
+    }
+    if (url.empty()) url = PdBaseUrl(config.pd_url_template, c);
+    targets.push_back(PdTarget{c, std::move(url), PdTlsFor(tls, c)});
   }
   return targets;
 }

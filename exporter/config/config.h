@@ -32,6 +32,9 @@ struct Config {
   bool kube_insecure_skip_tls_verify = false;
   std::vector<std::string> namespaces;  // empty: all namespaces
   std::string selector = "app.kubernetes.io/managed-by=tidb-operator";
+  // A second pod selector, disjoint from `selector`: tidb-operator v2 pods without the legacy
+  // app.kubernetes.io/* labels. Empty: not watched.
+  std::string selector_v2 = "pingcap.com/managed-by=tidb-operator,!app.kubernetes.io/managed-by";
   std::string cluster_label = "app.kubernetes.io/instance";
   std::string component_label = "app.kubernetes.io/component";
   // tidb-operator v2's own pod labels, read when the labels above are absent (v2 writes the
@@ -42,12 +45,15 @@ struct Config {
   int64_t kube_page_size = 500;
   Timestamp kube_watch_timeout = 5 * kMinute;  // server-side timeoutSeconds of a watch
   bool tidbcluster_enabled = true;  // watch pingcap.com/v1alpha1 TidbClusters (404 disables)
-  bool ca_status_enabled = true;    // read kube-system/cluster-autoscaler-status
+  bool v2_enabled = true;  // watch tidb-operator v2's core.pingcap.com/v1alpha1 (404 disables each)
+  bool ca_status_enabled = true;  // read kube-system/cluster-autoscaler-status
   std::string ca_status_namespace = "kube-system";
   std::string ca_status_name = "cluster-autoscaler-status";
 
   // PD
   std::string pd_url_template = "http://{cluster}-pd.{namespace}:2379";
+  // --pd.url-template was given: it wins over a v2 Cluster's status.pd.
+  bool pd_url_template_explicit = false;
   Timestamp pd_interval = 15 * kSecond;
   Timestamp pd_timeout = 3 * kSecond;
   int pd_concurrency = 32;

@@ -162,6 +162,10 @@ const std::vector<Flag>& Flags() {
       ListFlag("namespaces", "Comma-separated namespaces to watch; empty watches all.",
                &Config::namespaces),
       StringFlag("selector", "Label selector for the pods to watch.", &Config::selector),
+      StringFlag("selector.v2",
+                 "Second label selector for pods, disjoint from --selector: tidb-operator v2 "
+                 "pods without the legacy app.kubernetes.io labels. Empty: not watched.",
+                 &Config::selector_v2),
       StringFlag("label.cluster", "Pod label that names the TiDB cluster.", &Config::cluster_label),
       StringFlag("label.component", "Pod label that names the component (pd, tikv, tidb, ...).",
                  &Config::component_label),
@@ -182,6 +186,10 @@ const std::vector<Flag>& Flags() {
                    &Config::kube_watch_timeout),
       BoolFlag("tidbcluster.enabled", "Watch pingcap.com/v1alpha1 TidbClusters.",
                &Config::tidbcluster_enabled),
+      BoolFlag("v2.enabled",
+               "Watch tidb-operator v2's core.pingcap.com/v1alpha1 Clusters, groups and "
+               "instances (a resource the API server does not serve is skipped).",
+               &Config::v2_enabled),
       BoolFlag("autoscaler.status-configmap.enabled",
                "Read the cluster-autoscaler status ConfigMap.", &Config::ca_status_enabled),
       StringFlag("autoscaler.status-configmap.namespace",
@@ -189,9 +197,15 @@ const std::vector<Flag>& Flags() {
                  &Config::ca_status_namespace),
       StringFlag("autoscaler.status-configmap.name",
                  "Name of the cluster-autoscaler status ConfigMap.", &Config::ca_status_name),
-      StringFlag("pd.url-template",
-                 "PD base URL per TiDB cluster; {cluster} and {namespace} are substituted.",
-                 &Config::pd_url_template),
+      {"pd.url-template", Kind::kString,
+       "PD base URL per TiDB cluster; {cluster} and {namespace} are substituted. Given "
+       "explicitly, it wins over a tidb-operator v2 Cluster's status.pd.",
+       [](Config& c, const std::string& v) {
+         c.pd_url_template = v;
+         c.pd_url_template_explicit = true;
+         return std::string();
+       },
+       [](const Config& c) { return c.pd_url_template; }},
       DurationFlag("pd.interval", "How often each TiDB cluster's PD is probed.",
                    &Config::pd_interval),
       DurationFlag("pd.timeout", "Timeout of each PD API request.", &Config::pd_timeout),

@@ -27,12 +27,20 @@ AutoscalerState MakeAutoscalerState(AutoscalerMode mode, const AutoscalerSignals
   return state;
 }
 
+InstanceFn InstanceLookup(const V2Store& store) {
+  return [&store](const PodRecord& pod) -> std::optional<InstanceReadiness> {
+    std::string name = v2::InstanceNameOfPod(pod.name, pod.component);
+    if (name.empty()) return std::nullopt;
+    return store.InstanceOf(ClusterKey{pod.namespace_, pod.cluster}, pod.component, name);
+  };
+}
+
 Evaluator::Evaluator(EvaluatorOptions options)
     : options_(std::move(options)),
       tracker_([this](const PodRecord& pod, std::span<const EventRecord> events,
                       const ClusterDependencies* deps, const AutoscalerState& autoscaler,
-                      Timestamp now) {
-        return Classify(pod, events, deps, autoscaler, options_.classifier, now);
+                      Timestamp now, const InstanceReadiness* instance) {
+        return Classify(pod, events, deps, autoscaler, options_.classifier, now, instance);
       }) {}
 
 void Evaluator::Evaluate(const EvaluatorInputs& in) {
@@ -50,6 +58,7 @@ void Evaluator::Evaluate(const EvaluatorInputs& in) {
   EvaluationInput input;
   input.pods = pods;
   input.events = in.events;
+  input.instance = in.instance;
   input.dependencies = in.dependencies;
   input.autoscaler =
       MakeAutoscalerState(options_.autoscaler_mode, in.autoscaler_signals, in.ca_status, in.now);

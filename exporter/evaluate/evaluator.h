@@ -16,6 +16,7 @@
 #include "exporter/config/config.h"
 #include "exporter/model/types.h"
 #include "exporter/state/pod_store.h"
+#include "exporter/state/v2_store.h"
 #include "exporter/state/waiting_tracker.h"
 
 namespace podwait {
@@ -31,7 +32,8 @@ EvaluatorOptions EvaluatorOptionsFromConfig(const Config& config);
 
 struct EvaluatorInputs {
   std::span<const PodPtr> pods;
-  EventsFn events;  // one pod's events; may be empty: no events
+  EventsFn events;      // one pod's events; may be empty: no events
+  InstanceFn instance;  // a v2 pod's instance readiness; may be empty: no v2 instances
   AutoscalerSignals autoscaler_signals;
   const CaStatus* ca_status = nullptr;  // the cluster-autoscaler status ConfigMap, if read
   const std::map<ClusterKey, ClusterDependencies>* dependencies = nullptr;
@@ -43,6 +45,10 @@ struct EvaluatorInputs {
 // autoscaler is present (DetectAutoscaler).
 AutoscalerState MakeAutoscalerState(AutoscalerMode mode, const AutoscalerSignals& signals,
                                     const CaStatus* ca_status, Timestamp now);
+
+// The instance lookup of a V2Store: the instance v2 names after the pod
+// (v2::InstanceNameOfPod) in the pod's cluster. `store` must outlive the function.
+InstanceFn InstanceLookup(const V2Store& store);
 
 // Evaluate() is called from one thread; Snapshot() from any thread, and never waits for an
 // evaluation (WaitingTracker's contract).

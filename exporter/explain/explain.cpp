@@ -22,11 +22,13 @@
 #include "exporter/sources/events.h"
 #include "exporter/sources/pods.h"
 #include "exporter/sources/tidbcluster.h"
+#include "exporter/sources/v2_objects.h"
 #include "exporter/state/cluster_registry.h"
 #include "exporter/state/dependency_store.h"
 #include "exporter/state/event_store.h"
 #include "exporter/state/pod_store.h"
 #include "exporter/state/tidbcluster_store.h"
+#include "exporter/state/v2_store.h"
 
 namespace podwait {
 namespace {
@@ -35,6 +37,7 @@ struct ExplainArgs {
   std::string pods_file;
   std::string events_file;
   std::string tidbclusters_file;
+  std::string v2_objects_file;
   std::string ca_status_file;
   std::string pd_dir;
   std::string output = "table";
@@ -137,6 +140,14 @@ bool ParseDump(const std::string& name, const std::string& text, const char* kin
 
 std::string ItemKind(const rapidjson::Value& v) { return std::string(json::Str(&v, "kind")); }
 
+// An object of tidb-operator v2's API group (core.pingcap.com/v1alpha1).
+bool IsV2Object(const rapidjson::Value& v) {
+  if (!v.IsObject()) return false;
+  auto it = v.FindMember("apiVersion");
+  return it != v.MemberEnd() && it->value.IsString() &&
+         std::string_view(it->value.GetString()) == v2::kApiVersion;
+}
+
 void PrintTable(const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
   std::vector<size_t> widths;
   for (const auto& row : rows) {
@@ -167,6 +178,8 @@ std::string ExplainUsage() {
          "  -f, --filename=FILE      kubectl get pods -A -o json (\"-\" reads standard input)\n"
          "      --events=FILE        kubectl get events -A -o json\n"
          "      --tidbclusters=FILE  kubectl get tidbclusters -A -o json\n"
+         "      --v2-objects=FILE    kubectl get clusters,pdgroups,pds,tikvs,tidbs -A -o json\n"
+         "                           (tidb-operator v2; v2 objects in the -f List count too)\n"
          "      --ca-status=FILE     kubectl -n kube-system get configmap "
          "cluster-autoscaler-status -o json\n"
          "      --pd-dir=DIR         PD answers: "
@@ -211,6 +224,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
          {std::tuple{"filename", "-f", &a.pods_file},
           std::tuple{"events", (const char*)nullptr, &a.events_file},
           std::tuple{"tidbclusters", (const char*)nullptr, &a.tidbclusters_file},
+          std::tuple{"v2-objects", (const char*)nullptr, &a.v2_objects_file},
           std::tuple{"ca-status", (const char*)nullptr, &a.ca_status_file},
           std::tuple{"pd-dir", (const char*)nullptr, &a.pd_dir},
           std::tuple{"output", "-o", &a.output}, std::tuple{"now", (const char*)nullptr, &a.now}}) {
@@ -254,7 +268,12 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
   }
   const PodParseOptions pod_options = PodParseOptions::FromConfig(a.config);
   std::vector<PodPtr> pods;
+  V2Objects v2_objects;  // v2 objects of the -f List (a mixed dump) and of --v2-objects
   for (size_t i = 0; i < items.size(); ++i) {
+    if (IsV2Object(*items[i])) {
+      AddV2Object(*items[i], &v2_objects);
+      continue;
+    }
     if (ItemKind(*items[i]) != "Pod" && !ItemKind(*items[i]).empty()) {
       err << "podwait-exporter explain: " << display(a.pods_file) << ": item " << i << " is a "
           << ItemKind(*items[i]) << ", not a Pod\n";
@@ -354,6 +373,36 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
     registry.SetTidbClusters(keys);
     deps.ReplaceTidbClusters(all);
   }
+  // tidb-operator v2 objects: their facts, as the exporter's V2Store keeps them.
+  V2Store v2_store;
+  v2_store.SetListener([&deps](const ClusterKey& key, const v2::ClusterFacts& facts) {
+    deps.OnV2Cluster(key, facts);
+  });
+  if (!a.v2_objects_file.empty()) {
+    rapidjson::Document doc;
+    if (!ReadInput(a.v2_objects_file, in, &text, &error)) {
+      err << "podwait-exporter explain: " << error << "\n";
+      return 1;
+    }
+    doc.Parse(text.c_str(), text.size());
+    if (doc.HasParseError() || !doc.IsObject()) {
+      err << "podwait-exporter explain: " << a.v2_objects_file
+          << ": not a JSON object (expected the output of kubectl get clusters,pds,... -o json)\n";
+      return 1;
+    }
+    V2Objects more = ParseV2Objects(doc);
+    for (auto& c : more.clusters) v2_objects.clusters.push_back(std::move(c));
+    for (auto& g : more.groups) v2_objects.groups.push_back(std::move(g));
+    for (auto& i : more.instances) v2_objects.instances.push_back(std::move(i));
+    for (auto& e : more.errors) v2_objects.errors.push_back(a.v2_objects_file + ": " + e);
+  }
+  if (!v2_objects.errors.empty()) {
+    err << "podwait-exporter explain: " << v2_objects.errors.front() << "\n";
+    return 1;
+  }
+  for (auto& c : v2_objects.clusters) v2_store.UpsertCluster(std::move(c));
+  for (auto& g : v2_objects.groups) v2_store.UpsertGroup(std::move(g));
+  for (auto& i : v2_objects.instances) v2_store.UpsertInstance(std::move(i));
   registry.SetPodClusters(pod_store.Clusters());
   if (!a.pd_dir.empty()) {
     if (!std::filesystem::is_directory(a.pd_dir)) {
@@ -378,6 +427,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
   inputs.events = [&events](const PodRecord& pod) {
     return events.EventsFor(pod.namespace_, pod.name, pod.uid);
   };
+  inputs.instance = InstanceLookup(v2_store);
   inputs.autoscaler_signals = signals;
   inputs.ca_status = ca_status ? &*ca_status : nullptr;
   inputs.dependencies = &dep_snapshot;

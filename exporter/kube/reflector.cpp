@@ -362,6 +362,7 @@ void Reflector::Run() {
           LogInfo("resource not served by the API server; not watching it",
                   {{"resource", opts_.name}, {"path", opts_.path}});
           disabled_ = true;
+          observer_->OnDisabled();
           ctx_.sync->Unregister(opts_.name);
           return;
         }

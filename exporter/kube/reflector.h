@@ -77,6 +77,9 @@ class ReflectorObserver {
   virtual void OnObjects(size_t count) = 0;
   // An object or line that could not be parsed was skipped.
   virtual void OnParseError() = 0;
+  // The API server does not serve the resource (404, its CRD is not installed) and the handler
+  // disabled it: nothing will be synced, and that is not a fault.
+  virtual void OnDisabled() {}
 };
 // Makes the observer of one reflector, by its resource (pods, events, tidbclusters, ...).
 using ReflectorObserverFactory =

@@ -69,6 +69,21 @@ std::vector<prometheus::MetricFamily> DependencyCollector::Collect() const {
         stores.Add(std::move(l), n);
       }
     }
+    if (v.source == DependencySource::kV2Instances && v.v2) {
+      // The operator's own view of a v2 cluster whose PD API cannot be reached: PD instances by
+      // their Ready condition, TiKV stores by the state its TiKV instances report (Preparing,
+      // Serving, Removing, ...). No leader gauge: instances do not say. No failover members.
+      Labels h = base(), u = base();
+      h.push_back({"health", "healthy"});
+      u.push_back({"health", "unhealthy"});
+      members.Add(std::move(h), v.v2->pd_instances_ready);
+      members.Add(std::move(u), v.v2->pd_instances - v.v2->pd_instances_ready);
+      for (const auto& [state, n] : v.v2->tikv_store_states) {
+        Labels l = base();
+        l.push_back({"state", state});
+        stores.Add(std::move(l), n);
+      }
+    }
     for (const auto& [component, n] : v.failover_members) {
       Labels l = base();
       l.push_back({"component", component});

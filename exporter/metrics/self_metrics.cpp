@@ -82,6 +82,14 @@ prometheus::Counter& SelfMetrics::WatchRelists(const std::string& resource) {
 prometheus::Gauge& SelfMetrics::WatchSynced(const std::string& resource) {
   return watch_synced_.Add({{"resource", resource}});
 }
+void SelfMetrics::SetWatchSynced(const std::string& resource, bool synced) {
+  std::lock_guard<std::mutex> lock(watch_synced_mu_);
+  watch_synced_.Add({{"resource", resource}}).Set(synced ? 1 : 0);
+}
+void SelfMetrics::RemoveWatchSynced(const std::string& resource) {
+  std::lock_guard<std::mutex> lock(watch_synced_mu_);
+  watch_synced_.Remove(&watch_synced_.Add({{"resource", resource}}));
+}
 prometheus::Gauge& SelfMetrics::Objects(const std::string& resource) {
   return objects_.Add({{"resource", resource}});
 }

@@ -7,6 +7,7 @@
 #include <prometheus/registry.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace podwait {
@@ -27,6 +28,11 @@ class SelfMetrics {
   prometheus::Counter& WatchRestarts(const std::string& resource, const std::string& reason);
   prometheus::Counter& WatchRelists(const std::string& resource);
   prometheus::Gauge& WatchSynced(const std::string& resource);
+  // Sets, or drops (a resource the API server does not serve), the resource's watch_synced
+  // series; serialised, so reflectors of one resource in several namespaces never use a series
+  // another has dropped.
+  void SetWatchSynced(const std::string& resource, bool synced);
+  void RemoveWatchSynced(const std::string& resource);
   prometheus::Gauge& Objects(const std::string& resource);
   prometheus::Counter& ParseErrors(const std::string& resource);
   prometheus::Gauge& WatchLastEventTimestamp(const std::string& resource);
@@ -46,6 +52,7 @@ class SelfMetrics {
   prometheus::Family<prometheus::Counter>& watch_restarts_;
   prometheus::Family<prometheus::Counter>& watch_relists_;
   prometheus::Family<prometheus::Gauge>& watch_synced_;
+  std::mutex watch_synced_mu_;
   prometheus::Family<prometheus::Gauge>& objects_;
   prometheus::Family<prometheus::Counter>& parse_errors_;
   prometheus::Family<prometheus::Gauge>& watch_last_event_;

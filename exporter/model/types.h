@@ -65,6 +65,9 @@ struct PodRecord {
   // The pod belongs to a tidb-operator v2 instance CR (it carries the pingcap.com/instance label);
   // the instance's name is v2::InstanceNameOfPod(name, component) (model/v2.h).
   bool v2_instance = false;
+  // Which pod reflector wrote the record (PodParseOptions::source): the store lets only that
+  // source delete or replace it, so two pod reflectors with disjoint selectors share one store.
+  uint8_t source = 0;
   Timestamp compact_ready_since = 0;     // its Ready condition's lastTransitionTime (0: unknown)
   std::vector<PodCondition> conditions;  // empty in a compact record
   std::vector<std::string> init_container_names;  // spec order, so unscheduled pods know them too

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "exporter/common/clock.h"
@@ -120,3 +121,22 @@ struct InstanceReadiness {
 };
 
 }  // namespace podwait
+
+namespace podwait::v2 {
+
+// What the dependency store reads of one v2 cluster (the readiness fallback when the PD API
+// cannot be reached, and the dependency facts of the metrics): its instances' Ready conditions
+// and its TiKV stores' states. v2 has no failover members (a failed instance is replaced by its
+// group, nothing is recorded), so there is nothing of that kind here.
+struct ClusterFacts {
+  bool present = false;  // the cluster has a Cluster object or any instance
+  std::string pd_url;    // the Cluster's status.pd
+  int pd_instances = 0;
+  int pd_instances_ready = 0;
+  int tikv_instances = 0;
+  int tikv_serving_ready = 0;  // TiKV instances Ready=True with state Serving
+  std::vector<std::pair<std::string, int>> tikv_store_states;  // status.state -> count, sorted
+  bool operator==(const ClusterFacts&) const = default;
+};
+
+}  // namespace podwait::v2

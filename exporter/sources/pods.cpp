@@ -108,6 +108,7 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
   }
   PodRecord& pod = result.pod;
   pod.uid = std::string(Str(meta, "uid"));
+  pod.source = options.source;
   pod.namespace_ = std::string(Str(meta, "namespace"));
   pod.name = std::string(Str(meta, "name"));
   if (pod.uid.empty() || pod.name.empty() || pod.namespace_.empty()) {
@@ -193,7 +194,7 @@ bool PodSource::OnListItem(const rapidjson::Value& object) {
 }
 
 void PodSource::OnListEnd(const std::string&) {
-  store_.Replace(std::move(staged_), scope_);
+  store_.Replace(std::move(staged_), scope_, options_.source);
   staged_ = {};
 }
 
@@ -203,7 +204,7 @@ bool PodSource::OnEvent(WatchEventType type, const rapidjson::Value& object) {
   PodParseResult r = ParsePod(object, options_);
   if (!r.ok) return false;
   if (type == WatchEventType::kDeleted) {
-    store_.Delete(r.pod.uid, r.pod.namespace_, r.pod.name);
+    store_.Delete(r.pod.uid, r.pod.namespace_, r.pod.name, options_.source);
   } else {
     store_.Upsert(std::move(r.pod));
   }
@@ -213,7 +214,18 @@ bool PodSource::OnEvent(WatchEventType type, const rapidjson::Value& object) {
 std::vector<ReflectorOptions> PodReflectorOptions(const Config& config) {
   std::vector<ReflectorOptions> out = ReflectorOptionsPerNamespace(config, "pods", "/api/v1");
   for (auto& o : out) o.label_selector = config.selector;
+  if (!config.selector_v2.empty()) {
+    for (ReflectorOptions& o : ReflectorOptionsPerNamespace(config, "pods", "/api/v1")) {
+      o.label_selector = config.selector_v2;
+      o.name = "pods-v2" + o.name.substr(4);  // "pods[/<ns>]" -> "pods-v2[/<ns>]"
+      out.push_back(std::move(o));
+    }
+  }
   return out;
+}
+
+uint8_t PodSourceTag(const ReflectorOptions& options) {
+  return options.name.rfind("pods-v2", 0) == 0 ? 1 : 0;
 }
 
 }  // namespace podwait

@@ -27,6 +27,8 @@ struct PodParseOptions {
   size_t max_message_bytes = 1024;  // condition and container messages are cut to this (UTF-8 safe)
   // A pod that is Ready and not being deleted keeps only its Ready condition (PodRecord).
   bool compact_ready = true;
+  // The tag of the pod reflector (PodRecord::source): 0 for --selector, 1 for --selector.v2.
+  uint8_t source = 0;
 
   static PodParseOptions FromConfig(const Config& config);
 };
@@ -71,7 +73,13 @@ class PodSource final : public ReflectorHandler {
 };
 
 // Reflector options for the pods the exporter watches: one per namespace of config.namespaces
-// (name "pods/<namespace>"), or one over all namespaces (name "pods"), with config.selector.
+// (name "pods/<namespace>"), or one over all namespaces (name "pods"), with config.selector;
+// then, unless config.selector_v2 is empty, the same with it (names "pods-v2[/<namespace>]"):
+// tidb-operator v2 pods without the legacy labels. The two selectors are disjoint (the default
+// v2 selector excludes the key of the default --selector), so a pod with both label sets is
+// listed once. Parse the pods of each with PodSourceTag(options) as PodParseOptions::source.
 std::vector<ReflectorOptions> PodReflectorOptions(const Config& config);
+// The PodRecord::source of the pods of a PodReflectorOptions entry.
+uint8_t PodSourceTag(const ReflectorOptions& options);
 
 }  // namespace podwait

@@ -83,6 +83,24 @@ ClusterDependencies FromPods(int ready_pd_pods) {
   return d;
 }
 
+// A v2 cluster whose PD API cannot be reached: its PD and TiKV instances' Ready conditions (the
+// operator's own view) with the PD pods; a Ready PD but no answer is unknown, never not ready.
+ClusterDependencies FromV2(const v2::ClusterFacts& f, int ready_pd_pods) {
+  ClusterDependencies d;
+  if (f.pd_instances_ready == 0 && ready_pd_pods == 0) {
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kPdNotReady);
+    d.tikv = TikvBlockedByPd(d.pd);
+    return d;
+  }
+  d.pd = Status(Readiness::kUnknown, DependencyReason::kDependencyUnknown);
+  if (f.tikv_serving_ready == 0) {
+    d.tikv = Status(Readiness::kNotReady, DependencyReason::kNoTikvStoreUp);
+  } else {
+    d.tikv = Status(Readiness::kUnknown, DependencyReason::kDependencyUnknown);
+  }
+  return d;
+}
+
 }  // namespace
 
 DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
@@ -95,6 +113,9 @@ DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
   } else if (may_use_tc && in.tc != nullptr) {
     out.deps = FromTidbCluster(*in.tc);
     out.source = DependencySource::kTidbCluster;
+  } else if (in.v2 != nullptr && in.v2->present) {
+    out.deps = FromV2(*in.v2, in.ready_pd_pods);
+    out.source = DependencySource::kV2Instances;
   } else {
     out.deps = FromPods(in.ready_pd_pods);
     out.source = DependencySource::kPods;
@@ -131,6 +152,8 @@ void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
   auto tc = tidbclusters_.find(key);
   in.tc = tc == tidbclusters_.end() ? nullptr : &tc->second;
   in.ready_pd_pods = e->ready_pd_pods;
+  auto v2 = v2_.find(key);
+  in.v2 = v2 == v2_.end() ? nullptr : &v2->second;
   in.readiness_source = config_.readiness_source;
   DependencyEvaluation eval = EvaluateDependencies(in);
   const Timestamp now = clock_.Now();
@@ -205,6 +228,18 @@ void DependencyStore::OnTidbClusterDeleted(const ClusterKey& cluster) {
   if (it != clusters_.end()) Reevaluate(cluster, &it->second);
 }
 
+void DependencyStore::OnV2Cluster(const ClusterKey& cluster, const v2::ClusterFacts& facts) {
+  if (ShardOf(cluster.namespace_, cluster.name, config_.total_shards) != config_.shard) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (facts.present) {
+    v2_[cluster] = facts;
+  } else if (v2_.erase(cluster) == 0) {
+    return;
+  }
+  auto it = clusters_.find(cluster);
+  if (it != clusters_.end()) Reevaluate(cluster, &it->second);
+}
+
 std::map<ClusterKey, ClusterDependencies> DependencyStore::Snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::map<ClusterKey, ClusterDependencies> out;
@@ -228,6 +263,8 @@ std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
     v.source = entry.source;
     v.pd = entry.pd;
     v.ready_pd_pods = entry.ready_pd_pods;
+    auto v2 = v2_.find(key);
+    if (v2 != v2_.end()) v.v2 = v2->second;
     auto tc = tidbclusters_.find(key);
     if (tc == tidbclusters_.end()) continue;
     v.has_tidbcluster = true;

@@ -11,6 +11,10 @@
 //  - When the chosen source cannot say (the PD API is unreachable and, for `both`, no TidbCluster
 //    status exists): no Ready PD pod -> not ready (pd_not_ready); Ready PD pods -> unknown
 //    (dependency_unknown): a network policy or a probe problem, not a PD outage.
+//  - A tidb-operator v2 cluster (v2::ClusterFacts present) in that case: no PD instance
+//    Ready=True and no Ready PD pod -> pd not ready (pd_not_ready); otherwise pd unknown. tikv then
+//    follows pd when pd is not ready; else no TiKV instance Ready=True with status.state Serving
+//    -> not ready (no_tikv_store_up), otherwise unknown. Unknown is never `dependency`.
 //  - readiness_source: pd-api (only the API), tidbcluster (only the TidbCluster status), both
 //    (the API when it answers, the TidbCluster status otherwise).
 //
@@ -31,14 +35,16 @@
 #include "exporter/model/pd_facts.h"
 #include "exporter/model/tidbcluster.h"
 #include "exporter/model/types.h"
+#include "exporter/model/v2.h"
 #include "exporter/state/cluster_registry.h"
 #include "exporter/state/waiting_tracker.h"
 
 namespace podwait {
 
 // Which input decided a cluster's readiness.
-enum class DependencySource : uint8_t { kPdApi, kTidbCluster, kPods };
-inline constexpr std::string_view kDependencySourceNames[] = {"pd-api", "tidbcluster", "pods"};
+enum class DependencySource : uint8_t { kPdApi, kTidbCluster, kPods, kV2Instances };
+inline constexpr std::string_view kDependencySourceNames[] = {"pd-api", "tidbcluster", "pods",
+                                                              "v2-instances"};
 constexpr std::string_view DependencySourceName(DependencySource s) {
   return kDependencySourceNames[static_cast<size_t>(s)];
 }
@@ -48,6 +54,7 @@ struct DependencyInputs {
   const TidbClusterStatus* tc = nullptr;  // nullptr when no TidbCluster
   int ready_pd_pods = 0;
   std::string_view readiness_source = "both";
+  const v2::ClusterFacts* v2 = nullptr;  // nullptr (or not present) for a v1 cluster
 };
 
 struct DependencyEvaluation {
@@ -76,6 +83,9 @@ struct ClusterDependencyView {
   std::map<std::string, int> tc_tikv_stores;    // state -> count
   std::map<std::string, int> failover_members;  // component -> count (pd, tidb, tikv, tiflash)
   int ready_pd_pods = 0;
+  // From the cluster's tidb-operator v2 instances (when it has any). v2 records no failover
+  // members: failover_members stays empty for such a cluster.
+  std::optional<v2::ClusterFacts> v2;
 };
 
 // Thread-safe. Readers get copies; no lock is held while callers use them.
@@ -95,6 +105,8 @@ class DependencyStore {
   void ReplaceTidbClusters(const std::vector<TidbClusterStatus>& all);
   void OnTidbCluster(const TidbClusterStatus& status);
   void OnTidbClusterDeleted(const ClusterKey& cluster);
+  // The facts of one tidb-operator v2 cluster (V2Store's listener); not present: forgotten.
+  void OnV2Cluster(const ClusterKey& cluster, const v2::ClusterFacts& facts);
 
   std::map<ClusterKey, ClusterDependencies> Snapshot() const;
   std::optional<ClusterDependencies> Get(const ClusterKey& cluster) const;
@@ -118,6 +130,7 @@ class DependencyStore {
   mutable std::mutex mu_;
   std::map<ClusterKey, Entry> clusters_;
   std::map<ClusterKey, TidbClusterStatus> tidbclusters_;
+  std::map<ClusterKey, v2::ClusterFacts> v2_;
 };
 
 }  // namespace podwait

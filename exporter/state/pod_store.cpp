@@ -70,7 +70,8 @@ void PodStore::Upsert(PodPtr pod) {
   ForgetEvents(removed);
 }
 
-bool PodStore::Delete(std::string_view uid, std::string_view namespace_, std::string_view name) {
+bool PodStore::Delete(std::string_view uid, std::string_view namespace_, std::string_view name,
+                      std::optional<uint8_t> source) {
   std::vector<PodChanges::Deleted> removed;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -83,13 +84,15 @@ bool PodStore::Delete(std::string_view uid, std::string_view namespace_, std::st
                         [uid](const Entry& e) { return e.pod->uid == uid; });
     }
     if (it == pods_.end()) return false;
+    if (source && it->pod->source != *source) return false;
     EraseLocked(it, &removed);
   }
   ForgetEvents(removed);
   return true;
 }
 
-void PodStore::Replace(std::vector<PodPtr> pods, std::string_view namespace_scope) {
+void PodStore::Replace(std::vector<PodPtr> pods, std::string_view namespace_scope,
+                       std::optional<uint8_t> source) {
   std::vector<PodChanges::Deleted> removed;
   {
     // The names listed (views into `pods`' records, which outlive this set).
@@ -104,6 +107,7 @@ void PodStore::Replace(std::vector<PodPtr> pods, std::string_view namespace_scop
       auto next = std::next(it);
       const PodRecord& pod = *it->pod;
       if ((namespace_scope.empty() || pod.namespace_ == namespace_scope) &&
+          (!source || pod.source == *source) &&
           keep.find(NameKey{pod.namespace_, pod.name}) == keep.end()) {
         EraseLocked(it, &removed);
       }

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -60,12 +61,17 @@ class PodStore {
   void Upsert(PodRecord pod) { Upsert(std::make_shared<const PodRecord>(std::move(pod))); }
   // Removes a pod by namespace/name; a non-empty uid must match too (a DELETED event of an earlier
   // incarnation does not remove the current one). With an empty name, by uid (a scan: O(n)).
-  // Returns whether it was there.
-  bool Delete(std::string_view uid, std::string_view namespace_, std::string_view name);
+  // Returns whether it was there. With a `source`, only a record of that source
+  // (PodRecord::source) is removed: a pod that moved from one pod reflector to the other is not
+  // deleted by the late DELETED of the first.
+  bool Delete(std::string_view uid, std::string_view namespace_, std::string_view name,
+              std::optional<uint8_t> source = std::nullopt);
   // Makes the pods of one namespace (namespace_scope; "" means every namespace) exactly `pods`:
   // pods of that scope not in `pods` are deleted, the others upserted. Pods of other namespaces
-  // are untouched (one reflector per namespace each replaces only its own).
-  void Replace(std::vector<PodPtr> pods, std::string_view namespace_scope = {});
+  // are untouched (one reflector per namespace each replaces only its own); with a `source`, so
+  // are pods of other sources.
+  void Replace(std::vector<PodPtr> pods, std::string_view namespace_scope = {},
+               std::optional<uint8_t> source = std::nullopt);
 
   PodPtr Get(std::string_view namespace_, std::string_view name) const;
   // A scan (O(n)): for tests and debugging, not for hot paths.

@@ -74,7 +74,12 @@ void WaitingTracker::Evaluate(const EvaluationInput& input) {
   for (const auto& pod_ptr : input.pods) {
     const PodRecord& pod = *pod_ptr;
     auto track_it = tracks_.find(pod.uid);
-    const bool ready = pod.IsReady() && pod.deleted == 0;
+    // A v2 pod that is Ready while its instance is Ready=False (a TiKV without readiness probe
+    // whose store does not serve yet) is waiting; v1 pods never ask (one flag test).
+    std::optional<InstanceReadiness> instance;
+    if (pod.v2_instance && input.instance) instance = input.instance(pod);
+    const bool instance_not_ready = instance && instance->ready == ConditionStatus::kFalse;
+    const bool ready = pod.IsReady() && pod.deleted == 0 && !instance_not_ready;
     if (ready && track_it == tracks_.end()) {
       // Fast path for the common case (90% of a healthy fleet): a Ready pod that podwait never saw
       // waiting needs no classification and no track (a track starts when a pod is first seen
@@ -92,7 +97,8 @@ void WaitingTracker::Evaluate(const EvaluationInput& input) {
       }
       std::vector<EventRecord> events;
       if (input.events) events = input.events(pod);
-      c = classify_(pod, events, deps, input.autoscaler, input.now);
+      c = classify_(pod, events, deps, input.autoscaler, input.now,
+                    instance ? &*instance : nullptr);
     }
 
     if (track_it == tracks_.end()) {

@@ -5,12 +5,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "exporter/model/types.h"
+#include "exporter/model/v2.h"
 
 namespace podwait {
 
@@ -67,12 +69,16 @@ struct WaitingSnapshot {
 
 using ClassifyFn = std::function<Classification(
     const PodRecord& pod, std::span<const EventRecord> events, const ClusterDependencies* deps,
-    const AutoscalerState& autoscaler, Timestamp now)>;
+    const AutoscalerState& autoscaler, Timestamp now, const InstanceReadiness* instance)>;
 using EventsFn = std::function<std::vector<EventRecord>(const PodRecord& pod)>;
+// The Ready condition of a pod's tidb-operator v2 instance (asked only for pods with
+// PodRecord::v2_instance), or nullopt when it is not known.
+using InstanceFn = std::function<std::optional<InstanceReadiness>(const PodRecord& pod)>;
 
 struct EvaluationInput {
   std::span<const std::shared_ptr<const PodRecord>> pods;
-  EventsFn events;  // may be empty: no events
+  EventsFn events;      // may be empty: no events
+  InstanceFn instance;  // may be empty: no v2 instances
   const std::map<ClusterKey, ClusterDependencies>* dependencies = nullptr;
   AutoscalerState autoscaler;
   std::span<const FailureMember> failure_members;

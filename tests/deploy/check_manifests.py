@@ -23,11 +23,17 @@ SIDECAR_NS = "tidb-admin"
 SIDECAR_SA = "tidb-controller-manager"
 WATCHED_NS = "tidb-cluster"  # the namespaced overlay's example namespace
 
+# tidb-operator v2's resources podwait lists and watches (exporter/model/v2.cpp Kinds()).
+V2_RESOURCES = ("clusters", "pds", "pdgroups", "tikvs", "tikvgroups", "tidbs", "tidbgroups",
+                "tiflashes", "tiflashgroups", "ticdcs", "ticdcgroups", "tsos", "tsogroups",
+                "schedulings", "schedulinggroups", "schedulers", "schedulergroups")
+
 # The whole of podwait's access, as (scope, apiGroup, resource, resourceName, verb); scope is
 # "cluster" or a namespace, resourceName "*" when the rule names none.
 WATCH_RULES = {
     (g, r, "*", v)
     for g, r in (("", "pods"), ("", "events"), ("pingcap.com", "tidbclusters"))
+    + tuple(("core.pingcap.com", r) for r in V2_RESOURCES)
     for v in ("list", "watch")
 }
 CA_STATUS = {("kube-system", "", "configmaps", "cluster-autoscaler-status", v)

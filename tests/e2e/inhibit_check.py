@@ -7,7 +7,7 @@ exactly the same pod / StatefulSet / TiDB cluster, and the same `cluster` — or
 Then resolves a source and checks that its targets become active again.
 
 Alert labels are made up; they follow what rules/podwait.rules.yml and kubernetes-mixin's
-KubePodNotReady / KubeContainerWaiting / KubeStatefulSetReplicasMismatch alerts carry.
+KubePodNotReady / KubeContainerWaiting / KubePodCrashLooping / KubeStatefulSetReplicasMismatch alerts carry.
 
 Usage: inhibit_check.py [--inhibit-file FILE]   (exit 0 when every expectation holds)
 """
@@ -60,6 +60,8 @@ SOURCES = [
     ("StatefulSet source, no cluster label", sts_source("demo-tidb"), False),
     ("StatefulSet source in eu-1", sts_source("demo-tikv", cluster="eu-1"), False),
     ("PD not ready", dep("pd"), False),
+    ("v2 TiKV pod source in eu-1",
+     pod_source("tikv-tikv-q7w4mz", namespace="tidb-v2", cluster="eu-1"), False),
 ]
 TARGETS = [
     ("KubePodNotReady, same pod, no cluster label",
@@ -77,8 +79,19 @@ TARGETS = [
      generic("KubePodNotReady", "shop", pod="demo-tidb-0"), False),
     ("KubePodNotReady of a capacity-short pod (no source)",
      generic("KubePodNotReady", "shop", pod="basic-tikv-3"), False),
-    ("KubePodCrashLooping of a waiting pod (not a target alert)",
-     generic("KubePodCrashLooping", "demo", pod="demo-tidb-0", container="tidb"), False),
+    # A main container that exits while PD is down (tidb-operator v2 creates every pod at once;
+    # a v1 TiKV whose PD went away) crash-loops as a symptom: silenced while the pod waits.
+    ("KubePodCrashLooping of a pod waiting on a dependency, no cluster label",
+     generic("KubePodCrashLooping", "demo", pod="demo-tidb-0", container="tidb"), True),
+    ("KubePodCrashLooping of a v2 TiKV pod waiting on PD, same cluster eu-1",
+     generic("KubePodCrashLooping", "tidb-v2", pod="tikv-tikv-q7w4mz", container="tikv",
+             cluster="eu-1"), True),
+    ("KubePodCrashLooping, same v2 pod name in another Kubernetes cluster (us-1)",
+     generic("KubePodCrashLooping", "tidb-v2", pod="tikv-tikv-q7w4mz", container="tikv",
+             cluster="us-1"), False),
+    ("KubePodCrashLooping of a pod that does not wait (a real crash loop)",
+     generic("KubePodCrashLooping", "tidb-v2", pod="tidb-tidb-h2k9sd", container="tidb",
+             cluster="eu-1"), False),
     ("KubeStatefulSetReplicasMismatch, same StatefulSet, no cluster label",
      generic("KubeStatefulSetReplicasMismatch", "demo", statefulset="demo-tidb"), True),
     ("KubeStatefulSetReplicasMismatch, same StatefulSet, same cluster eu-1",

@@ -28,7 +28,7 @@ TEST(ExporterScenarios, OriginalReportThenPdReadyAndPodsMoveOn) {
         // Pods, events, the autoscaler ConfigMap and PD probes arrive on their own schedules
         // (sanitizer builds stretch them): wait until each has been seen.
         return FindSamples(t, "podwait_pod_waiting_seconds",
-                           {{"component", "tidb"}, {"class", "dependency"}})
+                           {{"namespace", "demo"}, {"component", "tidb"}, {"class", "dependency"}})
                        .size() == 5 &&
                Has(t, "podwait_pod_waiting_seconds",
                    {{"pod", "demo-tikv-0"}, {"class", "scale_up"}}) &&

@@ -544,7 +544,8 @@ TEST(SimProtocol, DemoScenarioAdvancesByName) {
   EXPECT_EQ(pd_leader(), 503);
   auto state = Json(HttpGet(sim.port(), "/_sim/state").body);
   EXPECT_EQ(state["step"].GetInt(), 0);
-  EXPECT_EQ(state["resources"]["pods"].Size(), 18u);
+  // 18 pods of the v1 clusters (demo, shop) and 7 of the v2 cluster (tidb-v2).
+  EXPECT_EQ(state["resources"]["pods"].Size(), 25u);
   ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=pd-ready", "").status, 200);
   EXPECT_EQ(pd_leader(), 200);
   ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=tidb-ready", "").status, 200);

@@ -98,10 +98,12 @@ void SimAndExporter::StartExporter() {
   exporter_port_ = FreePort();
   std::vector<std::string> args = {
       BinaryPath("podwait-exporter"),
-      "--web.listen-address=127.0.0.1:" + std::to_string(exporter_port_),
-      "--pd.url-template=http://127.0.0.1:" + std::to_string(sim_port_) +
-          "/pd/{namespace}/{cluster}",
-      "--pd.interval=1s", "--log.level=debug"};
+      "--web.listen-address=127.0.0.1:" + std::to_string(exporter_port_), "--pd.interval=1s",
+      "--log.level=debug"};
+  if (pd_template_) {
+    args.push_back("--pd.url-template=http://127.0.0.1:" + std::to_string(sim_port_) +
+                   "/pd/{namespace}/{cluster}");
+  }
   const bool kubeconfig =
       std::any_of(exporter_flags_.begin(), exporter_flags_.end(),
                   [](const std::string& f) { return f.rfind("--kubeconfig", 0) == 0; });

@@ -34,6 +34,9 @@ class SimAndExporter {
   explicit SimAndExporter(const std::string& scenario, std::vector<std::string> exporter_flags = {},
                           bool start_exporter = true, std::vector<std::string> sim_flags = {});
   void StartExporter();
+  // Before StartExporter(): do not point the exporter's --pd.url-template at the simulator (so a
+  // tidb-operator v2 Cluster's status.pd, or the template's default, decides).
+  void WithoutPdTemplate() { pd_template_ = false; }
 
   int sim_port() const { return sim_port_; }
   int exporter_port() const { return exporter_port_; }
@@ -49,6 +52,7 @@ class SimAndExporter {
 
  private:
   std::vector<std::string> exporter_flags_;
+  bool pd_template_ = true;
   int sim_port_ = 0;
   int exporter_port_ = 0;
   std::unique_ptr<Subprocess> sim_;

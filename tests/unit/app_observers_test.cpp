@@ -48,5 +48,19 @@ TEST(SelfMetricsReflectorObserverTest, UpdatesTheWatchFamiliesOfItsResource) {
   EXPECT_EQ(metrics.WatchEvents("pods", "ADDED").Value(), 0);
 }
 
+TEST(SelfMetricsReflectorObserverTest, ADisabledResourceHasNoSyncedSeries) {
+  SelfMetrics metrics;
+  auto obs = MakeSelfMetricsReflectorObservers(metrics)("tsos");
+  auto pods = MakeSelfMetricsReflectorObservers(metrics)("pods");
+  obs->OnSynced(false);
+  pods->OnSynced(false);
+  EXPECT_THAT(RenderText({metrics.registry()}),
+              HasSubstr("podwait_watch_synced{resource=\"tsos\"} 0"));
+  obs->OnDisabled();
+  const std::string text = RenderText({metrics.registry()});
+  EXPECT_THAT(text, Not(HasSubstr("podwait_watch_synced{resource=\"tsos\"}")));
+  EXPECT_THAT(text, HasSubstr("podwait_watch_synced{resource=\"pods\"} 0"));
+}
+
 }  // namespace
 }  // namespace podwait

@@ -20,6 +20,24 @@ TEST(Flags, DefaultsWithoutArguments) {
   EXPECT_THAT(r.config.dependency_init_containers, ElementsAre("wait-for-pd"));
 }
 
+TEST(Flags, V2SourcesSecondSelectorAndAnExplicitPdTemplate) {
+  FlagParseResult r = ParseFlags({});
+  ASSERT_EQ(r.action, Action::kRun);
+  EXPECT_TRUE(r.config.v2_enabled);
+  EXPECT_EQ(r.config.selector_v2,
+            "pingcap.com/managed-by=tidb-operator,!app.kubernetes.io/managed-by");
+  EXPECT_FALSE(r.config.pd_url_template_explicit);
+  r = ParseFlags({"--v2.enabled=false", "--selector.v2=", "--pd.url-template",
+                  "http://{cluster}-pd.{namespace}:2379"});
+  ASSERT_EQ(r.action, Action::kRun) << r.error;
+  EXPECT_FALSE(r.config.v2_enabled);
+  EXPECT_EQ(r.config.selector_v2, "");
+  // Given explicitly, even with the default's value: it wins over a v2 Cluster's status.pd.
+  EXPECT_TRUE(r.config.pd_url_template_explicit);
+  EXPECT_EQ(r.config.pd_url_template, "http://{cluster}-pd.{namespace}:2379");
+  EXPECT_FALSE(ParseFlags({"--no-v2.enabled"}).config.v2_enabled);
+}
+
 TEST(Flags, EqualsAndSpaceSeparatedValues) {
   FlagParseResult r = ParseFlags({"--web.listen-address=127.0.0.1:1234", "--web.telemetry-path",
                                   "/m", "--log.level=debug", "--log.format", "json"});

@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <filesystem>
 #include <fstream>
@@ -131,6 +133,68 @@ TEST(Explain, UnreachableStoresLeaveTikvUnknown) {
   d.Parse(r.out.c_str());
   ASSERT_FALSE(d.HasParseError());
   EXPECT_STREQ(d["clusters"][0]["dependencies"]["tikv"]["readiness"].GetString(), "unknown");
+}
+
+// tidb-operator v2 (tests/fixtures/v2/, made up after the v2 source files its README names):
+// pods and a dump of kubectl get clusters,pdgroups,pds,tikvs,tidbs -A -o json, as a separate
+// file or in the same List.
+std::string FileText(const std::string& relative) {
+  std::ifstream f(testing::SourcePath(relative));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string V2PodList(std::vector<std::string> extra_items = {}) {
+  std::string items;
+  for (const char* f : {"tikv-ready-instance-not-ready.json", "tidb-crashloop-no-pd-leader.json",
+                        "pd-running-not-ready-no-leader.json"}) {
+    if (!items.empty()) items += ",";
+    items += FileText(std::string("tests/fixtures/v2/pods/") + f);
+  }
+  for (const auto& e : extra_items) items += "," + e;
+  return "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[" + items + "]}";
+}
+
+// The TiKV pod is Ready, its TiKV instance (tikv-m3p8zc, Preparing) Ready=False: without the v2
+// objects explain cannot know and lists nothing for it; with them it waits, stage starting.
+TEST(Explain, V2ObjectsMakeAReadyTikvPodWithItsInstanceNotReadyWait) {
+  const std::string now = "--now=2025-03-10T08:10:00Z";
+  Result without = Explain({"-f", "-", now, "-o", "wide"}, V2PodList());
+  ASSERT_EQ(without.code, 0) << without.err;
+  EXPECT_THAT(without.out, Not(HasSubstr("tikv-tikv-m3p8zc")));
+  EXPECT_THAT(without.out, HasSubstr("tidb-tidb-h2k9sd"));
+
+  const std::string v2 =
+      testing::SourcePath("tests/fixtures/v2/lists/kubectl-get-v2-pd-ready-tikv-preparing.json");
+  Result with = Explain({"-f", "-", "--v2-objects=" + v2, now, "-o", "wide"}, V2PodList());
+  ASSERT_EQ(with.code, 0) << with.err;
+  EXPECT_THAT(with.out, HasSubstr("tikv-tikv-m3p8zc"));
+  EXPECT_THAT(with.out, HasSubstr("TiKV instance Ready=False InstanceNotHealthy"));
+
+  // The same objects inside the -f List (a mixed kubectl get pods,clusters,pds,... dump).
+  rapidjson::Document list;
+  const std::string list_text =
+      FileText("tests/fixtures/v2/lists/kubectl-get-v2-pd-ready-tikv-preparing.json");
+  list.Parse(list_text.c_str());
+  ASSERT_TRUE(list.IsObject());
+  std::vector<std::string> items;
+  for (const auto& item : list["items"].GetArray()) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    item.Accept(w);
+    items.emplace_back(buf.GetString());
+  }
+  Result mixed = Explain({"-f", "-", now, "-o", "wide"}, V2PodList(items));
+  ASSERT_EQ(mixed.code, 0) << mixed.err;
+  EXPECT_THAT(mixed.out, HasSubstr("TiKV instance Ready=False InstanceNotHealthy"));
+
+  // A malformed v2 object is a clear error naming it.
+  Result bad = Explain({"-f", "-", now},
+                       V2PodList({R"({"apiVersion":"core.pingcap.com/v1alpha1","kind":"TiKV",)"
+                                  R"("metadata":{"namespace":"tidb-v2","name":"x"},"status":7})"}));
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("TiKV tidb-v2/x"));
 }
 
 TEST(Explain, BadInputIsAClearErrorNamingTheFile) {

@@ -128,5 +128,37 @@ TEST_F(DependencyCollectorTest, TidbClusterFactsAndFailover) {
   EXPECT_THAT(Render(), Not(HasSubstr("prod-tc")));
 }
 
+// A v2 cluster whose PD API cannot be reached: the instance facts (V2Store's, from
+// tests/fixtures/v2/objects/pd-ready-*.json and tikv-*.json) give PD members by Ready and TiKV
+// stores by the state the instances report; no leader gauge, no failover members (v2 has none).
+TEST_F(DependencyCollectorTest, V2InstanceFactsWithoutFailoverMembers) {
+  const ClusterKey key{"tidb-v2", "basic"};
+  ClusterInfo info;
+  info.ready_pd_pods = 3;
+  store_.SyncClusters({{key, info}});
+  PdFacts down;
+  down.error = "health: Couldn't connect to server";
+  store_.OnPdProbe(key, down);
+  v2::ClusterFacts f;
+  f.present = true;
+  f.pd_instances = 3;
+  f.pd_instances_ready = 3;
+  f.tikv_instances = 3;
+  f.tikv_serving_ready = 2;
+  f.tikv_store_states = {{"Preparing", 1}, {"Serving", 2}};
+  store_.OnV2Cluster(key, f);
+  const std::string text = Render();
+  const std::string l = "namespace=\"tidb-v2\",tidb_cluster=\"tidb-v2-basic\"";
+  EXPECT_THAT(text, HasSubstr("podwait_pd_members{" + l + ",health=\"healthy\"} 3"));
+  EXPECT_THAT(text, HasSubstr("podwait_pd_members{" + l + ",health=\"unhealthy\"} 0"));
+  EXPECT_THAT(text, HasSubstr("podwait_tikv_stores{" + l + ",state=\"Serving\"} 2"));
+  EXPECT_THAT(text, HasSubstr("podwait_tikv_stores{" + l + ",state=\"Preparing\"} 1"));
+  EXPECT_THAT(text, HasSubstr("podwait_pd_probe_success{" + l + "} 0"));
+  EXPECT_THAT(text, Not(HasSubstr("podwait_pd_leader{" + l)));
+  EXPECT_THAT(text, Not(HasSubstr("podwait_failover_members{" + l)));
+  // Unknown is absent, never a false 0.
+  EXPECT_THAT(text, Not(HasSubstr("podwait_dependency_ready{" + l + ",dependency=\"pd\"}")));
+}
+
 }  // namespace
 }  // namespace podwait

@@ -373,19 +373,71 @@ TEST(PodSource, ListReplacesOnlyItsNamespaceAndEventsApply) {
   EXPECT_TRUE(store.Contains("tidb", "a"));
 }
 
-TEST(PodReflectorOptions, OnePerNamespaceWithTheSelector) {
+TEST(PodReflectorOptions, OnePerNamespaceWithTheSelectorThenTheV2Selector) {
   Config config;
   auto all = PodReflectorOptions(config);
-  ASSERT_EQ(all.size(), 1u);
+  ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0].path, "/api/v1/pods");
   EXPECT_EQ(all[0].name, "pods");
   EXPECT_EQ(all[0].label_selector, "app.kubernetes.io/managed-by=tidb-operator");
+  EXPECT_EQ(PodSourceTag(all[0]), 0);
+  EXPECT_EQ(all[1].path, "/api/v1/pods");
+  EXPECT_EQ(all[1].name, "pods-v2");
+  EXPECT_EQ(all[1].resource, "pods");
+  EXPECT_EQ(all[1].label_selector,
+            "pingcap.com/managed-by=tidb-operator,!app.kubernetes.io/managed-by");
+  EXPECT_EQ(PodSourceTag(all[1]), 1);
   config.namespaces = {"a", "b"};
   auto some = PodReflectorOptions(config);
-  ASSERT_EQ(some.size(), 2u);
+  ASSERT_EQ(some.size(), 4u);
   EXPECT_EQ(some[1].path, "/api/v1/namespaces/b/pods");
   EXPECT_EQ(some[1].name, "pods/b");
   EXPECT_EQ(some[1].resource, "pods");
+  EXPECT_EQ(some[3].path, "/api/v1/namespaces/b/pods");
+  EXPECT_EQ(some[3].name, "pods-v2/b");
+  EXPECT_EQ(ReflectorNamespace(some[3]), "b");
+  EXPECT_EQ(PodSourceTag(some[3]), 1);
+  config.selector_v2.clear();
+  EXPECT_EQ(PodReflectorOptions(config).size(), 2u);
+}
+
+// Two pod sources with disjoint selectors share one store: a pod that loses its legacy labels
+// is DELETED on the first and ADDED on the second, in either order, and stays; a relist of one
+// source never drops the other's pods.
+TEST(PodSource, TwoSourcesNeverDeleteEachOthersPods) {
+  for (bool added_first : {true, false}) {
+    PodStore store;
+    PodParseOptions legacy, v2;
+    v2.source = 1;
+    PodSource a(store, legacy), b(store, v2);
+    a.OnListBegin();
+    a.OnListItem(Pod("tidb", "a", "10"));
+    a.OnListItem(Pod("tidb", "moving", "11"));
+    a.OnListEnd("11");
+    b.OnListBegin();
+    b.OnListItem(Pod("tidb", "b", "12"));
+    b.OnListEnd("12");
+    ASSERT_EQ(store.Size(), 3u) << "b's relist keeps a's pods";
+    rapidjson::Document moved = Pod("tidb", "moving", "13");
+    if (added_first) {
+      b.OnEvent(WatchEventType::kAdded, moved);
+      a.OnEvent(WatchEventType::kDeleted, Pod("tidb", "moving", "13"));
+    } else {
+      a.OnEvent(WatchEventType::kDeleted, Pod("tidb", "moving", "13"));
+      b.OnEvent(WatchEventType::kAdded, moved);
+    }
+    ASSERT_TRUE(store.Contains("tidb", "moving")) << added_first;
+    EXPECT_EQ(store.Get("tidb", "moving")->source, 1);
+    // a's relist no longer lists it: it is b's now.
+    a.OnListBegin();
+    a.OnListItem(Pod("tidb", "a", "14"));
+    a.OnListEnd("14");
+    EXPECT_TRUE(store.Contains("tidb", "moving"));
+    EXPECT_TRUE(store.Contains("tidb", "b"));
+    // b deletes its own.
+    b.OnEvent(WatchEventType::kDeleted, Pod("tidb", "moving", "15"));
+    EXPECT_FALSE(store.Contains("tidb", "moving"));
+  }
 }
 
 }  // namespace

@@ -141,6 +141,80 @@ std::vector<Row> Rows() {
 INSTANTIATE_TEST_SUITE_P(Table, EvaluateTest, ::testing::ValuesIn(Rows()),
                          [](const auto& p) { return std::string(p.param.name); });
 
+// A tidb-operator v2 cluster whose PD API cannot be reached: its PD and TiKV instances (and the
+// PD pods) decide, with the three values; Ready PD instances but no answer is unknown, never
+// not ready. The facts are those V2Store computes from tests/fixtures/v2/objects/ (pd-*.json,
+// tikv-*.json).
+struct V2Row {
+  const char* name;
+  int pd_instances, pd_ready, tikv_instances, tikv_serving_ready, ready_pd_pods;
+  bool reachable;
+  Readiness pd;
+  std::string pd_reason;
+  Readiness tikv;
+  std::string tikv_reason;
+  DependencySource source;
+};
+
+class EvaluateV2Test : public ::testing::TestWithParam<V2Row> {};
+
+TEST_P(EvaluateV2Test, InstancesWhenThePdApiCannotBeReached) {
+  const V2Row& row = GetParam();
+  for (const char* readiness_source : {"both", "pd-api", "tidbcluster"}) {
+    v2::ClusterFacts f;
+    f.present = true;
+    f.pd_instances = row.pd_instances;
+    f.pd_instances_ready = row.pd_ready;
+    f.tikv_instances = row.tikv_instances;
+    f.tikv_serving_ready = row.tikv_serving_ready;
+    PdFacts pd = row.reachable ? HealthyPd() : Unreachable();
+    DependencyInputs in;
+    in.pd = &pd;
+    in.ready_pd_pods = row.ready_pd_pods;
+    in.readiness_source = readiness_source;
+    in.v2 = &f;
+    DependencyEvaluation e = EvaluateDependencies(in);
+    const bool api = row.reachable && std::string_view(readiness_source) != "tidbcluster";
+    if (api) {
+      EXPECT_EQ(e.source, DependencySource::kPdApi) << readiness_source;
+      continue;
+    }
+    EXPECT_EQ(e.source, row.source) << readiness_source;
+    EXPECT_EQ(e.deps.pd.readiness, row.pd) << readiness_source;
+    EXPECT_EQ(DependencyReasonName(e.deps.pd.reason), row.pd_reason) << readiness_source;
+    EXPECT_EQ(e.deps.tikv.readiness, row.tikv) << readiness_source;
+    EXPECT_EQ(DependencyReasonName(e.deps.tikv.reason), row.tikv_reason) << readiness_source;
+  }
+}
+
+std::vector<V2Row> V2Rows() {
+  using R = Readiness;
+  using S = DependencySource;
+  return {
+      // pd-not-ready.json x3 (no PD instance Ready), no Ready PD pod: PD is down.
+      {"NoPdInstanceReadyNoPdPod", 3, 0, 3, 0, 0, false, R::kNotReady, "pd_not_ready", R::kNotReady,
+       "pd_not_ready", S::kV2Instances},
+      // Ready PD pods alone (instances not yet updated) make it unknown, as for v1.
+      {"NoPdInstanceReadyButPdPods", 3, 0, 3, 0, 2, false, R::kUnknown, "dependency_unknown",
+       R::kNotReady, "no_tikv_store_up", S::kV2Instances},
+      // pd-ready-*.json and tikv-1.json only (Preparing): PD unknown, TiKV not serving.
+      {"PdInstancesReadyNoTikvServing", 3, 3, 1, 0, 3, false, R::kUnknown, "dependency_unknown",
+       R::kNotReady, "no_tikv_store_up", S::kV2Instances},
+      // pd-ready-*.json, tikv-0/1/2.json (two Serving): unknown both, never not ready.
+      {"PdAndTikvInstancesReady", 3, 3, 3, 2, 3, false, R::kUnknown, "dependency_unknown",
+       R::kUnknown, "dependency_unknown", S::kV2Instances},
+      // No instances yet (a fresh Cluster object only), no pods.
+      {"ClusterObjectOnly", 0, 0, 0, 0, 0, false, R::kNotReady, "pd_not_ready", R::kNotReady,
+       "pd_not_ready", S::kV2Instances},
+      // The PD API answers: it wins (checked above for both and pd-api).
+      {"ApiAnswers", 3, 0, 3, 0, 0, true, R::kNotReady, "pd_not_ready", R::kNotReady,
+       "pd_not_ready", S::kV2Instances},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, EvaluateV2Test, ::testing::ValuesIn(V2Rows()),
+                         [](const auto& p) { return std::string(p.param.name); });
+
 TEST(EvaluateSourceTest, BothUsesTidbClusterWhenApiUnreachable) {
   PdFacts down = Unreachable();
   TidbClusterStatus tc = HealthyTc();
@@ -316,6 +390,32 @@ TEST_F(StoreTest, ReplaceTidbClustersKeepsOnlyListed) {
   EXPECT_EQ(store_.Get(ClusterKey{"ns", "c"})->pd.readiness, Readiness::kReady);
   store_.ReplaceTidbClusters({});
   EXPECT_EQ(store_.Get(ClusterKey{"ns", "c"})->pd.readiness, Readiness::kNotReady);
+}
+
+TEST_F(StoreTest, V2FactsDecideWhenThePdApiIsUnreachable) {
+  const ClusterKey key{"tidb-v2", "basic"};
+  ClusterInfo info;
+  Sync({{key, info}});
+  store_.OnPdProbe(key, Unreachable());
+  EXPECT_EQ(store_.Views().at(key).source, DependencySource::kPods);
+  v2::ClusterFacts f;
+  f.present = true;
+  f.pd_instances = 3;
+  f.pd_instances_ready = 3;
+  f.tikv_instances = 3;
+  f.tikv_serving_ready = 0;
+  f.tikv_store_states = {{"Preparing", 3}};
+  store_.OnV2Cluster(key, f);
+  auto v = store_.Views().at(key);
+  EXPECT_EQ(v.source, DependencySource::kV2Instances);
+  EXPECT_EQ(v.deps.pd.readiness, Readiness::kUnknown);
+  EXPECT_EQ(v.deps.tikv.readiness, Readiness::kNotReady);
+  ASSERT_TRUE(v.v2.has_value());
+  EXPECT_THAT(v.failover_members, IsEmpty()) << "v2 records no failover members";
+  // Forgotten (no longer present): back to the pods.
+  store_.OnV2Cluster(key, v2::ClusterFacts{});
+  EXPECT_EQ(store_.Views().at(key).source, DependencySource::kPods);
+  EXPECT_FALSE(store_.Views().at(key).v2.has_value());
 }
 
 }  // namespace

@@ -49,15 +49,19 @@ class TrackerTest : public ::testing::Test {
  protected:
   TrackerTest()
       : tracker_([this](const PodRecord& pod, std::span<const EventRecord>,
-                        const ClusterDependencies*, const AutoscalerState&, Timestamp) {
+                        const ClusterDependencies*, const AutoscalerState&, Timestamp,
+                        const InstanceReadiness* instance) {
+          ++classified_[pod.uid];
+          if (instance != nullptr) instances_[pod.uid] = *instance;
           auto it = script_.by_uid.find(pod.uid);
           return it == script_.by_uid.end() ? Classification{} : it->second;
         }) {}
 
   void Run(std::vector<std::shared_ptr<const PodRecord>> pods, Timestamp now,
-           std::vector<FailureMember> failures = {}) {
+           std::vector<FailureMember> failures = {}, InstanceFn instance = {}) {
     EvaluationInput in;
     in.pods = pods;
+    in.instance = std::move(instance);
     in.now = now;
     in.failure_members = failures;
     tracker_.Evaluate(in);
@@ -69,8 +73,52 @@ class TrackerTest : public ::testing::Test {
   }
 
   Script script_;
+  std::map<std::string, int> classified_;  // classifier calls by uid
+  std::map<std::string, InstanceReadiness> instances_;
   WaitingTracker tracker_;
 };
+
+// A compact Ready v2 pod whose instance is Ready=False is classified with its instance (the fast
+// path for Ready pods must not skip it); a v1 Ready pod never asks for an instance; a v2 Ready
+// pod whose instance is Ready stays on the fast path.
+TEST_F(TrackerTest, ReadyV2PodWithInstanceNotReadyIsClassified) {
+  auto v1 = std::make_shared<PodRecord>(*MakePod("v1", "demo-tikv-0", "tikv", true, kT0));
+  v1->compact_ready = true;
+  auto v2 = std::make_shared<PodRecord>(*MakePod("v2", "c-tikv-x7k2p", "tikv", true, kT0));
+  v2->compact_ready = true;
+  v2->v2_instance = true;
+  auto v2ok = std::make_shared<PodRecord>(*MakePod("v2ok", "c-tikv-a1b2c", "tikv", true, kT0));
+  v2ok->compact_ready = true;
+  v2ok->v2_instance = true;
+  std::vector<std::string> asked;
+  InstanceFn lookup = [&asked](const PodRecord& pod) -> std::optional<InstanceReadiness> {
+    asked.push_back(pod.uid);
+    InstanceReadiness r;
+    r.ready = pod.uid == "v2" ? ConditionStatus::kFalse : ConditionStatus::kTrue;
+    r.kind = "TiKV";
+    r.since = kT0 + 5;
+    return r;
+  };
+  script_.by_uid["v2"] = Waiting(Stage::kStarting, WaitClass::kStarting, kT0 + 5);
+  Run({v1, v2, v2ok}, kT0 + 1000, {}, lookup);
+  EXPECT_THAT(asked, ::testing::ElementsAre("v2", "v2ok"));
+  EXPECT_EQ(classified_.count("v1"), 0u);
+  EXPECT_EQ(classified_.count("v2ok"), 0u);
+  ASSERT_EQ(classified_["v2"], 1);
+  EXPECT_EQ(instances_["v2"].ready, ConditionStatus::kFalse);
+  auto snap = tracker_.Snapshot();
+  ASSERT_EQ(snap->pods.size(), 1u);
+  EXPECT_EQ(snap->pods[0].pod, "c-tikv-x7k2p");
+  // Once the instance is Ready the pod leaves its stage: observed once.
+  script_.by_uid.erase("v2");
+  Run({v1, v2, v2ok}, kT0 + 2000, {}, [](const PodRecord&) {
+    InstanceReadiness r;
+    r.ready = ConditionStatus::kTrue;
+    return std::optional<InstanceReadiness>(r);
+  });
+  EXPECT_TRUE(tracker_.Snapshot()->pods.empty());
+  EXPECT_EQ(Count("tikv", Stage::kStarting, WaitClass::kStarting), 1u);
+}
 
 TEST_F(TrackerTest, PublishesWaitingPodsSorted) {
   script_.by_uid["b"] = Waiting(Stage::kInitializing, WaitClass::kDependency, kT0);

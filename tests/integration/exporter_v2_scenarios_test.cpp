@@ -1,0 +1,195 @@
+// tidb-operator v2 end to end: the real exporter against the simulator serving the v2 API
+// (core.pingcap.com/v1alpha1) and pods of both generations, scraping /metrics and
+// /api/v1/pods. The timeline is tests/scenarios/v2.json (a fresh v2 cluster: every pod created at
+// once, TiKV/TiDB crash-looping until PD has a leader), stepped by hand (--manual). Its objects
+// follow the made-up fixtures in tests/fixtures/v2/ (README there names the v2 source files).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/support/process.h"
+#include "tests/support/stack.h"
+
+namespace podwait::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+bool Has(const std::string& text, const std::string& name,
+         const std::map<std::string, std::string>& match) {
+  return !FindSamples(text, name, match).empty();
+}
+
+std::map<std::string, std::string> Pod(const std::string& name) {
+  return {{"namespace", "tidb-v2"}, {"tidb_cluster", "tidb-v2-basic"}, {"pod", name}};
+}
+
+std::map<std::string, std::string> Pod(const std::string& name, const std::string& cls) {
+  auto m = Pod(name);
+  m["class"] = cls;
+  return m;
+}
+
+const char* kTikv[] = {"tikv-tikv-q7w4mz", "tikv-tikv-m3p8zc", "tikv-tikv-f6j2vd"};
+constexpr const char* kTidb = "tidb-tidb-h2k9sd";
+
+// Each v2 wait shape, in the order the timeline shows them:
+//  - TiKV/TiDB main containers crash-looping while PD has no leader -> dependency;
+//  - TiKV pods Ready while their TiKV instances are Ready=False -> waiting, stage starting;
+//  - TiDB running, not Ready, while TiKV is not ready (PD not initialized) -> dependency;
+//  - recovery once PD has a leader and the stores serve: nothing waits.
+TEST(ExporterV2Scenarios, FreshV2ClusterWaitsOnPdThenRecovers) {
+  SimAndExporter stack("tests/scenarios/v2.json");
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        return FindSamples(t, "podwait_pod_waiting_seconds",
+                           {{"tidb_cluster", "tidb-v2-basic"}, {"class", "dependency"}})
+                       .size() == 4 &&
+               SampleValue(t, "podwait_pd_leader", {{"tidb_cluster", "tidb-v2-basic"}}) == 0;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  for (const char* pod : kTikv) {
+    EXPECT_TRUE(Has(text, "podwait_pod_waiting_seconds",
+                    {{"pod", pod}, {"component", "tikv"}, {"class", "dependency"}}))
+        << pod;
+  }
+  EXPECT_TRUE(Has(text, "podwait_pod_waiting_seconds",
+                  {{"pod", kTidb}, {"component", "tidb"}, {"class", "dependency"}}));
+  EXPECT_EQ(SampleValue(text, "podwait_dependency_ready",
+                        {{"tidb_cluster", "tidb-v2-basic"}, {"dependency", "pd"}}),
+            0);
+  // The v2 resources are watched and held; the TidbCluster CRD is absent and holds nothing up.
+  EXPECT_EQ(SampleValue(text, "podwait_objects", {{"resource", "tikvs"}}), 3);
+  EXPECT_EQ(SampleValue(text, "podwait_objects", {{"resource", "clusters"}}), 1);
+  EXPECT_EQ(HttpGet(stack.exporter_port(), "/readyz").status, 200);
+  // A resource the API server does not serve has no watch_synced series (PodwaitWatchStale
+  // stays quiet); the served ones are synced.
+  EXPECT_TRUE(FindSamples(text, "podwait_watch_synced", {{"resource", "tidbclusters"}}).empty());
+  EXPECT_EQ(SampleValue(text, "podwait_watch_synced", {{"resource", "pds"}}), 1);
+  // The JSON view and the status page show the v2 cluster the same way.
+  HttpResult pods = HttpGet(stack.exporter_port(), "/api/v1/pods?cluster=basic");
+  EXPECT_THAT(pods.body, HasSubstr("\"tidbCluster\":\"tidb-v2-basic\""));
+  EXPECT_THAT(pods.body, HasSubstr(kTidb));
+  EXPECT_THAT(pods.body, HasSubstr("CrashLoopBackOff"));
+  EXPECT_THAT(HttpGet(stack.exporter_port(), "/").body, HasSubstr("tikv-tikv-q7w4mz"));
+
+  // PD gets a leader; TiKV runs: its pods are Ready at once (no readiness probe), its instances
+  // stay Ready=False (Preparing). The TiDB pod runs, not Ready, PD not initialized.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=tikv-running"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        // PD became ready moments ago (within --dependency.ready-grace): still `dependency`,
+        // reason dependency_ready.
+        return FindSamples(t, "podwait_pod_waiting_seconds",
+                           {{"component", "tikv"},
+                            {"stage", "starting"},
+                            {"class", "dependency"},
+                            {"reason", "dependency_ready"}})
+                       .size() == 3 &&
+               SampleValue(t, "podwait_pd_leader", {{"tidb_cluster", "tidb-v2-basic"}}) == 1 &&
+               Has(t, "podwait_pod_waiting_seconds",
+                   {{"pod", kTidb}, {"stage", "starting"}, {"class", "dependency"}});
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  // The evidence names the instance that is not Ready.
+  pods = HttpGet(stack.exporter_port(), "/api/v1/pods?cluster=basic");
+  EXPECT_THAT(pods.body, HasSubstr("pod Ready; TiKV instance Ready=False InstanceNotHealthy"));
+  EXPECT_EQ(SampleValue(text, "podwait_dependency_ready",
+                        {{"tidb_cluster", "tidb-v2-basic"}, {"dependency", "pd"}}),
+            1);
+  EXPECT_EQ(SampleValue(text, "podwait_dependency_ready",
+                        {{"tidb_cluster", "tidb-v2-basic"}, {"dependency", "tikv"}}),
+            0);
+
+  // The stores serve, TiDB becomes Ready: nothing of the cluster waits.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=tidb-ready"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        return FindSamples(t, "podwait_pod_waiting_seconds", {{"namespace", "tidb-v2"}}).empty() &&
+               SampleValue(t, "podwait_dependency_ready",
+                           {{"tidb_cluster", "tidb-v2-basic"}, {"dependency", "tikv"}}) == 1;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  EXPECT_EQ(SampleValue(text, "podwait_stage_duration_seconds_count",
+                        {{"component", "tikv"}, {"stage", "starting"}, {"class", "dependency"}}),
+            3);
+}
+
+// Without --pd.url-template the exporter probes PD where the v2 Cluster's status.pd says: here
+// the simulator's PD path of the cluster. The template's default (http://basic-pd.tidb-v2:2379)
+// would not resolve.
+TEST(ExporterV2Scenarios, PdProbedAtTheClustersStatusPd) {
+  SimAndExporter stack("tests/scenarios/v2.json", {}, /*start_exporter=*/false);
+  const std::string url =
+      "http://127.0.0.1:" + std::to_string(stack.sim_port()) + "/pd/tidb-v2/basic";
+  ASSERT_EQ(stack.SimPost("/_sim/apply", R"({"v2":[{"kind":"Cluster","namespace":"tidb-v2",)"
+                                         R"("name":"basic","created":"-2m","since":"-2m",)"
+                                         R"("pd":")" +
+                                             url + R"("}]})"),
+            200);
+  stack.WithoutPdTemplate();
+  stack.StartExporter();
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        // PD answers (HTTP errors while it has no leader, as the simulator's PD does), not a
+        // name that does not resolve.
+        return SampleValue(t, "podwait_pd_leader", {{"tidb_cluster", "tidb-v2-basic"}}) == 0 &&
+               SampleValue(t, "podwait_probe_errors_total",
+                           {{"endpoint", "leader"}, {"kind", "http_status"}}) > 0;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  // PD gets a leader (the scenario's pd-leader step would also rewrite the Cluster with its own
+  // status.pd, which the exporter would follow).
+  ASSERT_EQ(stack.SimPost("/_sim/apply", R"({"pd":{"namespace":"tidb-v2","cluster":"basic",)"
+                                         R"("state":"leader","healthy":true,"leader":0}})"),
+            200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        return SampleValue(t, "podwait_pd_leader", {{"tidb_cluster", "tidb-v2-basic"}}) == 1 &&
+               SampleValue(t, "podwait_pd_probe_success", {{"tidb_cluster", "tidb-v2-basic"}}) == 1;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+}
+
+// Pods of both generations by default: a v2 pod without the legacy app.kubernetes.io labels is
+// watched through the second selector and classified; a pod with both label sets is one pod;
+// --selector.v2= turns the second watch off.
+TEST(ExporterV2Scenarios, PodsWithoutLegacyLabelsAreWatched) {
+  for (bool second : {true, false}) {
+    SimAndExporter stack(
+        "tests/scenarios/v2.json",
+        second ? std::vector<std::string>{} : std::vector<std::string>{"--selector.v2="},
+        /*start_exporter=*/false);
+    ASSERT_EQ(stack.SimPost("/_sim/apply",
+                            R"({"pods":[{"operator":"v2","legacyLabels":false,)"
+                            R"("namespace":"tidb-v2","name":"tidb-tidb-h2k9sd","cluster":"basic",)"
+                            R"("created":"-2m","stage":"waiting","reason":"CrashLoopBackOff",)"
+                            R"("restarts":4}]})"),
+              200);
+    stack.StartExporter();
+    std::string text;
+    ASSERT_TRUE(stack.ScrapeUntil(
+        [](const std::string& t) {
+          return FindSamples(t, "podwait_pod_waiting_seconds", {{"component", "tikv"}}).size() == 3;
+        },
+        20, &text))
+        << text << stack.exporter().ReadLog();
+    EXPECT_EQ(
+        SampleValue(
+            text, "podwait_waiting_pods",
+            {{"tidb_cluster", "tidb-v2-basic"}, {"component", "tikv"}, {"class", "dependency"}}),
+        3)
+        << "pods with both label sets are counted once";
+    EXPECT_EQ(Has(text, "podwait_pod_waiting_seconds", Pod(kTidb, "dependency")), second) << text;
+  }
+}
+
+}  // namespace
+}  // namespace podwait::testing

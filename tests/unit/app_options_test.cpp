@@ -1,0 +1,44 @@
+// The PD targets (docs/DESIGN.md §3): an explicit --pd.url-template wins, else a tidb-operator v2
+// Cluster's status.pd, else the template's default; the cluster's TLS directory applies to each.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "exporter/app/options.h"
+#include "exporter/config/flags.h"
+
+namespace podwait {
+namespace {
+
+TEST(PdTargetsFor, StatusPdUnlessTheTemplateIsExplicit) {
+  const ClusterKey v1{"tidb", "basic"};
+  const ClusterKey v2{"tidb-v2", "basic"};
+  // status.pd as tests/fixtures/v2/objects/cluster-ready.json writes it, and an https one.
+  const std::map<ClusterKey, std::string> urls = {{v2, "https://pd-pd.tidb-v2:2379/"}};
+  char tmpl[] = "/tmp/podwait-pdtls-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  std::filesystem::create_directories(dir + "/tidb-v2/basic");
+  std::ofstream(dir + "/tidb-v2/basic/ca.crt") << "x";
+  FlagParseResult r = ParseFlags({"--pd.tls.dir=" + dir});
+  ASSERT_EQ(r.action, FlagParseResult::Action::kRun) << r.error;
+  std::vector<PdTarget> t = PdTargetsFor({v1, v2}, r.config, urls);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].base_url, "http://basic-pd.tidb:2379");
+  EXPECT_EQ(t[1].base_url, "https://pd-pd.tidb-v2:2379");
+  EXPECT_EQ(t[1].tls.ca_file, dir + "/tidb-v2/basic/ca.crt");
+  EXPECT_EQ(t[0].tls.ca_file, "");
+
+  r = ParseFlags({"--pd.url-template=http://{cluster}-pd.{namespace}.svc:2379"});
+  ASSERT_EQ(r.action, FlagParseResult::Action::kRun) << r.error;
+  t = PdTargetsFor({v1, v2}, r.config, urls);
+  EXPECT_EQ(t[1].base_url, "http://basic-pd.tidb-v2.svc:2379");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace podwait
