@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "exporter/common/result.h"
 #include "exporter/common/clock.h"
+#include "exporter/common/result.h"
 #include "exporter/net/environment.h"
 
 namespace podwait {

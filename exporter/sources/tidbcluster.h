@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "exporter/common/result.h"
 #include "exporter/common/clock.h"
+#include "exporter/common/result.h"
 #include "exporter/model/tidbcluster.h"
 
 namespace podwait {

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "exporter/model/v2.h"
 #include "exporter/common/result.h"
+#include "exporter/model/v2.h"
 
 namespace podwait {
 
