@@ -96,6 +96,11 @@ std::string FormatRfc3339(Timestamp t) {
   return buf;
 }
 
+namespace {
+// 1000 years in milliseconds.
+constexpr double kMaxDurationMs = 1000.0 * 365 * 86'400'000;
+}  // namespace
+
 std::optional<Timestamp> ParseDuration(std::string_view text) {
   if (text.empty()) return std::nullopt;
   if (text == "0") return 0;
@@ -130,6 +135,9 @@ std::optional<Timestamp> ParseDuration(std::string_view text) {
       return std::nullopt;
     }
     total += value * scale;
+    // Longer than any duration podwait has a use for (and than an int64 of milliseconds holds):
+    // not a duration.
+    if (!(total <= kMaxDurationMs)) return std::nullopt;
   }
   return static_cast<Timestamp>(total + 0.5);
 }

@@ -16,7 +16,8 @@ std::optional<Timestamp> ParseRfc3339(std::string_view text);
 // Formats as "2024-05-02T10:11:12Z" (UTC, whole seconds when ms == 0, else ".123Z").
 std::string FormatRfc3339(Timestamp t);
 
-// Parses a Go-style duration: "1h2m3s", "90s", "1.5m", "250ms", "0". Negative values are rejected.
+// Parses a Go-style duration: "1h2m3s", "90s", "1.5m", "250ms", "0". Negative values, and
+// durations longer than 1000 years, are rejected.
 std::optional<Timestamp> ParseDuration(std::string_view text);
 
 // Formats a duration for humans, kubectl style: "45s", "3m12s", "2h5m", "3d4h".

@@ -42,6 +42,15 @@ TEST(Duration, ParsesGoStyle) {
   EXPECT_FALSE(ParseDuration("5x"));
 }
 
+// Found by the web_config fuzz target (a rate_limit interval of 1e106 ms): a duration beyond any
+// use, and beyond an int64 of milliseconds, is not a duration (it was undefined behaviour).
+TEST(Duration, TooLongIsRejectedNotOverflowed) {
+  EXPECT_FALSE(ParseDuration(std::string(107, '9') + "ms"));
+  EXPECT_FALSE(ParseDuration("9999999999999999999h"));
+  EXPECT_FALSE(ParseDuration("1001.0.0s"));
+  EXPECT_EQ(ParseDuration("8760h"), 8760LL * 3'600'000);
+}
+
 TEST(Duration, FormatsLikeKubectl) {
   EXPECT_EQ(FormatDuration(45 * kSecond), "45s");
   EXPECT_EQ(FormatDuration(192 * kSecond), "3m12s");
