@@ -760,7 +760,9 @@ TEST(SimProtocol, V2ScenarioCrashLoopsUntilPdHasALeader) {
 
   ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=pd-leader", "").status, 200);
   EXPECT_EQ(pd_leader(), 200);
-  for (const auto& p : pods("pd")["items"].GetArray()) EXPECT_TRUE(ready(p));
+  // The list is kept in a variable: a range-for over a member of a temporary outlives it.
+  const rapidjson::Document pd = pods("pd");
+  for (const auto& p : pd["items"].GetArray()) EXPECT_TRUE(ready(p));
   EXPECT_STREQ(Json(HttpGet(sim.port(), std::string(kV2) + "/namespaces/tidb-v2/clusters/basic")
                         .body)["status"]["id"]
                    .GetString(),
@@ -768,7 +770,8 @@ TEST(SimProtocol, V2ScenarioCrashLoopsUntilPdHasALeader) {
 
   // TiKV runs: its pods are Ready (no readiness probe) while its CRs are not.
   ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=tikv-running", "").status, 200);
-  for (const auto& p : pods("tikv")["items"].GetArray()) EXPECT_TRUE(ready(p));
+  const rapidjson::Document running = pods("tikv");
+  for (const auto& p : running["items"].GetArray()) EXPECT_TRUE(ready(p));
   V2Objects crs = ParseV2Objects(Json(HttpGet(sim.port(), std::string(kV2) + "/tikvs").body));
   ASSERT_EQ(crs.instances.size(), 3u);
   for (const auto& i : crs.instances) EXPECT_FALSE(i.IsReady()) << i.name;
