@@ -1,5 +1,6 @@
 #include "tests/support/yaml_json.h"
 
+#include <gtest/gtest.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -58,6 +59,15 @@ void YamlToJson(const YAML::Node& node, rapidjson::Value* out,
 rapidjson::Document LoadYamlAsJson(const std::string& relative) {
   rapidjson::Document doc;
   YamlToJson(YAML::LoadFile(SourcePath(relative)), &doc, doc.GetAllocator());
+  return doc;
+}
+
+rapidjson::Document LoadJsonFile(const std::string& relative) {
+  const std::string text = ReadFile(SourcePath(relative));
+  EXPECT_FALSE(text.empty()) << relative << ": missing or empty";
+  rapidjson::Document doc;
+  doc.Parse(text.c_str(), text.size());
+  EXPECT_FALSE(doc.HasParseError()) << relative << ": not valid JSON";
   return doc;
 }
 

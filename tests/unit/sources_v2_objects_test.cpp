@@ -9,9 +9,9 @@
 
 #include <functional>
 
-#include "exporter/common/file.h"
 #include "exporter/common/time_format.h"
 #include "exporter/sources/v2_objects.h"
+#include "tests/support/yaml_json.h"
 
 namespace podwait {
 namespace {
@@ -20,13 +20,7 @@ using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
 
 rapidjson::Document Load(const std::string& relative) {
-  std::string text, error;
-  const std::string path = std::string(PODWAIT_SOURCE_DIR) + "/tests/fixtures/v2/" + relative;
-  EXPECT_TRUE(ReadWholeFile(path, &text, &error)) << path << ": " << error;
-  rapidjson::Document doc;
-  doc.Parse(text.c_str(), text.size());
-  EXPECT_FALSE(doc.HasParseError()) << relative;
-  return doc;
+  return testing::LoadJsonFile("tests/fixtures/v2/" + relative);
 }
 
 Timestamp T(const char* s) { return ParseRfc3339(s).value(); }

@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-#include "exporter/common/file.h"
 #include "exporter/sources/v2_objects.h"
 #include "exporter/sources/v2_source.h"
 #include "exporter/state/v2_store.h"
+#include "tests/support/yaml_json.h"
 
 namespace podwait {
 namespace {
@@ -18,13 +18,7 @@ using ::testing::ElementsAre;
 using ::testing::Pair;
 
 rapidjson::Document Load(const std::string& relative) {
-  std::string text, error;
-  const std::string path = std::string(PODWAIT_SOURCE_DIR) + "/tests/fixtures/v2/" + relative;
-  EXPECT_TRUE(ReadWholeFile(path, &text, &error)) << path << ": " << error;
-  rapidjson::Document doc;
-  doc.Parse(text.c_str(), text.size());
-  EXPECT_FALSE(doc.HasParseError()) << relative;
-  return doc;
+  return testing::LoadJsonFile("tests/fixtures/v2/" + relative);
 }
 
 v2::Instance Instance(const std::string& file) { return *ParseV2Instance(Load(file)).value; }
