@@ -175,9 +175,12 @@ TEST(ExporterV2Scenarios, PodsWithoutLegacyLabelsAreWatched) {
               200);
     stack.StartExporter();
     std::string text;
+    // The two pod reflectors sync independently: with the second one, wait for its pod too.
     ASSERT_TRUE(stack.ScrapeUntil(
-        [](const std::string& t) {
-          return FindSamples(t, "podwait_pod_waiting_seconds", {{"component", "tikv"}}).size() == 3;
+        [second](const std::string& t) {
+          return FindSamples(t, "podwait_pod_waiting_seconds", {{"component", "tikv"}}).size() ==
+                     3 &&
+                 (!second || Has(t, "podwait_pod_waiting_seconds", Pod(kTidb, "dependency")));
         },
         20, &text))
         << text << stack.exporter().ReadLog();
