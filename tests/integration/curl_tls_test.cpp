@@ -25,14 +25,15 @@ class CurlTls : public ::testing::Test {
     const std::string& d = dir_;
     // req -x509 with -CA signs by the CA (OpenSSL 3).
     const std::vector<std::vector<std::string>> commands = {
-        Req({"-keyout", d + "/ca.key", "-out", d + "/ca.crt", "-subj", "/CN=podwait-test-ca"}),
-        Req({"-keyout", d + "/other-ca.key", "-out", d + "/other-ca.crt", "-subj",
-             "/CN=podwait-test-other-ca"}),
-        Req({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/server.key", "-out",
-             d + "/server.crt", "-subj", "/CN=127.0.0.1", "-addext",
-             "subjectAltName=IP:127.0.0.1"}),
-        Req({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/client.key", "-out",
-             d + "/client.crt", "-subj", "/CN=podwait-test-client"}),
+        OpensslReq(
+            {"-keyout", d + "/ca.key", "-out", d + "/ca.crt", "-subj", "/CN=podwait-test-ca"}),
+        OpensslReq({"-keyout", d + "/other-ca.key", "-out", d + "/other-ca.crt", "-subj",
+                    "/CN=podwait-test-other-ca"}),
+        OpensslReq({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/server.key",
+                    "-out", d + "/server.crt", "-subj", "/CN=127.0.0.1", "-addext",
+                    "subjectAltName=IP:127.0.0.1"}),
+        OpensslReq({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/client.key",
+                    "-out", d + "/client.crt", "-subj", "/CN=podwait-test-client"}),
     };
     for (const auto& argv : commands) {
       std::string output;
@@ -59,13 +60,6 @@ class CurlTls : public ::testing::Test {
     ASSERT_TRUE(setup_error_.empty()) << setup_error_;
   }
 
-  static std::vector<std::string> Req(std::vector<std::string> args) {
-    std::vector<std::string> argv = {
-        "openssl", "req",   "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-        "-nodes",  "-days", "1"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return argv;
-  }
   static std::string File(const std::string& name) { return dir_ + "/" + name; }
   static std::string Pem(const std::string& name) { return ReadFile(File(name)); }
   // The right CA and the client certificate, as PEM in memory.

@@ -34,15 +34,17 @@ class WebConfig : public ::testing::Test {
     dir_ = MakeTempDir();
     const std::string& d = dir_;
     const std::vector<std::vector<std::string>> commands = {
-        Req({"-keyout", d + "/ca.key", "-out", d + "/ca.crt", "-subj", "/CN=podwait-test-ca"}),
-        Req({"-keyout", d + "/other-ca.key", "-out", d + "/other-ca.crt", "-subj",
-             "/CN=podwait-test-other-ca"}),
+        OpensslReq(
+            {"-keyout", d + "/ca.key", "-out", d + "/ca.crt", "-subj", "/CN=podwait-test-ca"}),
+        OpensslReq({"-keyout", d + "/other-ca.key", "-out", d + "/other-ca.crt", "-subj",
+                    "/CN=podwait-test-other-ca"}),
         Server("server-1"),
         Server("server-2"),
-        Req({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/client.key", "-out",
-             d + "/client.crt", "-subj", "/CN=podwait-test-client"}),
-        Req({"-CA", d + "/other-ca.crt", "-CAkey", d + "/other-ca.key", "-keyout",
-             d + "/stranger.key", "-out", d + "/stranger.crt", "-subj", "/CN=podwait-stranger"}),
+        OpensslReq({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/client.key",
+                    "-out", d + "/client.crt", "-subj", "/CN=podwait-test-client"}),
+        OpensslReq({"-CA", d + "/other-ca.crt", "-CAkey", d + "/other-ca.key", "-keyout",
+                    d + "/stranger.key", "-out", d + "/stranger.crt", "-subj",
+                    "/CN=podwait-stranger"}),
     };
     for (const auto& argv : commands) {
       std::string output;
@@ -54,17 +56,10 @@ class WebConfig : public ::testing::Test {
   }
   void SetUp() override { ASSERT_TRUE(setup_error_.empty()) << setup_error_; }
 
-  static std::vector<std::string> Req(std::vector<std::string> args) {
-    std::vector<std::string> argv = {
-        "openssl", "req",   "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-        "-nodes",  "-days", "1"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return argv;
-  }
   static std::vector<std::string> Server(const std::string& name) {
-    return Req({"-CA", dir_ + "/ca.crt", "-CAkey", dir_ + "/ca.key", "-keyout",
-                dir_ + "/" + name + ".key", "-out", dir_ + "/" + name + ".crt", "-subj",
-                "/CN=podwait-test-" + name, "-addext", "subjectAltName=IP:127.0.0.1"});
+    return OpensslReq({"-CA", dir_ + "/ca.crt", "-CAkey", dir_ + "/ca.key", "-keyout",
+                       dir_ + "/" + name + ".key", "-out", dir_ + "/" + name + ".crt", "-subj",
+                       "/CN=podwait-test-" + name, "-addext", "subjectAltName=IP:127.0.0.1"});
   }
 
   // Starts the simulator and an exporter with `web_config` (written to a file in a fresh

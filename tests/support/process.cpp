@@ -226,4 +226,12 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+std::vector<std::string> OpensslReq(std::vector<std::string> args) {
+  std::vector<std::string> argv = {
+      "openssl", "req",   "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+      "-nodes",  "-days", "1"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
 }  // namespace podwait::testing

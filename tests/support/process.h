@@ -68,4 +68,8 @@ std::string ReadFile(const std::string& path);
 // A fresh temporary directory (removed by the OS's tmp cleaning, not by the test).
 std::string MakeTempDir();
 
+// The argv of `openssl req -x509` making a P-256 key and a one-day certificate, then `args`
+// (e.g. -keyout, -out, -subj; -CA and -CAkey to sign by a CA instead of self-signing).
+std::vector<std::string> OpensslReq(std::vector<std::string> args);
+
 }  // namespace podwait::testing
