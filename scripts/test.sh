@@ -8,7 +8,7 @@
 #   scripts/test.sh [--quick] [--no-tsan] [--no-fuzz]
 #     --quick    skip the fuzz run and both sanitizer passes
 #     --no-tsan  skip the ThreadSanitizer pass
-#     --no-fuzz  skip the fuzz run ($PODWAIT_FUZZ_SECONDS per target, default 20)
+#     --no-fuzz  skip the fuzz run ($PODWAIT_FUZZ_SECONDS per target, default 12)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,7 +37,7 @@ echo "== tests"
 
 if [ $quick -eq 0 ] && [ $fuzz -eq 1 ]; then
   echo "== fuzz (libFuzzer, ASan+UBSan)"
-  scripts/fuzz.sh --seconds "${PODWAIT_FUZZ_SECONDS:-20}"
+  scripts/fuzz.sh --seconds "${PODWAIT_FUZZ_SECONDS:-12}"
 fi
 if [ $quick -eq 0 ]; then
   echo "== build (ASan+UBSan)"
