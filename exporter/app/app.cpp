@@ -24,7 +24,8 @@ App::App(Config config, const Clock& clock)
       pods_(&events_),
       registry_(config_),
       dependencies_(config_, clock_),
-      evaluator_(EvaluatorOptionsFromConfig(config_)) {
+      evaluator_(EvaluatorOptionsFromConfig(config_)),
+      changes_(pods_, &events_, &v2_) {
   registry_.SetListener([this](const std::map<ClusterKey, ClusterInfo>& clusters) {
     dependencies_.SyncClusters(clusters);
   });
@@ -79,11 +80,17 @@ const CaStatus* App::CurrentCaStatus() {
 void App::EvaluateOnce() {
   // Cluster discovery follows the pod store (kept as pods change, no scan).
   registry_.SetPodClusters(pods_.Clusters());
-  const std::vector<PodPtr> pods = pods_.Snapshot();
+  // Only what changed since the last evaluation (the evaluator finds the rest: clusters whose
+  // dependency state changed, classifications whose time has come).
+  const ChangeFeed::Changes changes = changes_.Read();
   const std::map<ClusterKey, ClusterDependencies> deps = dependencies_.Snapshot();
   const std::vector<FailureMember> failures = dependencies_.FailureMembers();
   EvaluatorInputs in;
-  in.pods = pods;
+  if (changes.full) {
+    in.pods = changes.all;
+  } else {
+    in.changes = &changes.set;
+  }
   // Read one pod's events at a time, only for the pods the evaluation classifies.
   in.events = [this](const PodRecord& pod) {
     return events_.EventsFor(pod.namespace_, pod.name, pod.uid);
@@ -116,6 +123,7 @@ void App::EvaluationLoop() {
 ViewModel App::MakeViewModel() const {
   ViewModel m;
   m.waiting = evaluator_.Snapshot();
+  m.evaluated_at = evaluator_.LastEvaluated();
   m.dependencies = dependencies_.Snapshot();
   m.synced = sync_.AllSynced();
   m.now = clock_.Now();

@@ -84,6 +84,7 @@ class App {
   ClusterRegistry registry_;
   DependencyStore dependencies_;
   Evaluator evaluator_;
+  ChangeFeed changes_;  // evaluation thread only
 
   // Sources.
   std::unique_ptr<TokenSource> tokens_;

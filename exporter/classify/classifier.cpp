@@ -25,12 +25,8 @@ std::string Cut(std::string s) {
   return s;
 }
 
-std::string Ago(Timestamp then, Timestamp now) {
-  return FormatDuration(now > then ? now - then : 0) + " ago";
-}
-
 Classification Waiting(Stage stage, WaitClass c, std::string_view why, Timestamp start,
-                       std::string evidence) {
+                       std::string evidence, Timestamp evidence_since = 0) {
   Classification out;
   out.waiting = true;
   out.stage = stage;
@@ -38,6 +34,7 @@ Classification Waiting(Stage stage, WaitClass c, std::string_view why, Timestamp
   out.reason = std::string(why);
   out.stage_start = start;
   out.evidence = Cut(std::move(evidence));
+  if (out.evidence.find(kEvidenceAgo) != std::string::npos) out.evidence_since = evidence_since;
   return out;
 }
 
@@ -59,7 +56,22 @@ struct Context {
   const AutoscalerState& autoscaler;
   const ClassifierOptions& opt;
   Timestamp now;
+  // The earliest time a comparison made so far (Past) will answer differently; 0: none.
+  mutable Timestamp recheck_at = 0;
 };
+
+// Whether more than `limit` has passed since `since` — the one way the classifier looks at the
+// clock. Once true it stays true; while false, the time it turns true is remembered in the
+// context, so the classification knows when it must be looked at again (recheck_at).
+bool Past(const Context& ctx, Timestamp since, Timestamp limit) {
+  const Timestamp turns = since + limit + 1;  // the first millisecond with now - since > limit
+  if (ctx.now >= turns) return true;
+  if (ctx.recheck_at == 0 || turns < ctx.recheck_at) ctx.recheck_at = turns;
+  return false;
+}
+
+// " <t> ago" in evidence: the marker, measured from evidence_since (EvidenceText).
+constexpr char kAgo[] = {kEvidenceAgo, '\0'};
 
 // ---------------------------------------------------------------------------------------------
 // Containers that cannot run
@@ -185,7 +197,7 @@ DepVerdict EvaluateDependencies(const Context& ctx, const std::vector<Dependency
     if (!names.empty()) names += "+";
     names += DependencyName(d);
   }
-  v.evidence = names + " ready" + (latest_ready != 0 ? " since " + Ago(latest_ready, ctx.now) : "");
+  v.evidence = names + " ready" + (latest_ready != 0 ? std::string(" since ") + kAgo : "");
   return v;
 }
 
@@ -195,9 +207,9 @@ DepVerdict EvaluateDependencies(const Context& ctx, const std::vector<Dependency
 Classification ReadyDependencyWait(const Context& ctx, Stage stage, Timestamp start,
                                    const DepVerdict& v, const std::string& what) {
   Timestamp since = std::max(v.ready_since, start);
-  WaitClass c = ctx.now - since > ctx.opt.dependency_ready_grace ? WaitClass::kDependencyStuck
+  WaitClass c = Past(ctx, since, ctx.opt.dependency_ready_grace) ? WaitClass::kDependencyStuck
                                                                  : WaitClass::kDependency;
-  return Waiting(stage, c, r::kDependencyReady, start, what + "; " + v.evidence);
+  return Waiting(stage, c, r::kDependencyReady, start, what + "; " + v.evidence, v.ready_since);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,10 +372,10 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
         }
       }
       // A scale-up is one attempt: re-triggering it writes a new event (or bumps `last`).
-      if (ctx.now - e.last > timeout) {
+      if (Past(ctx, e.last, timeout)) {
         return Waiting(
             Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpTimeout, start,
-            "scale-up " + Ago(e.last, ctx.now) + " did not bring a node; " + EventEvidence(e));
+            "scale-up " + std::string(kAgo) + " did not bring a node; " + EventEvidence(e), e.last);
       }
       return Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, r::kScaleUpInProgress, start,
                      EventEvidence(e));
@@ -372,10 +384,10 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
       // Karpenter repeats the nomination while the pod waits for the same NodeClaim (same
       // message: `count` and `last` grow), so the wait on it is measured from `first`.
       Timestamp since = e.first != 0 ? e.first : e.last;
-      if (ctx.now - since > timeout) {
+      if (Past(ctx, since, timeout)) {
         return Waiting(
             Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpTimeout, start,
-            "nominated " + Ago(since, ctx.now) + ", still unscheduled; " + EventEvidence(e));
+            "nominated " + std::string(kAgo) + ", still unscheduled; " + EventEvidence(e), since);
       }
       return Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, r::kKarpenterNominated, start,
                      EventEvidence(e));
@@ -396,7 +408,7 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
   if (cond == nullptr || cond->status != ConditionStatus::kFalse) {
     // The scheduler has not written a verdict yet.
     std::string_view why =
-        ctx.now - pod.created > grace ? r::kNoSchedulerDecision : r::kAwaitingDecision;
+        Past(ctx, pod.created, grace) ? r::kNoSchedulerDecision : r::kAwaitingDecision;
     return Waiting(Stage::kUnscheduled, WaitClass::kScheduling, why, start,
                    fit_message.empty() ? "no PodScheduled condition yet" : fit_message);
   }
@@ -404,10 +416,11 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
   const Timestamp since = cond->last_transition != 0 ? cond->last_transition : pod.created;
   const std::string scheduler_evidence =
       "PodScheduled=False " + cond->reason + (fit_message.empty() ? "" : ": " + fit_message);
-  if (ctx.autoscaler.Any() && ctx.now - since <= grace) {
+  if (ctx.autoscaler.Any() && !Past(ctx, since, grace)) {
     return Waiting(Stage::kUnscheduled, WaitClass::kScheduling, r::kAwaitingDecision, start,
-                   "unschedulable " + Ago(since, ctx.now) + ", autoscaler has not decided; " +
-                       scheduler_evidence);
+                   "unschedulable " + std::string(kAgo) + ", autoscaler has not decided; " +
+                       scheduler_evidence,
+                   since);
   }
 
   std::string_view why;
@@ -420,7 +433,7 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
       return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpBackoff, start,
                      "cluster-autoscaler cluster-wide scale-up backoff; " + scheduler_evidence);
     }
-    if (ctx.now - since <= ctx.opt.provision_timeout) {
+    if (!Past(ctx, since, ctx.opt.provision_timeout)) {
       for (const auto& g : ctx.autoscaler.node_groups) {
         if (g.scale_up_in_progress) {
           return Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, r::kScaleUpInProgress, start,
@@ -539,9 +552,9 @@ std::optional<Classification> CrashLoopOnDependency(const Context& ctx, Stage st
       return std::nullopt;
     case DepState::kReady:
       if (v.ready_since > start &&
-          ctx.now - std::max(v.ready_since, start) <= ctx.opt.dependency_ready_grace) {
+          !Past(ctx, std::max(v.ready_since, start), ctx.opt.dependency_ready_grace)) {
         return Waiting(stage, WaitClass::kDependency, r::kDependencyReady, start,
-                       crash + "; " + v.evidence);
+                       crash + "; " + v.evidence, v.ready_since);
       }
       return std::nullopt;
   }
@@ -553,6 +566,7 @@ std::optional<Classification> CrashLoopOnDependency(const Context& ctx, Stage st
 // dependency_stuck past it; otherwise starting during the grace of a fresh start, then not_ready.
 Classification RunningNotReady(const Context& ctx, Stage stage, Timestamp start, std::string what,
                                std::string_view own_reason, bool lost_readiness) {
+  Timestamp ago_since = 0;  // of the dependencies' evidence, when it is added to `what`
   std::vector<Dependency> needed = Needed(ctx);
   if (!needed.empty()) {
     DepVerdict v = EvaluateDependencies(ctx, needed);
@@ -567,13 +581,14 @@ Classification RunningNotReady(const Context& ctx, Stage stage, Timestamp start,
         // before the stage began, the pod never waited for it: its readiness is its own.
         if (v.ready_since > start) return ReadyDependencyWait(ctx, stage, start, v, what);
         what += "; " + v.evidence;
+        ago_since = v.ready_since;
         break;
     }
   }
-  if (!lost_readiness && ctx.now - start <= ctx.opt.dependency_ready_grace) {
-    return Waiting(stage, WaitClass::kStarting, own_reason, start, what);
+  if (!lost_readiness && !Past(ctx, start, ctx.opt.dependency_ready_grace)) {
+    return Waiting(stage, WaitClass::kStarting, own_reason, start, what, ago_since);
   }
-  return Waiting(stage, WaitClass::kNotReady, own_reason, start, what);
+  return Waiting(stage, WaitClass::kNotReady, own_reason, start, what, ago_since);
 }
 
 Classification ClassifyStarting(const Context& ctx, Timestamp start) {
@@ -636,24 +651,8 @@ Classification ClassifyInstanceNotReady(const Context& ctx, const InstanceReadin
                          /*lost_readiness=*/false);
 }
 
-}  // namespace
-
-Classification Classify(const PodRecord& pod, std::span<const EventRecord> events,
-                        const ClusterDependencies* deps, const AutoscalerState& autoscaler,
-                        const ClassifierOptions& options, Timestamp now,
-                        const InstanceReadiness* instance) {
-  if (pod.deleted != 0) return NotWaiting("being deleted");
-  if (pod.phase == PodPhase::kSucceeded) return NotWaiting("Succeeded");
-  if (pod.phase == PodPhase::kFailed) return NotWaiting("Failed");
-  if (pod.IsReady()) {
-    if (instance == nullptr || instance->ready != ConditionStatus::kFalse) {
-      return NotWaiting("Ready");
-    }
-    Context ictx{pod, {}, deps, autoscaler, options, now};
-    return ClassifyInstanceNotReady(ictx, *instance);
-  }
-
-  Context ctx{pod, {}, deps, autoscaler, options, now};
+Classification ClassifyWaitingPod(Context& ctx, std::span<const EventRecord> events) {
+  const PodRecord& pod = ctx.pod;
   for (const auto& e : events) {
     // Events of an earlier pod with the same name (a StatefulSet pod deleted and re-created).
     if (!pod.uid.empty() && !e.pod_uid.empty() && e.pod_uid != pod.uid) continue;
@@ -674,6 +673,29 @@ Classification Classify(const PodRecord& pod, std::span<const EventRecord> event
   if (const PodCondition* ready = pod.Condition("Ready"))
     start = std::max(start, ready->last_transition);
   return ClassifyStarting(ctx, or_created(start));
+}
+
+}  // namespace
+
+Classification Classify(const PodRecord& pod, std::span<const EventRecord> events,
+                        const ClusterDependencies* deps, const AutoscalerState& autoscaler,
+                        const ClassifierOptions& options, Timestamp now,
+                        const InstanceReadiness* instance) {
+  if (pod.deleted != 0) return NotWaiting("being deleted");
+  if (pod.phase == PodPhase::kSucceeded) return NotWaiting("Succeeded");
+  if (pod.phase == PodPhase::kFailed) return NotWaiting("Failed");
+  Context ctx{pod, {}, deps, autoscaler, options, now};
+  Classification c;
+  if (pod.IsReady()) {
+    if (instance == nullptr || instance->ready != ConditionStatus::kFalse) {
+      return NotWaiting("Ready");
+    }
+    c = ClassifyInstanceNotReady(ctx, *instance);
+  } else {
+    c = ClassifyWaitingPod(ctx, events);
+  }
+  c.recheck_at = ctx.recheck_at;
+  return c;
 }
 
 }  // namespace podwait

@@ -43,19 +43,65 @@ Evaluator::Evaluator(EvaluatorOptions options)
         return Classify(pod, events, deps, autoscaler, options_.classifier, now, instance);
       }) {}
 
+ChangeFeed::ChangeFeed(const PodStore& pods, const EventStore* events, const V2Store* v2)
+    : pods_(pods), events_(events), v2_(v2) {}
+
+ChangeFeed::Changes ChangeFeed::Read() {
+  Changes out;
+  PodChanges pods = pods_.ChangesSince(pod_version_);
+  std::vector<PodName> named;
+  uint64_t event_version = event_version_, v2_version = v2_version_;
+  bool exact = !pods.full;
+  if (events_ != nullptr)
+    exact &= events_->ChangedPodsSince(event_version_, &named, &event_version);
+  if (v2_ != nullptr) exact &= v2_->ChangedPodsSince(v2_version_, &named, &v2_version);
+  pod_version_ = pods.version;
+  event_version_ = event_version;
+  v2_version_ = v2_version;
+  if (!exact) {
+    out.full = true;
+    out.all = pods.full ? std::move(pods.upserted) : pods_.Snapshot();
+    return out;
+  }
+  out.full = false;
+  out.set.upserted = std::move(pods.upserted);
+  for (const auto& [ns, name] : named) {
+    if (PodPtr p = pods_.Get(ns, name)) out.set.upserted.push_back(std::move(p));
+  }
+  out.set.deleted.reserve(pods.deleted.size());
+  for (auto& d : pods.deleted) out.set.deleted.push_back(std::move(d.uid));
+  return out;
+}
+
 void Evaluator::Evaluate(const EvaluatorInputs& in) {
-  std::vector<PodPtr> mine;
+  auto mine = [this](const PodPtr& p) {
+    return options_.total_shards <= 1 ||
+           ShardOf(p->namespace_, p->cluster, options_.total_shards) == options_.shard;
+  };
+  std::vector<PodPtr> shard_pods;
   std::span<const PodPtr> pods = in.pods;
-  if (options_.total_shards > 1) {
-    mine.reserve(in.pods.size() / static_cast<size_t>(options_.total_shards) + 16);
+  PodChangeSet shard_changes;
+  const PodChangeSet* changes = in.changes;
+  if (options_.total_shards > 1 && changes == nullptr) {
+    shard_pods.reserve(in.pods.size() / static_cast<size_t>(options_.total_shards) + 16);
     for (const PodPtr& p : in.pods) {
-      if (ShardOf(p->namespace_, p->cluster, options_.total_shards) == options_.shard) {
-        mine.push_back(p);
+      if (mine(p)) shard_pods.push_back(p);
+    }
+    pods = shard_pods;
+  } else if (options_.total_shards > 1) {
+    shard_changes.deleted = changes->deleted;
+    for (const PodPtr& p : changes->upserted) {
+      // A pod that moved to another shard (its cluster label changed) is gone from this one.
+      if (mine(p)) {
+        shard_changes.upserted.push_back(p);
+      } else {
+        shard_changes.deleted.push_back(p->uid);
       }
     }
-    pods = mine;
+    changes = &shard_changes;
   }
   EvaluationInput input;
+  input.changes = changes;
   input.pods = pods;
   input.events = in.events;
   input.instance = in.instance;

@@ -15,6 +15,7 @@
 #include "exporter/classify/classifier.h"
 #include "exporter/config/config.h"
 #include "exporter/model/types.h"
+#include "exporter/state/event_store.h"
 #include "exporter/state/pod_store.h"
 #include "exporter/state/v2_store.h"
 #include "exporter/state/waiting_tracker.h"
@@ -31,6 +32,9 @@ struct EvaluatorOptions {
 EvaluatorOptions EvaluatorOptionsFromConfig(const Config& config);
 
 struct EvaluatorInputs {
+  // nullptr: a full evaluation of `pods`; otherwise what changed since the previous evaluation
+  // (ChangeFeed), and `pods` is not read.
+  const PodChangeSet* changes = nullptr;
   std::span<const PodPtr> pods;
   EventsFn events;      // one pod's events; may be empty: no events
   InstanceFn instance;  // a v2 pod's instance readiness; may be empty: no v2 instances
@@ -50,6 +54,29 @@ AutoscalerState MakeAutoscalerState(AutoscalerMode mode, const AutoscalerSignals
 // (v2::InstanceNameOfPod) in the pod's cluster. `store` must outlive the function.
 InstanceFn InstanceLookup(const V2Store& store);
 
+// What changed in the stores since the previous Read(): the input of an incremental evaluation.
+// Reads the pod store's changes and the pods named by the event and v2 stores' change records;
+// when any of them no longer reaches back to the previous read (or on the first read), the
+// answer is a full one: every pod.
+class ChangeFeed {
+ public:
+  // `events` and `v2` may be nullptr; every store must outlive the feed.
+  ChangeFeed(const PodStore& pods, const EventStore* events, const V2Store* v2);
+
+  struct Changes {
+    bool full = true;
+    std::vector<PodPtr> all;  // every pod, when full
+    PodChangeSet set;         // what changed, when not full
+  };
+  Changes Read();
+
+ private:
+  const PodStore& pods_;
+  const EventStore* const events_;
+  const V2Store* const v2_;
+  uint64_t pod_version_ = 0, event_version_ = 0, v2_version_ = 0;
+};
+
 // Evaluate() is called from one thread; Snapshot() from any thread, and never waits for an
 // evaluation (WaitingTracker's contract).
 class Evaluator {
@@ -60,6 +87,10 @@ class Evaluator {
 
   void Evaluate(const EvaluatorInputs& inputs);
   std::shared_ptr<const WaitingSnapshot> Snapshot() const { return tracker_.Snapshot(); }
+  // When the last evaluation ran (a snapshot is published only when something changed).
+  Timestamp LastEvaluated() const { return tracker_.LastEvaluated(); }
+  // Pods the last evaluation classified.
+  size_t LastClassified() const { return tracker_.LastClassified(); }
   const EvaluatorOptions& options() const { return options_; }
 
  private:

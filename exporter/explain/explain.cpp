@@ -459,7 +459,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
                                     c ? std::string(WaitClassName(c->wait_class)) : "-",
                                     c ? c->reason : "not waiting",
                                     c ? FormatDuration(now - c->stage_start) : "-"};
-    if (wide) row.push_back(c ? c->evidence : "");
+    if (wide) row.push_back(c ? EvidenceText(*c, now) : "");
     rows.push_back(std::move(row));
   }
 

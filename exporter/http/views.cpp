@@ -15,6 +15,11 @@
 namespace podwait {
 namespace {
 
+Timestamp EvaluatedAt(const ViewModel& model) {
+  if (model.evaluated_at > 0) return model.evaluated_at;
+  return model.waiting ? model.waiting->evaluated_at : 0;
+}
+
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 // Every string value of the JSON view goes through here: RapidJSON's writer copies bytes as they
@@ -106,8 +111,8 @@ std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
-  if (model.waiting && model.waiting->evaluated_at > 0) {
-    Key(w, "evaluatedAt", FormatRfc3339(model.waiting->evaluated_at));
+  if (const Timestamp at = EvaluatedAt(model); at > 0) {
+    Key(w, "evaluatedAt", FormatRfc3339(at));
   }
   w.Key("synced");
   w.Bool(model.synced);
@@ -132,7 +137,7 @@ std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter) {
       w.Key("waitingSeconds");
       w.Int64(std::max<Timestamp>(0, model.now - c.stage_start) / 1000);
       Key(w, "classSince", FormatRfc3339(p.class_since));
-      Key(w, "evidence", c.evidence);
+      Key(w, "evidence", EvidenceText(c, model.now));
       w.EndObject();
     }
   }
@@ -186,8 +191,8 @@ std::string RenderStatusPage(const ViewModel& model, const std::string& telemetr
   h += "</style></head><body><header><h1>podwait</h1><span class=\"meta\">";
   const size_t total = model.waiting ? model.waiting->pods.size() : 0;
   h += std::to_string(total) + (total == 1 ? " waiting pod" : " waiting pods");
-  if (model.waiting && model.waiting->evaluated_at > 0) {
-    h += " · evaluated " + Escape(FormatRfc3339(model.waiting->evaluated_at));
+  if (const Timestamp at = EvaluatedAt(model); at > 0) {
+    h += " · evaluated " + Escape(FormatRfc3339(at));
   }
   if (!model.synced) h += " · <strong>not synced yet</strong>";
   h += " · refreshes every 10s</span><span class=\"meta\"><a href=\"" + Escape(telemetry_path) +
@@ -238,7 +243,7 @@ std::string RenderStatusPage(const ViewModel& model, const std::string& telemetr
              "</td><td class=\"component\">" + Escape(p->component) + "</td><td class=\"stage\">" +
              Escape(StageName(c.stage)) + "</td><td class=\"reason\">" + Escape(c.reason) +
              "</td><td>" + Escape(FormatDuration(model.now - c.stage_start)) +
-             "</td><td class=\"evidence\">" + Escape(c.evidence) + "</td></tr>";
+             "</td><td class=\"evidence\">" + Escape(EvidenceText(c, model.now)) + "</td></tr>";
       }
       h += "</tbody></table></div>";
     }

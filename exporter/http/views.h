@@ -16,6 +16,9 @@ struct ViewModel {
   std::map<ClusterKey, ClusterDependencies> dependencies;
   bool synced = false;
   Timestamp now = 0;
+  // When the last evaluation ran, which may be later than the snapshot (published only when
+  // something changed); 0: the snapshot's own time.
+  Timestamp evaluated_at = 0;
 };
 
 struct PodFilter {

@@ -1,5 +1,7 @@
 #include "exporter/model/types.h"
 
+#include "exporter/common/time_format.h"
+
 namespace podwait {
 const DependencyMap& DefaultDependencyMap() {
   static const DependencyMap map = {
@@ -15,6 +17,17 @@ const DependencyMap& DefaultDependencyMap() {
       {"scheduler", {Dependency::kPd}},
   };
   return map;
+}
+
+std::string EvidenceText(const Classification& c, Timestamp now) {
+  const size_t at = c.evidence.find(kEvidenceAgo);
+  if (at == std::string::npos) return c.evidence;
+  std::string out = c.evidence.substr(0, at);
+  out += FormatDuration(now > c.evidence_since ? now - c.evidence_since : 0) + " ago";
+  for (size_t i = at + 1; i < c.evidence.size(); ++i) {
+    if (c.evidence[i] != kEvidenceAgo) out += c.evidence[i];
+  }
+  return out;
 }
 
 }  // namespace podwait

@@ -129,6 +129,7 @@ struct DependencyStatus {
   Readiness readiness = Readiness::kUnknown;
   Timestamp ready_since = 0;  // when it last became ready; 0 if never seen ready
   DependencyReason reason = DependencyReason::kNone;  // why not ready (or unknown)
+  bool operator==(const DependencyStatus&) const = default;
 };
 
 // component -> the dependencies it waits for: tikv=pd, tidb=pd+tikv, tiflash=pd+tikv,
@@ -160,6 +161,7 @@ struct ClusterDependencies {
   DependencyStatus tikv;
   const DependencyStatus& Get(Dependency d) const { return d == Dependency::kPd ? pd : tikv; }
   DependencyStatus& Get(Dependency d) { return d == Dependency::kPd ? pd : tikv; }
+  bool operator==(const ClusterDependencies&) const = default;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -173,6 +175,7 @@ struct NodeGroupStatus {
   bool scale_up_in_progress = false;
   bool backoff = false;
   std::string backoff_reason;  // e.g. "QuotaExceeded", free text from the ConfigMap
+  bool operator==(const NodeGroupStatus&) const = default;
 };
 
 struct AutoscalerState {
@@ -182,6 +185,7 @@ struct AutoscalerState {
   std::vector<NodeGroupStatus> node_groups;  // from the CA status ConfigMap
   bool cluster_scale_up_backoff = false;     // cluster-wide ScaleUp: Backoff
   bool Any() const { return !forced_none && (cluster_autoscaler || karpenter); }
+  bool operator==(const AutoscalerState&) const = default;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -193,7 +197,23 @@ struct Classification {
   WaitClass wait_class = WaitClass::kScheduling;
   std::string reason;  // normalized, low-cardinality (snake_case)
   Timestamp stage_start = 0;
-  std::string evidence;  // the condition or event message that decided, for humans
+  // The condition or event message that decided, for humans. A relative time in it ("scale-up
+  // 12m ago") is kept as kEvidenceAgo, measured from evidence_since, so that the classification
+  // itself does not change with the clock: EvidenceText() writes it out at the time it is shown.
+  std::string evidence;
+  Timestamp evidence_since = 0;
+  // The earliest time at which this classification can change with time alone (a grace or
+  // timeout the classifier compared the time against runs out), 0 when none can. Until then, a
+  // pod whose inputs did not change classifies the same (incremental evaluation relies on it).
+  Timestamp recheck_at = 0;
+  bool operator==(const Classification&) const = default;
 };
+
+// Where the evidence's relative time goes (one byte that no message the classifier quotes
+// carries; EvidenceText drops any further ones).
+inline constexpr char kEvidenceAgo = '\x01';
+
+// The evidence as shown at `now`: kEvidenceAgo becomes "12m0s ago".
+std::string EvidenceText(const Classification& c, Timestamp now);
 
 }  // namespace podwait

@@ -28,6 +28,10 @@ EventStore::EventStore(EventStoreOptions options)
         return options;
       }()) {}
 
+void EventStore::Touch(std::string_view namespace_, std::string_view name) {
+  journal_.Record(++version_, PodName(namespace_, name));
+}
+
 void EventStore::AddLocked(EventRecord event) {
   switch (EventAutoscalerKind(event)) {
     case AutoscalerKind::kClusterAutoscaler:
@@ -49,7 +53,7 @@ void EventStore::AddLocked(EventRecord event) {
     it = by_pod_.emplace(std::move(key), std::vector<EventRecord>{}).first;
   }
   auto& list = it->second;
-  ++version_;
+  Touch(event.namespace_, event.pod_name);
   for (auto& e : list) {
     // The same event again, or a newer one of the same reason from the same source for the same
     // pod (only the latest of a kind matters to classification).
@@ -87,7 +91,7 @@ void EventStore::Remove(const EventRecord& event) {
   if (pos == list.end()) return;
   list.erase(pos);
   --events_;
-  ++version_;
+  Touch(event.namespace_, event.pod_name);
   if (list.empty()) by_pod_.erase(it);
 }
 
@@ -98,6 +102,7 @@ void EventStore::Replace(std::vector<EventRecord> events, std::string_view names
                           (!it->second.empty() && it->second.front().namespace_ == namespace_scope);
     if (in_scope) {
       events_ -= it->second.size();
+      if (!it->second.empty()) Touch(it->second.front().namespace_, it->second.front().pod_name);
       it = by_pod_.erase(it);
     } else {
       ++it;
@@ -121,7 +126,7 @@ void EventStore::ForgetPod(std::string_view namespace_, std::string_view name,
     return uid.empty() || e.pod_uid.empty() || e.pod_uid == uid;
   });
   events_ -= before - list.size();
-  if (before != list.size()) ++version_;
+  if (before != list.size()) Touch(namespace_, name);
   if (list.empty()) by_pod_.erase(it);
 }
 
@@ -136,13 +141,13 @@ size_t EventStore::Prune(const std::function<bool(std::string_view, std::string_
     const bool old = list.empty() || now - newest > opts_.orphan_grace;
     if (old && (list.empty() || !pod_known(list.front().namespace_, list.front().pod_name))) {
       events_ -= list.size();
+      if (!list.empty()) Touch(list.front().namespace_, list.front().pod_name);
       it = by_pod_.erase(it);
       ++pruned;
     } else {
       ++it;
     }
   }
-  if (pruned > 0) ++version_;
   return pruned;
 }
 
@@ -194,6 +199,15 @@ Timestamp EventStore::LastAutoscalerEvent(AutoscalerKind kind) const {
       break;
   }
   return 0;
+}
+
+bool EventStore::ChangedPodsSince(uint64_t since, std::vector<PodName>* pods,
+                                  uint64_t* version) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  *version = version_;
+  if (since > version_ || !journal_.Covers(since)) return false;
+  journal_.Since(since, [&](const PodName& pod, uint64_t) { pods->push_back(pod); });
+  return true;
 }
 
 }  // namespace podwait

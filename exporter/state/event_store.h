@@ -13,6 +13,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/model/types.h"
+#include "exporter/state/change_journal.h"
 
 namespace podwait {
 
@@ -66,15 +67,22 @@ class EventStore {
   Timestamp LastAutoscalerEvent(AutoscalerKind kind) const;
   uint64_t Version() const;
   uint64_t dropped() const;
+  // The pods (namespace, name) whose events changed after version `since`, and the version this
+  // answer is current to. False when the store's record no longer reaches back to `since`: the
+  // reader must look at every pod.
+  bool ChangedPodsSince(uint64_t since, std::vector<PodName>* pods, uint64_t* version) const;
 
  private:
   void AddLocked(EventRecord event);
+  // REQUIRES: mu_ held. A change of one pod's events: a new version, recorded.
+  void Touch(std::string_view namespace_, std::string_view name);
 
   const EventStoreOptions opts_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::vector<EventRecord>> by_pod_;  // "namespace/name"
   size_t events_ = 0;
   uint64_t version_ = 0;
+  ChangeJournal<PodName> journal_{16384};
   uint64_t dropped_ = 0;
   Timestamp last_ca_event_ = 0;
   Timestamp last_karpenter_event_ = 0;

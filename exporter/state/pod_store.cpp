@@ -8,7 +8,11 @@
 namespace podwait {
 
 PodStore::PodStore(EventStore* events, size_t max_tombstones)
-    : events_(events), max_tombstones_(max_tombstones) {}
+    : events_(events), max_tombstones_(max_tombstones), upserts_(max_tombstones) {}
+
+void PodStore::Journal(const PodRecord& pod) {
+  upserts_.Record(version_, {std::string(), pod.namespace_, pod.name});
+}
 
 void PodStore::CountLocked(const PodRecord& pod, int sign) {
   if (pod.cluster.empty()) return;
@@ -35,14 +39,16 @@ void PodStore::UpsertLocked(PodPtr pod, std::vector<PodChanges::Deleted>* remove
   auto it = pods_.find(NameKey{pod->namespace_, pod->name});
   if (it == pods_.end()) {
     CountLocked(*pod, +1);
-    pods_.insert(Entry{std::move(pod), ++version_});
+    pods_.insert(Entry{pod, ++version_});
+    Journal(*pod);
     return;
   }
   if (it->pod->uid != pod->uid) {
     // Only one pod of a name exists at a time: an older incarnation is gone.
     EraseLocked(it, removed);
     CountLocked(*pod, +1);
-    pods_.insert(Entry{std::move(pod), ++version_});
+    pods_.insert(Entry{pod, ++version_});
+    Journal(*pod);
     return;
   }
   if (!pod->resource_version.empty() && it->pod->resource_version == pod->resource_version) {
@@ -53,6 +59,7 @@ void PodStore::UpsertLocked(PodPtr pod, std::vector<PodChanges::Deleted>* remove
   CountLocked(*pod, +1);
   it->pod = std::move(pod);
   it->version = ++version_;
+  Journal(*it->pod);
 }
 
 void PodStore::ForgetEvents(const std::vector<PodChanges::Deleted>& removed) {
@@ -173,15 +180,17 @@ PodChanges PodStore::ChangesSince(uint64_t since) const {
   PodChanges changes;
   std::lock_guard<std::mutex> lock(mu_);
   changes.version = version_;
-  if (since == 0 || since < trail_start_ || since > version_) {
+  if (since == 0 || since < trail_start_ || !upserts_.Covers(since) || since > version_) {
     changes.full = true;
     changes.upserted.reserve(pods_.size());
     for (const Entry& e : pods_) changes.upserted.push_back(e.pod);
     return changes;
   }
-  for (const Entry& e : pods_) {
-    if (e.version > since) changes.upserted.push_back(e.pod);
-  }
+  upserts_.Since(since, [&](const PodChanges::Deleted& key, uint64_t version) {
+    auto it = pods_.find(NameKey{key.namespace_, key.name});
+    // Once per pod: at its latest change (a pod changed twice has two records).
+    if (it != pods_.end() && it->version == version) changes.upserted.push_back(it->pod);
+  });
   for (auto it = tombstones_.rbegin(); it != tombstones_.rend() && it->version > since; ++it) {
     changes.deleted.push_back(it->pod);
   }

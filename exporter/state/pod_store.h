@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "exporter/model/types.h"
+#include "exporter/state/change_journal.h"
 
 namespace podwait {
 
@@ -128,6 +129,8 @@ class PodStore {
   void EraseLocked(Index::iterator it, std::vector<PodChanges::Deleted>* removed);
   void UpsertLocked(PodPtr pod, std::vector<PodChanges::Deleted>* removed);
   void ForgetEvents(const std::vector<PodChanges::Deleted>& removed);
+  // REQUIRES: mu_ held. Records an upsert at the current version.
+  void Journal(const PodRecord& pod);
   // REQUIRES: mu_ held. Adds (+1) or removes (-1) a pod's share of clusters_.
   void CountLocked(const PodRecord& pod, int sign);
 
@@ -136,6 +139,8 @@ class PodStore {
   mutable std::mutex mu_;
   Index pods_;
   std::deque<Tombstone> tombstones_;
+  // Upserts by namespace/name: ChangesSince reads them instead of scanning every pod.
+  ChangeJournal<PodChanges::Deleted> upserts_;
   struct ClusterCounts {
     int pods = 0;
     int ready_pd_pods = 0;

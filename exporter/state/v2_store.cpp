@@ -84,6 +84,24 @@ void V2Store::RemoveCluster(std::string_view namespace_, std::string_view name) 
   Changed(key);
 }
 
+void V2Store::Journal(std::string_view kind, const std::string& namespace_, std::string_view name) {
+  for (const auto& k : v2::Kinds()) {
+    if (k.instance_kind != kind) continue;
+    std::string pod = v2::PodNameOf(name, k.component);
+    if (!pod.empty()) journal_.Record(++version_, PodName(namespace_, std::move(pod)));
+    return;
+  }
+}
+
+bool V2Store::ChangedPodsSince(uint64_t since, std::vector<PodName>* pods,
+                               uint64_t* version) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  *version = version_;
+  if (since > version_ || !journal_.Covers(since)) return false;
+  journal_.Since(since, [&](const PodName& pod, uint64_t) { pods->push_back(pod); });
+  return true;
+}
+
 void V2Store::ReplaceInstances(std::string_view kind, std::string_view scope,
                                std::vector<v2::Instance> listed) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -91,6 +109,7 @@ void V2Store::ReplaceInstances(std::string_view kind, std::string_view scope,
   ForNamespace(clusters_, scope, [&](const ClusterKey& key, Entry& e) {
     for (auto it = e.instances.begin(); it != e.instances.end();) {
       if (it->first.first == kind) {
+        Journal(kind, key.namespace_, it->first.second);
         it = e.instances.erase(it);
         touched.insert(key);
       } else {
@@ -102,6 +121,7 @@ void V2Store::ReplaceInstances(std::string_view kind, std::string_view scope,
     if (i.kind != kind || !InScope(scope, i.namespace_)) continue;
     ClusterKey key = i.Key();
     ObjectKey okey{i.kind, i.name};
+    Journal(i.kind, i.namespace_, i.name);
     clusters_[key].instances.insert_or_assign(std::move(okey), std::move(i));
     touched.insert(key);
   }
@@ -117,6 +137,7 @@ void V2Store::UpsertInstance(v2::Instance instance) {
   ForNamespace(clusters_, instance.namespace_, [&](const ClusterKey& k, Entry& e) {
     if (k != key && e.instances.erase(okey) > 0) touched.insert(k);
   });
+  Journal(instance.kind, instance.namespace_, instance.name);
   clusters_[key].instances.insert_or_assign(std::move(okey), std::move(instance));
   for (const ClusterKey& k : touched) Changed(k);
 }
@@ -129,6 +150,7 @@ void V2Store::RemoveInstance(std::string_view kind, std::string_view namespace_,
   ForNamespace(clusters_, namespace_, [&](const ClusterKey& k, Entry& e) {
     if (e.instances.erase(okey) > 0) touched.insert(k);
   });
+  if (!touched.empty()) Journal(kind, std::string(namespace_), name);
   for (const ClusterKey& k : touched) Changed(k);
 }
 

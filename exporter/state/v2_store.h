@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "exporter/model/v2.h"
+#include "exporter/state/change_journal.h"
 
 namespace podwait {
 
@@ -60,6 +61,10 @@ class V2Store {
   std::map<ClusterKey, std::string> PdUrls() const;
   // Objects held of a kind (Cluster, an instance kind or a group kind).
   size_t Count(std::string_view kind) const;
+  // The pods (namespace, name) whose instance changed after version `since`, and the version this
+  // answer is current to. False when the record no longer reaches back to `since`: the reader
+  // must look at every pod.
+  bool ChangedPodsSince(uint64_t since, std::vector<PodName>* pods, uint64_t* version) const;
 
  private:
   // (kind, name)
@@ -80,8 +85,13 @@ class V2Store {
     return namespace_scope.empty() || namespace_scope == namespace_;
   }
 
+  // REQUIRES: mu_ held. Records that the pod of an instance may read it differently now.
+  void Journal(std::string_view kind, const std::string& namespace_, std::string_view name);
+
   mutable std::mutex mu_;
   std::map<ClusterKey, Entry> clusters_;
+  uint64_t version_ = 0;
+  ChangeJournal<PodName> journal_{16384};
   Listener listener_;
 };
 

@@ -63,119 +63,228 @@ bool WaitingTracker::WasWaitingOnDependencyAt(const Track& track, Timestamp t) c
   return track.waiting && IsDependencyWait(track.wait_class) && track.stage_start <= t;
 }
 
+void WaitingTracker::Forget(std::unordered_map<std::string, Track>::iterator it) {
+  const Track& t = it->second;
+  if (t.waiting && t.pod != nullptr) {
+    waiting_.erase(WaitKey{t.pod->namespace_, t.pod->cluster, t.pod->name, it->first});
+  }
+  auto c = by_cluster_.find(t.cluster);
+  if (c != by_cluster_.end()) {
+    c->second.erase(it->first);
+    if (c->second.empty()) by_cluster_.erase(c);
+  }
+  tracks_.erase(it);
+}
+
+bool WaitingTracker::Visit(const std::shared_ptr<const PodRecord>& pod_ptr,
+                           const EvaluationInput& input) {
+  const PodRecord& pod = *pod_ptr;
+  auto track_it = tracks_.find(pod.uid);
+  // A v2 pod that is Ready while its instance is Ready=False (a TiKV without readiness probe
+  // whose store does not serve yet) is waiting; v1 pods never ask (one flag test).
+  std::optional<InstanceReadiness> instance;
+  if (pod.v2_instance && input.instance) instance = input.instance(pod);
+  const bool instance_not_ready = instance && instance->ready == ConditionStatus::kFalse;
+  const bool ready = pod.IsReady() && pod.deleted == 0 && !instance_not_ready;
+  if (ready && track_it == tracks_.end()) {
+    // Fast path for the common case (90% of a healthy fleet): a Ready pod that podwait never saw
+    // waiting needs no classification and no track (a track starts when a pod is first seen
+    // waiting).
+    return false;
+  }
+  Classification c;
+  bool classified = false;
+  if (ready && !track_it->second.waiting) {
+    c.waiting = false;
+  } else {
+    const ClusterDependencies* deps = nullptr;
+    if (input.dependencies != nullptr) {
+      auto it = input.dependencies->find(ClusterKey{pod.namespace_, pod.cluster});
+      if (it != input.dependencies->end()) deps = &it->second;
+    }
+    std::vector<EventRecord> events;
+    if (input.events) events = input.events(pod);
+    c = classify_(pod, events, deps, input.autoscaler, input.now, instance ? &*instance : nullptr);
+    classified = true;
+  }
+
+  if (track_it == tracks_.end()) {
+    track_it = tracks_.emplace(pod.uid, Track{}).first;
+    Track& t = track_it->second;
+    t.waiting = c.waiting;
+    t.stage = c.stage;
+    t.wait_class = c.wait_class;
+    t.stage_start = c.stage_start;
+    t.class_since = input.now;
+    if (c.waiting) t.history.push_back({c.wait_class, input.now, 0});
+  } else {
+    Track& t = track_it->second;
+    if (t.waiting) {
+      const bool left_stage = !c.waiting || c.stage != t.stage;
+      // A pod being deleted, or that failed, did not complete its stage.
+      const bool completed =
+          left_stage && pod.deleted == 0 && pod.phase != PodPhase::kFailed &&
+          (c.waiting ? static_cast<int>(c.stage) > static_cast<int>(t.stage) : ready);
+      if (completed) Observe(t, c.waiting ? c.stage_start : ReadySince(pod, input.now));
+      // Its published entry goes; it comes back below if the pod still waits.
+      waiting_.erase(WaitKey{t.pod->namespace_, t.pod->cluster, t.pod->name, track_it->first});
+    }
+    const bool class_changed =
+        c.waiting != t.waiting || (c.waiting && c.wait_class != t.wait_class);
+    if (class_changed) {
+      if (!t.history.empty() && t.history.back().to == 0) t.history.back().to = input.now;
+      if (c.waiting) t.history.push_back({c.wait_class, input.now, 0});
+      if (t.history.size() > kMaxHistory) t.history.erase(t.history.begin());
+      t.class_since = input.now;
+    }
+    t.waiting = c.waiting;
+    t.stage = c.stage;
+    t.wait_class = c.wait_class;
+    t.stage_start = c.stage_start;
+  }
+  Track& t = track_it->second;
+  t.seen_generation = generation_;
+  if (t.component != pod.component) t.component = pod.component;
+  if (t.namespace_.empty()) {
+    t.namespace_ = pod.namespace_;
+    t.name = pod.name;
+  }
+  ClusterKey cluster{pod.namespace_, pod.cluster};
+  if (t.pod == nullptr || t.cluster != cluster) {
+    if (t.pod != nullptr) {
+      auto old = by_cluster_.find(t.cluster);
+      if (old != by_cluster_.end()) {
+        old->second.erase(track_it->first);
+        if (old->second.empty()) by_cluster_.erase(old);
+      }
+    }
+    by_cluster_[cluster].insert(track_it->first);
+    t.cluster = std::move(cluster);
+  }
+  t.pod = pod_ptr;
+  t.recheck_at = c.recheck_at;
+  if (c.recheck_at != 0) rechecks_.emplace(c.recheck_at, track_it->first);
+
+  if (c.waiting) {
+    // The stage's histogram series exists (at zero) from the first pod seen waiting in it, so
+    // the first completion is an increase that rate() can see.
+    histograms_.try_emplace(StageHistogramKey{pod.component, c.stage, c.wait_class});
+    waiting_.insert_or_assign(WaitKey{pod.namespace_, pod.cluster, pod.name, track_it->first},
+                              MakeWaitingPod(pod, std::move(c), t.class_since));
+  }
+  return classified;
+}
+
+std::map<std::tuple<std::string, std::string, std::string>, FailoverCount>
+WaitingTracker::CountFailovers(std::span<const FailureMember> members) const {
+  std::map<std::tuple<std::string, std::string, std::string>, FailoverCount> out;
+  if (members.empty()) return out;
+  std::unordered_map<std::string, const Track*> by_name;
+  for (const auto& [uid, t] : tracks_) by_name[t.namespace_ + "/" + t.name] = &t;
+  for (const auto& m : members) {
+    FailoverCount& fc = out[{m.namespace_, m.cluster, m.component}];
+    ++fc.members;
+    auto it = by_name.find(m.namespace_ + "/" + m.pod);
+    if (it != by_name.end() && WasWaitingOnDependencyAt(*it->second, m.created_at)) {
+      ++fc.during_dependency_wait;
+    }
+  }
+  return out;
+}
+
 void WaitingTracker::Evaluate(const EvaluationInput& input) {
   ++generation_;
+  size_t classified = 0;
+  bool changed = false;
+  const bool full = input.changes == nullptr || !evaluated_once_;
+  if (input.changes == nullptr) {
+    for (const auto& pod_ptr : input.pods) classified += Visit(pod_ptr, input) ? 1 : 0;
+    // Pods that are gone take their tracks with them.
+    for (auto it = tracks_.begin(); it != tracks_.end();) {
+      auto next = std::next(it);
+      if (it->second.seen_generation != generation_) Forget(it);
+      it = next;
+    }
+    // Every recheck is current again: the heap starts over from the tracks.
+    rechecks_ = {};
+    for (const auto& [uid, t] : tracks_) {
+      if (t.recheck_at != 0) rechecks_.emplace(t.recheck_at, uid);
+    }
+  } else {
+    // The pods to look at again, by uid: each is visited once, with its current record.
+    std::unordered_map<std::string, std::shared_ptr<const PodRecord>> dirty;
+    for (const auto& p : input.changes->upserted) dirty[p->uid] = p;
+    // A pod deleted and back since the last evaluation (it moved between the two pod reflectors)
+    // was never gone as far as an evaluation can tell: it keeps its track.
+    for (const std::string& uid : input.changes->deleted) {
+      auto it = tracks_.find(uid);
+      if (it != tracks_.end() && dirty.find(uid) == dirty.end()) {
+        Forget(it);
+        changed = true;
+      }
+    }
+    auto mark_tracked = [&](const std::string& uid) {
+      auto it = tracks_.find(uid);
+      if (it != tracks_.end() && it->second.pod != nullptr) dirty.try_emplace(uid, it->second.pod);
+    };
+    // The autoscaler's state is read by every waiting pod's classification.
+    if (!(input.autoscaler == last_autoscaler_) || full) {
+      for (const auto& [uid, t] : tracks_) mark_tracked(uid);
+      changed = true;
+    } else if (input.dependencies != nullptr) {
+      // Clusters whose dependency state changed (appeared, changed or went away).
+      auto mark_cluster = [&](const ClusterKey& key) {
+        auto it = by_cluster_.find(key);
+        if (it == by_cluster_.end()) return;
+        for (const std::string& uid : it->second) mark_tracked(uid);
+      };
+      for (const auto& [key, deps] : *input.dependencies) {
+        auto it = last_dependencies_.find(key);
+        if (it == last_dependencies_.end() || !(it->second == deps)) mark_cluster(key);
+      }
+      for (const auto& [key, deps] : last_dependencies_) {
+        if (input.dependencies->find(key) == input.dependencies->end()) mark_cluster(key);
+      }
+    }
+    // Classifications whose time has come.
+    while (!rechecks_.empty() && rechecks_.top().first <= input.now) {
+      auto [at, uid] = rechecks_.top();
+      rechecks_.pop();
+      auto it = tracks_.find(uid);
+      if (it != tracks_.end() && it->second.recheck_at == at) mark_tracked(uid);
+    }
+    for (const auto& [uid, pod_ptr] : dirty) {
+      classified += Visit(pod_ptr, input) ? 1 : 0;
+      changed = true;
+    }
+    // Keep the heap from filling with entries that are no longer current.
+    if (rechecks_.size() > 4 * tracks_.size() + 1024) {
+      rechecks_ = {};
+      for (const auto& [uid, t] : tracks_) {
+        if (t.recheck_at != 0) rechecks_.emplace(t.recheck_at, uid);
+      }
+    }
+  }
+  evaluated_once_ = true;
+  last_classified_ = classified;
+  if (input.dependencies != nullptr) {
+    last_dependencies_ = *input.dependencies;
+  } else {
+    last_dependencies_.clear();
+  }
+  last_autoscaler_ = input.autoscaler;
+  last_evaluated_.store(input.now, std::memory_order_relaxed);
+
+  auto failover = CountFailovers(input.failure_members);
+  std::shared_ptr<const WaitingSnapshot> previous = Snapshot();
+  if (!full && !changed && failover == previous->failover) return;
+
   auto snapshot = std::make_shared<WaitingSnapshot>();
-  // About as many waiting pods as last time: one allocation instead of a doubling series.
-  snapshot->pods.reserve(Snapshot()->pods.size() + 16);
   snapshot->evaluated_at = input.now;
   snapshot->autoscaler = input.autoscaler;
-
-  for (const auto& pod_ptr : input.pods) {
-    const PodRecord& pod = *pod_ptr;
-    auto track_it = tracks_.find(pod.uid);
-    // A v2 pod that is Ready while its instance is Ready=False (a TiKV without readiness probe
-    // whose store does not serve yet) is waiting; v1 pods never ask (one flag test).
-    std::optional<InstanceReadiness> instance;
-    if (pod.v2_instance && input.instance) instance = input.instance(pod);
-    const bool instance_not_ready = instance && instance->ready == ConditionStatus::kFalse;
-    const bool ready = pod.IsReady() && pod.deleted == 0 && !instance_not_ready;
-    if (ready && track_it == tracks_.end()) {
-      // Fast path for the common case (90% of a healthy fleet): a Ready pod that podwait never saw
-      // waiting needs no classification and no track (a track starts when a pod is first seen
-      // waiting).
-      continue;
-    }
-    Classification c;
-    if (ready && !track_it->second.waiting) {
-      c.waiting = false;
-    } else {
-      const ClusterDependencies* deps = nullptr;
-      if (input.dependencies != nullptr) {
-        auto it = input.dependencies->find(ClusterKey{pod.namespace_, pod.cluster});
-        if (it != input.dependencies->end()) deps = &it->second;
-      }
-      std::vector<EventRecord> events;
-      if (input.events) events = input.events(pod);
-      c = classify_(pod, events, deps, input.autoscaler, input.now,
-                    instance ? &*instance : nullptr);
-    }
-
-    if (track_it == tracks_.end()) {
-      track_it = tracks_.emplace(pod.uid, Track{}).first;
-      Track& t = track_it->second;
-      t.waiting = c.waiting;
-      t.stage = c.stage;
-      t.wait_class = c.wait_class;
-      t.stage_start = c.stage_start;
-      t.class_since = input.now;
-      if (c.waiting) t.history.push_back({c.wait_class, input.now, 0});
-    } else {
-      Track& t = track_it->second;
-      if (t.waiting) {
-        const bool left_stage = !c.waiting || c.stage != t.stage;
-        // A pod being deleted, or that failed, did not complete its stage.
-        const bool completed =
-            left_stage && pod.deleted == 0 && pod.phase != PodPhase::kFailed &&
-            (c.waiting ? static_cast<int>(c.stage) > static_cast<int>(t.stage) : ready);
-        if (completed) Observe(t, c.waiting ? c.stage_start : ReadySince(pod, input.now));
-      }
-      const bool class_changed =
-          c.waiting != t.waiting || (c.waiting && c.wait_class != t.wait_class);
-      if (class_changed) {
-        if (!t.history.empty() && t.history.back().to == 0) t.history.back().to = input.now;
-        if (c.waiting) t.history.push_back({c.wait_class, input.now, 0});
-        if (t.history.size() > kMaxHistory) t.history.erase(t.history.begin());
-        t.class_since = input.now;
-      }
-      t.waiting = c.waiting;
-      t.stage = c.stage;
-      t.wait_class = c.wait_class;
-      t.stage_start = c.stage_start;
-    }
-    Track& t = track_it->second;
-    t.seen_generation = generation_;
-    if (t.component != pod.component) t.component = pod.component;
-    if (t.namespace_.empty()) {
-      t.namespace_ = pod.namespace_;
-      t.name = pod.name;
-    }
-
-    if (c.waiting) {
-      // The stage's histogram series exists (at zero) from the first pod seen waiting in it, so
-      // the first completion is an increase that rate() can see.
-      histograms_.try_emplace(StageHistogramKey{pod.component, c.stage, c.wait_class});
-      snapshot->pods.push_back(MakeWaitingPod(pod, std::move(c), t.class_since));
-    }
-  }
-
-  // Pods that are gone take their tracks with them.
-  for (auto it = tracks_.begin(); it != tracks_.end();) {
-    if (it->second.seen_generation != generation_) {
-      it = tracks_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-
-  // Failover members recorded by the operator, and those recorded during a dependency wait.
-  if (!input.failure_members.empty()) {
-    std::unordered_map<std::string, const Track*> by_name;
-    for (const auto& [uid, t] : tracks_) by_name[t.namespace_ + "/" + t.name] = &t;
-    for (const auto& m : input.failure_members) {
-      FailoverCount& fc = snapshot->failover[{m.namespace_, m.cluster, m.component}];
-      ++fc.members;
-      auto it = by_name.find(m.namespace_ + "/" + m.pod);
-      if (it != by_name.end() && WasWaitingOnDependencyAt(*it->second, m.created_at)) {
-        ++fc.during_dependency_wait;
-      }
-    }
-  }
-
-  std::sort(
-      snapshot->pods.begin(), snapshot->pods.end(), [](const WaitingPod& a, const WaitingPod& b) {
-        return std::tie(a.namespace_, a.cluster, a.pod) < std::tie(b.namespace_, b.cluster, b.pod);
-      });
+  snapshot->pods.reserve(waiting_.size());
+  for (const auto& [key, w] : waiting_) snapshot->pods.push_back(w);
+  snapshot->failover = std::move(failover);
   snapshot->stage_durations = histograms_;
   {
     std::lock_guard<std::mutex> lock(snapshot_mu_);

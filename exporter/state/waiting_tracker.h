@@ -1,13 +1,17 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <queue>
+#include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -55,6 +59,7 @@ struct FailureMember {
 struct FailoverCount {
   uint64_t members = 0;
   uint64_t during_dependency_wait = 0;
+  bool operator==(const FailoverCount&) const = default;
 };
 
 // Everything the metrics and views need, immutable once published.
@@ -75,7 +80,19 @@ using EventsFn = std::function<std::vector<EventRecord>(const PodRecord& pod)>;
 // PodRecord::v2_instance), or nullopt when it is not known.
 using InstanceFn = std::function<std::optional<InstanceReadiness>(const PodRecord& pod)>;
 
+// What changed since the previous evaluation, for an incremental one (EvaluationInput::changes).
+struct PodChangeSet {
+  // The current records of pods added or modified, or whose events or v2 instance changed.
+  std::vector<std::shared_ptr<const PodRecord>> upserted;
+  std::vector<std::string> deleted;  // uids of pods that are gone
+};
+
 struct EvaluationInput {
+  // nullptr: a full evaluation, `pods` is every pod. Otherwise an incremental one: only these
+  // pods changed since the previous evaluation (`pods` is not read), and the tracker works out
+  // the rest itself — pods of clusters whose dependency state changed, every pod it tracks when
+  // the autoscaler state changed, pods whose classification's recheck_at has come.
+  const PodChangeSet* changes = nullptr;
   std::span<const std::shared_ptr<const PodRecord>> pods;
   EventsFn events;      // may be empty: no events
   InstanceFn instance;  // may be empty: no v2 instances
@@ -89,6 +106,15 @@ struct EvaluationInput {
 // publishes immutable snapshots. Evaluate() is called from one thread (the evaluation loop);
 // Snapshot() from any thread (scrapes) and never waits for an evaluation.
 //
+// Incremental evaluation: a Ready pod never seen waiting has no track and needs nothing; every
+// other pod has a track holding its record and last classification. So after a change only the
+// changed pods are classified again, plus the tracked pods of a cluster whose dependency state
+// changed, every tracked pod when the autoscaler state changed, and a pod whose classification's
+// recheck_at has come (a min-heap of those times). The result is the full evaluation's, pod for
+// pod (tests/unit/evaluate_incremental_test.cpp checks it on random change sequences). A
+// snapshot is published only when something in it changed; LastEvaluated() says when the last
+// evaluation ran.
+//
 // Exactly-once stage observations: a stage is observed only when podwait itself saw the pod
 // waiting in it and then saw it leave (to a later stage, or Ready). A relist hands the same uids
 // back (no transition); after an exporter restart, pods are first seen mid-stage (nothing to
@@ -99,6 +125,9 @@ class WaitingTracker {
 
   void Evaluate(const EvaluationInput& input);
   std::shared_ptr<const WaitingSnapshot> Snapshot() const;
+  Timestamp LastEvaluated() const { return last_evaluated_.load(std::memory_order_relaxed); }
+  // Pods classified by the last evaluation (for tests and the self-metrics).
+  size_t LastClassified() const { return last_classified_; }
 
  private:
   struct ClassInterval {
@@ -117,16 +146,38 @@ class WaitingTracker {
     std::string name;
     std::vector<ClassInterval> history;  // bounded: the last few class intervals
     uint64_t seen_generation = 0;
+    std::shared_ptr<const PodRecord> pod;  // the record last evaluated
+    ClusterKey cluster;                    // the pod's, as indexed in by_cluster_
+    Timestamp recheck_at = 0;              // of the last classification (0: none)
   };
+  // Published waiting pods, in the snapshot's order.
+  using WaitKey = std::tuple<std::string, std::string, std::string, std::string>;  // ns, cluster,
+                                                                                   // pod, uid
 
+  // Evaluates one pod (the body of both kinds of evaluation); returns whether it was classified.
+  bool Visit(const std::shared_ptr<const PodRecord>& pod_ptr, const EvaluationInput& input);
+  void Forget(std::unordered_map<std::string, Track>::iterator it);
   void Observe(const Track& track, Timestamp stage_end);
   static Timestamp ReadySince(const PodRecord& pod, Timestamp fallback);
   bool WasWaitingOnDependencyAt(const Track& track, Timestamp t) const;
+  std::map<std::tuple<std::string, std::string, std::string>, FailoverCount> CountFailovers(
+      std::span<const FailureMember> members) const;
 
   ClassifyFn classify_;
-  std::unordered_map<std::string, Track> tracks_;  // by pod uid
+  std::unordered_map<std::string, Track> tracks_;           // by pod uid
+  std::map<ClusterKey, std::set<std::string>> by_cluster_;  // tracked uids by cluster
+  std::map<WaitKey, WaitingPod> waiting_;
+  // (recheck_at, uid); an entry is current while the track's recheck_at still equals it.
+  std::priority_queue<std::pair<Timestamp, std::string>,
+                      std::vector<std::pair<Timestamp, std::string>>, std::greater<>>
+      rechecks_;
   std::map<StageHistogramKey, StageHistogram> histograms_;
   uint64_t generation_ = 0;
+  bool evaluated_once_ = false;
+  std::map<ClusterKey, ClusterDependencies> last_dependencies_;
+  AutoscalerState last_autoscaler_;
+  size_t last_classified_ = 0;
+  std::atomic<Timestamp> last_evaluated_{0};
 
   mutable std::mutex snapshot_mu_;
   std::shared_ptr<const WaitingSnapshot> snapshot_;

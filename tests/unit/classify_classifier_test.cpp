@@ -1290,13 +1290,23 @@ TEST_P(ClassifierTable, Classifies) {
       << StageName(c.stage) << "/" << WaitClassName(c.wait_class) << "/" << c.reason;
   EXPECT_LE(c.evidence.size(), kMaxEvidenceLength);
   if (!row.evidence.empty()) {
-    EXPECT_THAT(c.evidence, HasSubstr(row.evidence));
+    EXPECT_THAT(EvidenceText(c, row.now), HasSubstr(row.evidence));
   }
   // Pure: the same input gives the same output; the order of events does not matter.
   std::reverse(b.events.begin(), b.events.end());
   Classification again = RunRow(row, b);
   EXPECT_EQ(again.wait_class, c.wait_class);
   EXPECT_EQ(again.reason, c.reason);
+  // Until recheck_at, time alone changes nothing (incremental evaluation relies on it); with no
+  // recheck_at, nothing ever. Checked at the last millisecond before it and at points between.
+  const Timestamp until = c.recheck_at != 0 ? c.recheck_at - 1 : row.now + 30 * 24 * 60 * kMinute;
+  EXPECT_TRUE(c.recheck_at == 0 || c.recheck_at > row.now);
+  for (Timestamp later : {row.now + 1, row.now + (until - row.now) / 2, until}) {
+    if (later > until) continue;  // the row is a millisecond before a threshold
+    Row at = row;
+    at.now = later;
+    EXPECT_EQ(RunRow(at, b), c) << "at +" << (later - row.now) << " ms";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, ClassifierTable, ::testing::ValuesIn(Rows()),

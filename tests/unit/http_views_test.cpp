@@ -56,6 +56,25 @@ TEST(PodsJson, InvalidUtf8IsReplacedAndTheJsonStaysValid) {
   EXPECT_STREQ(d["pods"][0]["evidence"].GetString(), "cut in the middle of \xef\xbf\xbd");
 }
 
+// The evidence's relative time is written when the view is rendered, not when the pod was last
+// classified (incremental evaluation classifies a pod again only when something changed).
+TEST(PodsJson, EvidenceAgoIsMeasuredAtTheTimeOfTheView) {
+  ViewModel m = Model();
+  auto snap = std::make_shared<WaitingSnapshot>(*m.waiting);
+  Classification& c = snap->pods[0].classification;
+  c.evidence = std::string("scale-up ") + kEvidenceAgo + " did not bring a node";
+  c.evidence_since = kNow - 12 * kMinute;
+  m.waiting = snap;
+  rapidjson::Document d;
+  d.Parse(RenderPodsJson(m, {}).c_str());
+  EXPECT_STREQ(d["pods"][0]["evidence"].GetString(), "scale-up 12m0s ago did not bring a node");
+  m.now += 3 * kMinute;
+  d.Parse(RenderPodsJson(m, {}).c_str());
+  EXPECT_STREQ(d["pods"][0]["evidence"].GetString(), "scale-up 15m0s ago did not bring a node");
+  EXPECT_THAT(RenderStatusPage(m, "/metrics"),
+              HasSubstr("scale-up 15m0s ago did not bring a node"));
+}
+
 TEST(PodsJson, ListsPodsAndClusters) {
   rapidjson::Document d;
   d.Parse(RenderPodsJson(Model(), {}).c_str());
