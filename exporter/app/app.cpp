@@ -51,7 +51,7 @@ App::App(Config config, const Clock& clock)
   collectables_.push_back(std::make_shared<ProcessCollector>());
   waiting_collector_ = std::make_unique<WaitingCollector>([this] { return evaluator_.Snapshot(); },
                                                           clock_, config_.metrics_pod_series);
-  collectables_.push_back(std::make_shared<DependencyCollector>(dependencies_));
+  dependency_collector_ = std::make_unique<DependencyCollector>(dependencies_);
 }
 
 App::~App() { Stop(); }
@@ -146,6 +146,7 @@ void App::InstallHandlers() {
     HttpServerReply reply;
     reply.content_type = kTextContentType;
     reply.body = RenderText(collectables_);
+    dependency_collector_->AppendText(&reply.body);
     waiting_collector_->AppendText(&reply.body);
     AppendInvalidUtf8Metrics(&reply.body);
     reply.compressible = true;

@@ -104,7 +104,8 @@ class App {
   std::optional<CaStatus> ca_status_;
 
   std::vector<std::shared_ptr<const prometheus::Collectable>> collectables_;
-  std::unique_ptr<WaitingCollector> waiting_collector_;  // writes its text directly
+  std::unique_ptr<WaitingCollector> waiting_collector_;        // writes its text directly
+  std::unique_ptr<DependencyCollector> dependency_collector_;  // so does this one
   HttpServer server_;
 
   std::mutex loop_mu_;

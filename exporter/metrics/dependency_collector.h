@@ -1,6 +1,6 @@
 #pragma once
 
-#include <prometheus/collectable.h>
+#include <string>
 
 #include "exporter/metrics/self_metrics.h"
 #include "exporter/model/pd_facts.h"
@@ -20,11 +20,14 @@ namespace podwait {
 //   podwait_failover_members{namespace,tidb_cluster,component}   from the TidbCluster status
 // PD facts come from the source that decided readiness (PD API, else TidbCluster status); a
 // cluster whose PD cannot be reached has none. tidb_cluster is "<namespace>-<name>". Thread-safe.
-class DependencyCollector final : public prometheus::Collectable {
+// Written with TextWriter, like the waiting families: at 1,000 clusters these are ~14,000 series,
+// which prometheus-cpp's label vectors and stream serializer took ~40 ms to render.
+class DependencyCollector {
  public:
   // `store` must outlive the collector.
   explicit DependencyCollector(const DependencyStore& store);
-  std::vector<prometheus::MetricFamily> Collect() const override;
+  // Appends the families in the text exposition format.
+  void AppendText(std::string* out) const;
 
  private:
   const DependencyStore& store_;

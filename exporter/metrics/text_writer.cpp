@@ -49,7 +49,11 @@ void TextWriter::AppendValue(std::string* out, double value) {
     out->append(value > 0 ? "+Inf" : "-Inf");
   } else {
     char buf[32];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+    // Whole numbers (counts, Unix seconds) as integers, like Prometheus' own clients; the shortest
+    // round-trip form would write 1.7e+09 for a timestamp.
+    const bool whole = value == std::trunc(value) && std::fabs(value) < 1e15;
+    auto [end, ec] = whole ? std::to_chars(buf, buf + sizeof(buf), static_cast<int64_t>(value))
+                           : std::to_chars(buf, buf + sizeof(buf), value);
     out->append(buf, ec == std::errc() ? end : buf);
   }
 }

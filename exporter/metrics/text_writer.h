@@ -26,7 +26,8 @@ class TextWriter {
   void Sample(std::string_view name, std::initializer_list<Label> labels, Label extra,
               double value);
 
-  // A value as Prometheus reads it: shortest round-trip form, "+Inf", "-Inf", "NaN".
+  // A value as Prometheus reads it: whole numbers as integers, others in the shortest round-trip
+  // form, "+Inf", "-Inf", "NaN".
   static void AppendValue(std::string* out, double value);
   // Escapes \, " and newline in a label value; invalid UTF-8 becomes U+FFFD (and is counted).
   static void AppendEscaped(std::string* out, std::string_view value);

@@ -18,7 +18,6 @@
 
 #include "exporter/app/options.h"
 #include "exporter/metrics/dependency_collector.h"
-#include "exporter/metrics/exposition.h"
 #include "exporter/pd/prober.h"
 #include "exporter/state/cluster_registry.h"
 #include "exporter/state/dependency_store.h"
@@ -157,7 +156,8 @@ TEST(PdProberSim, DependencyLifecycle) {
   EXPECT_EQ(d->pd.ready_since, pd_since);  // PD stayed ready all along
   EXPECT_GE(d->tikv.ready_since, pd_since);
 
-  const std::string text = RenderText({std::make_shared<DependencyCollector>(p.store)});
+  std::string text;
+  DependencyCollector(p.store).AppendText(&text);
   EXPECT_THAT(text,
               HasSubstr("podwait_dependency_ready{namespace=\"ns1\",tidb_cluster=\"ns1-fresh\","
                         "dependency=\"tikv\"} 1"));

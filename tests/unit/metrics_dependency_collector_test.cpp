@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include "exporter/metrics/dependency_collector.h"
-#include "exporter/metrics/exposition.h"
 
 namespace podwait {
 namespace {
@@ -30,7 +29,11 @@ PdFacts Healthy() {
 class DependencyCollectorTest : public ::testing::Test {
  protected:
   DependencyCollectorTest() : store_(config_, clock_) {}
-  std::string Render() { return RenderText({std::make_shared<DependencyCollector>(store_)}); }
+  std::string Render() {
+    std::string out;
+    DependencyCollector(store_).AppendText(&out);
+    return out;
+  }
   Config config_;
   FakeClock clock_{1'700'000'000'000};
   DependencyStore store_;
