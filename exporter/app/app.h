@@ -106,6 +106,7 @@ class App {
   std::vector<std::shared_ptr<const prometheus::Collectable>> collectables_;
   std::unique_ptr<WaitingCollector> waiting_collector_;        // writes its text directly
   std::unique_ptr<DependencyCollector> dependency_collector_;  // so does this one
+  std::atomic<size_t> last_scrape_bytes_{0};
   HttpServer server_;
 
   std::mutex loop_mu_;

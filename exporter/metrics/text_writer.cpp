@@ -23,6 +23,20 @@ void TextWriter::Family(std::string_view name, std::string_view help, std::strin
 }
 
 void TextWriter::AppendEscaped(std::string* out, std::string_view value) {
+  // The common case — ASCII without anything to escape (names, namespaces, reasons) — is one
+  // append.
+  bool plain = true;
+  for (char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x80 || c == '\\' || c == '"' || c == '\n') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out->append(value);
+    return;
+  }
   std::string repaired;
   value = ValidUtf8(value, &repaired, Utf8Output::kMetrics);
   for (char c : value) {

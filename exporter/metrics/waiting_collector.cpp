@@ -2,29 +2,25 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <tuple>
+#include <vector>
 
 #include "exporter/metrics/text_writer.h"
 
 namespace podwait {
 namespace {
 
-struct GroupKey {
-  const std::string* ns;
-  const std::string* tidb_cluster;
-  const std::string* component;
+// One (namespace, tidb_cluster, component, stage, class) group of waiting pods. The snapshot's
+// pods are sorted by namespace and cluster, so the groups of one cluster are found among its own
+// run of pods (a handful) and come out in the order a map of every group would give, without
+// comparing strings for every pod.
+struct Group {
+  const WaitingPod* first;  // its namespace, tidb_cluster and component
   Stage stage;
   WaitClass wait_class;
-  bool operator<(const GroupKey& o) const {
-    return std::tie(*ns, *tidb_cluster, *component, stage, wait_class) <
-           std::tie(*o.ns, *o.tidb_cluster, *o.component, o.stage, o.wait_class);
-  }
-};
-
-struct Group {
   int count = 0;
   double oldest = 0;
+  auto Key() const { return std::tie(first->component, stage, wait_class); }
 };
 
 }  // namespace
@@ -41,7 +37,14 @@ void WaitingCollector::AppendText(std::string* out) const {
   if (pod_series_) {
     w.Family(metric::kPodWaitingSeconds);
   }
-  std::map<GroupKey, Group> groups;
+  std::vector<Group> groups;
+  size_t run_start = 0;  // this cluster's first group in `groups`
+  const WaitingPod* run = nullptr;
+  auto end_run = [&] {
+    std::sort(groups.begin() + static_cast<std::ptrdiff_t>(run_start), groups.end(),
+              [](const Group& a, const Group& b) { return a.Key() < b.Key(); });
+    run_start = groups.size();
+  };
   for (const WaitingPod& p : snap->pods) {
     const Classification& c = p.classification;
     const double seconds =
@@ -57,30 +60,35 @@ void WaitingCollector::AppendText(std::string* out) const {
                 {"reason", c.reason}},
                seconds);
     }
-    Group& g = groups[{&p.namespace_, &p.tidb_cluster, &p.component, c.stage, c.wait_class}];
-    ++g.count;
-    g.oldest = std::max(g.oldest, seconds);
+    if (run == nullptr || p.namespace_ != run->namespace_ || p.cluster != run->cluster) {
+      end_run();
+      run = &p;
+    }
+    Group* g = nullptr;
+    for (size_t i = run_start; i < groups.size(); ++i) {
+      Group& x = groups[i];
+      if (x.stage == c.stage && x.wait_class == c.wait_class && x.first->component == p.component) {
+        g = &x;
+        break;
+      }
+    }
+    if (g == nullptr) g = &groups.emplace_back(Group{&p, c.stage, c.wait_class});
+    ++g->count;
+    g->oldest = std::max(g->oldest, seconds);
   }
+  end_run();
 
-  w.Family(metric::kWaitingPods);
-  for (const auto& [k, g] : groups) {
-    w.Sample(metric::kWaitingPods.name,
-             {{"namespace", *k.ns},
-              {"tidb_cluster", *k.tidb_cluster},
-              {"component", *k.component},
-              {"stage", StageName(k.stage)},
-              {"class", WaitClassName(k.wait_class)}},
-             g.count);
-  }
-  w.Family(metric::kWaitingOldestSeconds);
-  for (const auto& [k, g] : groups) {
-    w.Sample(metric::kWaitingOldestSeconds.name,
-             {{"namespace", *k.ns},
-              {"tidb_cluster", *k.tidb_cluster},
-              {"component", *k.component},
-              {"stage", StageName(k.stage)},
-              {"class", WaitClassName(k.wait_class)}},
-             g.oldest);
+  for (const MetricInfo* family : {&metric::kWaitingPods, &metric::kWaitingOldestSeconds}) {
+    w.Family(*family);
+    for (const Group& g : groups) {
+      w.Sample(family->name,
+               {{"namespace", g.first->namespace_},
+                {"tidb_cluster", g.first->tidb_cluster},
+                {"component", g.first->component},
+                {"stage", StageName(g.stage)},
+                {"class", WaitClassName(g.wait_class)}},
+               family == &metric::kWaitingPods ? g.count : g.oldest);
+    }
   }
 
   w.Family(metric::kStageDurationSeconds);

@@ -75,6 +75,37 @@ TEST(WaitingCollector, GroupsCountAndOldest) {
                               "component=\"tikv\",stage=\"unscheduled\",class=\"scale_up\"} 1\n"));
 }
 
+// Groups are counted per cluster whatever the order of components among its pods, each series
+// is written once, and the series come out ordered by cluster, component, stage and class.
+TEST(WaitingCollector, GroupsOfSeveralClustersAreWrittenOnceEachInOrder) {
+  auto s = std::make_shared<WaitingSnapshot>();
+  auto in = [](std::string cluster, std::string name, std::string component, WaitClass c) {
+    WaitingPod p = Pod(std::move(name), std::move(component), Stage::kStarting, c, "r", kNow);
+    p.cluster = cluster;
+    p.tidb_cluster = "demo-" + cluster;
+    return p;
+  };
+  // Sorted by namespace, cluster, pod (the snapshot's order); components interleave.
+  s->pods.push_back(in("a", "a-pd-0", "tikv", WaitClass::kDependency));
+  s->pods.push_back(in("a", "a-pd-1", "pd", WaitClass::kNotReady));
+  s->pods.push_back(in("a", "a-pd-2", "tikv", WaitClass::kDependency));
+  s->pods.push_back(in("a", "a-pd-3", "tikv", WaitClass::kCrashloop));
+  s->pods.push_back(in("b", "b-tikv-0", "tikv", WaitClass::kDependency));
+  const std::string text = Render(s, false);
+  std::vector<std::string> lines;
+  for (size_t at = 0; (at = text.find("podwait_waiting_pods{", at)) != std::string::npos; ++at) {
+    lines.push_back(text.substr(at, text.find('\n', at) - at));
+  }
+  const std::string head = "podwait_waiting_pods{namespace=\"demo\",tidb_cluster=";
+  EXPECT_THAT(
+      lines,
+      ::testing::ElementsAre(
+          head + "\"demo-a\",component=\"pd\",stage=\"starting\",class=\"not_ready\"} 1",
+          head + "\"demo-a\",component=\"tikv\",stage=\"starting\",class=\"dependency\"} 2",
+          head + "\"demo-a\",component=\"tikv\",stage=\"starting\",class=\"crashloop\"} 1",
+          head + "\"demo-b\",component=\"tikv\",stage=\"starting\",class=\"dependency\"} 1"));
+}
+
 TEST(WaitingCollector, PodSeriesCanBeTurnedOff) {
   std::string text = Render(Demo(), false);
   EXPECT_THAT(text, Not(HasSubstr("podwait_pod_waiting_seconds{")));
