@@ -1,7 +1,9 @@
 #include "exporter/metrics/text_writer.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "exporter/common/utf8.h"
 
@@ -22,18 +24,30 @@ void TextWriter::Family(std::string_view name, std::string_view help, std::strin
   out_->append("\n# TYPE ").append(name).append(" ").append(type).append("\n");
 }
 
+namespace {
+
+// Bytes a label value cannot hold as they are: \, " and newline (escaped), and every byte of a
+// multi-byte UTF-8 sequence (checked, and repaired when ill-formed).
+constexpr auto kSpecial = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x80; c < 256; ++c) t[c] = true;
+  t['\\'] = t['"'] = t['\n'] = true;
+  return t;
+}();
+
+bool IsPlain(std::string_view value) {
+  for (char c : value) {
+    if (kSpecial[static_cast<unsigned char>(c)]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void TextWriter::AppendEscaped(std::string* out, std::string_view value) {
   // The common case — ASCII without anything to escape (names, namespaces, reasons) — is one
   // append.
-  bool plain = true;
-  for (char c : value) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x80 || c == '\\' || c == '"' || c == '\n') {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) {
+  if (IsPlain(value)) {
     out->append(value);
     return;
   }
@@ -74,6 +88,37 @@ void TextWriter::AppendValue(std::string* out, double value) {
 
 void TextWriter::Labels(std::initializer_list<Label> labels, const Label* extra) {
   if (labels.size() == 0 && extra == nullptr) return;
+  // Plain labels (nearly all) are written in one go into space made for them at once.
+  size_t size = 2;
+  bool plain = true;
+  auto measure = [&](const Label& l) {
+    size += l.first.size() + l.second.size() + 4;  // k="v",
+    plain = plain && IsPlain(l.second);
+  };
+  for (const Label& l : labels) measure(l);
+  if (extra != nullptr) measure(*extra);
+  if (plain) {
+    const size_t at = out_->size();
+    out_->resize(at + size - 1);  // one comma fewer than labels
+    char* p = out_->data() + at;
+    *p++ = '{';
+    bool first = true;
+    auto put = [&](const Label& l) {
+      if (!first) *p++ = ',';
+      first = false;
+      std::memcpy(p, l.first.data(), l.first.size());
+      p += l.first.size();
+      *p++ = '=';
+      *p++ = '"';
+      std::memcpy(p, l.second.data(), l.second.size());
+      p += l.second.size();
+      *p++ = '"';
+    };
+    for (const Label& l : labels) put(l);
+    if (extra != nullptr) put(*extra);
+    *p++ = '}';
+    return;
+  }
   out_->push_back('{');
   bool first = true;
   auto one = [&](const Label& l) {

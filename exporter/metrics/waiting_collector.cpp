@@ -45,7 +45,19 @@ void WaitingCollector::AppendText(std::string* out) const {
               [](const Group& a, const Group& b) { return a.Key() < b.Key(); });
     run_start = groups.size();
   };
-  for (const WaitingPod& p : snap->pods) {
+  // The snapshot is sorted (WaitingTracker); a hand-made one may not be, and a cluster whose pods
+  // are not together would be counted in two groups and written twice.
+  std::vector<const WaitingPod*> order;
+  order.reserve(snap->pods.size());
+  for (const WaitingPod& p : snap->pods) order.push_back(&p);
+  auto by_cluster = [](const WaitingPod* a, const WaitingPod* b) {
+    return std::tie(a->namespace_, a->cluster) < std::tie(b->namespace_, b->cluster);
+  };
+  if (!std::is_sorted(order.begin(), order.end(), by_cluster)) {
+    std::stable_sort(order.begin(), order.end(), by_cluster);
+  }
+  for (const WaitingPod* pod : order) {
+    const WaitingPod& p = *pod;
     const Classification& c = p.classification;
     const double seconds =
         static_cast<double>(std::max<Timestamp>(0, now - c.stage_start)) / 1000.0;

@@ -106,6 +106,22 @@ TEST(WaitingCollector, GroupsOfSeveralClustersAreWrittenOnceEachInOrder) {
           head + "\"demo-b\",component=\"tikv\",stage=\"starting\",class=\"dependency\"} 1"));
 }
 
+// A snapshot whose clusters are not together still has one series per group.
+TEST(WaitingCollector, UnsortedSnapshotStillWritesEachGroupOnce) {
+  auto s = Demo();
+  WaitingPod other = s->pods[0];
+  other.cluster = "zeta";
+  other.tidb_cluster = "demo-zeta";
+  s->pods.insert(s->pods.begin() + 1, other);
+  const std::string text = Render(s, false);
+  const std::string series =
+      "podwait_waiting_pods{namespace=\"demo\",tidb_cluster=\"demo-demo\",component=\"tidb\","
+      "stage=\"initializing\",class=\"dependency\"} 2\n";
+  const size_t first = text.find(series);
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_EQ(text.find(series, first + 1), std::string::npos) << text;
+}
+
 TEST(WaitingCollector, PodSeriesCanBeTurnedOff) {
   std::string text = Render(Demo(), false);
   EXPECT_THAT(text, Not(HasSubstr("podwait_pod_waiting_seconds{")));
