@@ -191,6 +191,7 @@ std::string ParseStream(Stream& stream, rapidjson::Document* doc, const SkipPath
 }  // namespace
 
 SkipPaths::SkipPaths(const std::vector<std::string>& paths, std::string_view prefix) {
+  nodes_.emplace_back();  // the root
   for (const std::string& path : paths) {
     if (path.empty()) continue;
     std::string full = prefix.empty() ? path : std::string(prefix) + "." + path;

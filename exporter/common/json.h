@@ -53,7 +53,7 @@ class SkipPaths {
   const std::vector<Node>& nodes() const { return nodes_; }
 
  private:
-  std::vector<Node> nodes_{Node{}};
+  std::vector<Node> nodes_;  // empty when there is no path
 };
 
 // Parses `text` into a new document. Errors: "invalid JSON at offset N: <what>" or

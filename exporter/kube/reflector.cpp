@@ -60,6 +60,8 @@ Reflector::Reflector(const KubeContext& ctx, ReflectorOptions options, Reflector
       backoff_(opts_.backoff_initial_ms, opts_.backoff_max_ms,
                opts_.seed != 0 ? opts_.seed : RandomSeed()),
       observer_(ctx.observers ? ctx.observers(opts_.resource) : nullptr),
+      list_skip_(opts_.skip_fields, "items.[]"),
+      event_skip_(opts_.skip_fields, "object"),
       splitter_(opts_.max_line_bytes) {
   if (observer_ == nullptr) observer_ = std::make_unique<NoObserver>();
   ctx_.sync->Register(opts_.name);
@@ -197,9 +199,11 @@ Reflector::Outcome Reflector::List() {
                               {"error", resp.error}});
       return Outcome::kRetry;
     }
-    // One page DOM at a time, parsed in place in the response buffer.
+    // One page DOM at a time, parsed in place in the response buffer, without the subtrees no
+    // handler reads; the DOM and the buffer go at the end of this iteration, before the next
+    // page is requested.
     rapidjson::Document doc;
-    const std::string parse_error = json::ParseInsitu(resp.body.data(), &doc);
+    const std::string parse_error = json::ParseInsitu(resp.body.data(), &doc, list_skip_);
     if (!parse_error.empty() || !doc.IsObject()) {
       CountParseError(parse_error.empty() ? "list page is not a JSON object"
                                           : "list page: " + parse_error);
@@ -248,7 +252,7 @@ void Reflector::HandleWatchLine(std::string_view line) {
   ++stream_lines_;
   WatchEvent ev;
   std::string error;
-  if (!ParseWatchEvent(line, &event_doc_, &ev, &error)) {
+  if (!ParseWatchEvent(line, &event_doc_, &ev, &error, event_skip_)) {
     CountParseError(error);
     return;
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "exporter/common/clock.h"
+#include "exporter/common/json.h"
 #include "exporter/common/sync_status.h"
 #include "exporter/kube/endpoint.h"
 #include "exporter/kube/token_source.h"
@@ -110,6 +111,10 @@ struct ReflectorOptions {
   int64_t backoff_max_ms = 30'000;
   size_t max_line_bytes = 16u << 20;  // longer watch lines (oversized objects) are skipped
   size_t max_page_bytes = 512u << 20;
+  // Subtrees of each object that the handler never reads: list pages and watch events are parsed
+  // without them (json::SkipPaths; paths from the object's root, e.g. "spec.containers").
+  // managedFields (server-side apply bookkeeping, about a third of a pod) is read by no handler.
+  std::vector<std::string> skip_fields = {"metadata.managedFields"};
   uint64_t seed = 0;  // backoff jitter; 0 picks a random seed
 };
 
@@ -180,6 +185,9 @@ class Reflector {
   std::condition_variable cv_;
   std::string rv_;
   int64_t retry_after_s_ = -1;  // from the last failed response
+
+  const json::SkipPaths list_skip_;   // opts_.skip_fields under "items.[]"
+  const json::SkipPaths event_skip_;  // opts_.skip_fields under "object"
 
   // Per-watch-stream state (reflector thread only).
   LineSplitter splitter_;

@@ -185,6 +185,7 @@ class MapHandler final : public ReflectorHandler {
     auto name = json::Str(json::Object(&o, "metadata"), "name");
     if (name.empty()) return false;
     std::lock_guard<std::mutex> lock(mu_);
+    shapes_.push_back(Shape(o));
     staged_[std::string(name)] = std::string(ObjectResourceVersion(o));
     return true;
   }
@@ -203,6 +204,7 @@ class MapHandler final : public ReflectorHandler {
     auto name = json::Str(json::Object(&o, "metadata"), "name");
     if (name.empty()) return false;
     std::lock_guard<std::mutex> lock(mu_);
+    shapes_.push_back(Shape(o));
     if (type == WatchEventType::kDeleted) {
       objects_.erase(std::string(name));
     } else {
@@ -228,13 +230,30 @@ class MapHandler final : public ReflectorHandler {
     std::lock_guard<std::mutex> lock(mu_);
     return log_;
   }
+  // Of every object handed over: the member names of its metadata and of its spec.
+  std::vector<std::string> shapes() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return shapes_;
+  }
   bool stop_on_not_found_ = true;
   std::atomic<bool> not_found_{false};
 
  private:
   mutable std::mutex mu_;
+  static std::string Shape(const rapidjson::Value& o) {
+    std::string out;
+    for (const char* part : {"metadata", "spec"}) {
+      out += std::string(part) + ":";
+      if (const rapidjson::Value* v = json::Object(&o, part)) {
+        for (const auto& m : v->GetObject()) out += std::string(m.name.GetString()) + ",";
+      }
+    }
+    return out;
+  }
+
   std::map<std::string, std::string> staged_, objects_;
   std::vector<std::string> log_;
+  std::vector<std::string> shapes_;
 };
 
 class ReflectorTest : public ::testing::Test {
@@ -318,6 +337,46 @@ TEST_F(ReflectorTest, AppliesEventsAndResumesFromTheLastVersionIncludingBookmark
   EXPECT_EQ(metrics_.WatchRelists("pods").Value(), 0);
   EXPECT_GT(metrics_.WatchLastEventTimestamp("pods").Value(), 1e9);
   r->Stop();
+}
+
+// A pod as the API server sends it carries managedFields; the handler gets the object without the
+// subtrees of skip_fields, from list pages and from watch events alike.
+TEST_F(ReflectorTest, ListAndWatchLeaveOutTheSkippedFields) {
+  const std::string pod =
+      R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"tidb","uid":"u",)"
+      R"("resourceVersion":"5","managedFields":[{"manager":"kubelet","operation":"Update",)"
+      R"("fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:phase":{}}},"subresource":"status"}],)"
+      R"("labels":{"x":"y"}},"spec":{"containers":[{"name":"tikv","env":[{"name":"TZ"}]}],)"
+      R"("initContainers":[{"name":"wait-for-pd"}],"nodeName":"n1"},"status":{"phase":"Running"}})";
+  const std::string rv5 = R"("resourceVersion":"5")";
+  std::string modified = pod;
+  modified.replace(modified.find(rv5), rv5.size(), R"("resourceVersion":"6")");
+  opts_.skip_fields = {"metadata.managedFields", "spec.containers"};
+  script_.Push(ListPage({pod}, "10"));
+  script_.Push(WatchStream(Event("MODIFIED", modified)));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  ASSERT_TRUE(testing::WaitFor([&] { return handler_.shapes().size() >= 2; }, 5s));
+  r->Stop();
+  EXPECT_THAT(handler_.shapes(),
+              ElementsAre("metadata:name,namespace,uid,resourceVersion,labels,spec:initContainers,"
+                          "nodeName,",
+                          "metadata:name,namespace,uid,resourceVersion,labels,spec:initContainers,"
+                          "nodeName,"));
+  EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "6"}}));
+  EXPECT_EQ(metrics_.ParseErrors("pods").Value(), 0);
+}
+
+TEST_F(ReflectorTest, ByDefaultOnlyManagedFieldsAreLeftOut) {
+  EXPECT_EQ(ReflectorOptions().skip_fields, std::vector<std::string>{"metadata.managedFields"});
+  script_.Push(ListPage(
+      {R"({"metadata":{"name":"a","managedFields":[{"manager":"m"}],"resourceVersion":"5"},)"
+       R"("spec":{"containers":[]}})"},
+      "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(2));
+  r->Stop();
+  EXPECT_THAT(handler_.shapes(), ElementsAre("metadata:name,resourceVersion,spec:containers,"));
 }
 
 TEST_F(ReflectorTest, ErrorEvent410RelistsAndReplacesTheWholeSet) {
