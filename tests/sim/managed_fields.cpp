@@ -162,7 +162,7 @@ void AddManagedFields(rapidjson::Document* doc, Timestamp at, int depth) {
   }
   if (status != nullptr && bound) {
     rapidjson::Value st;
-    FieldSet(*status, &st, a, depth);
+    FieldSet(*status, &st, a, depth < 0 ? -1 : depth - 1);
     rapidjson::Value fields(rapidjson::kObjectType);
     fields.AddMember("f:status", st, a);
     list.PushBack(Entry("kubelet", "Update", "status", time, std::move(fields), a), a);

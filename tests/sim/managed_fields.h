@@ -22,10 +22,10 @@ namespace podwait::sim {
 //  - the kubelet (Update, subresource status) owns the status of a pod bound to a node.
 // Keys of list items follow the API server: k:{"name":…} for containers, env, ports, volumes and
 // mounts, k:{"type":…} for conditions, k:{"ip":…} for IPs, k:{"uid":…} for owner references.
-// The API server lists every leaf; with depth >= 0 the sets of spec and status stop `depth`
-// levels down (a deeper field is listed as {}), as the made-up documents of tests/fixtures/v2/
-// abbreviate them: a pod of the load generation with every leaf listed would be about twice the
-// ~5 KB of a real tidb-operator pod.
+// The API server lists every leaf; with depth >= 0 the set of spec stops `depth` levels down and
+// those of status `depth` - 1 levels down (a deeper field is listed as {}), as the made-up
+// documents of tests/fixtures/v2/ abbreviate them: with every leaf listed, a pod of the load
+// generation would carry twice as much managedFields as the rest of its metadata and spec.
 void AddManagedFields(rapidjson::Document* doc, Timestamp at, int depth = -1);
 
 }  // namespace podwait::sim

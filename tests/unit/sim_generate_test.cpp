@@ -89,9 +89,19 @@ TEST_F(SimGenerate, V1PodsLookLikeWhatTheApiServerReturns) {
       }
     }
   }
-  // The kubelet owns what it wrote: every condition, keyed by type.
-  const auto& kubelet = tidb["metadata"]["managedFields"][2]["fieldsV1"]["f:status"];
-  EXPECT_TRUE(kubelet["f:conditions"].HasMember("k:{\"type\":\"Ready\"}"));
+  // The kubelet owns what it wrote (the status; its set abbreviated below the top level), the
+  // controller the spec (containers keyed by name, as the API server keys them).
+  const auto& fields = tidb["metadata"]["managedFields"];
+  const auto& kubelet = fields[2]["fieldsV1"]["f:status"];
+  for (const char* f :
+       {"f:conditions", "f:containerStatuses", "f:initContainerStatuses", "f:phase", "f:podIP"}) {
+    EXPECT_TRUE(kubelet.HasMember(f)) << f;
+  }
+  EXPECT_FALSE(fields[0]["fieldsV1"]["f:spec"].HasMember("f:nodeName"));  // the binding's
+  EXPECT_TRUE(
+      fields[0]["fieldsV1"]["f:spec"]["f:containers"].HasMember("k:{\"name\":\"slowlog\"}"));
+  EXPECT_TRUE(
+      fields[1]["fieldsV1"]["f:metadata"]["f:labels"].HasMember("f:tidb.pingcap.com/cluster-id"));
   // An unschedulable TiKV pod (cluster 1: a node is being added) was never bound: no kubelet.
   EXPECT_THAT(Managers(pods.at("tc-0001-tikv-3")),
               ElementsAre("kube-controller-manager/Update", "kube-scheduler/Update/status"));
