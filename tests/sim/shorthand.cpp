@@ -257,16 +257,21 @@ void EnvValue(Writer& w, const char* name, std::string_view value) {
   w.EndObject();
 }
 
-void EnvField(Writer& w, const char* name, const char* field_path) {
-  w.StartObject();
-  KV(w, "name", name);
-  w.Key("valueFrom");
-  w.StartObject();
+// "fieldRef": a field of the pod (downward API).
+void FieldRef(Writer& w, const char* field_path) {
   w.Key("fieldRef");
   w.StartObject();
   KV(w, "apiVersion", "v1");
   KV(w, "fieldPath", field_path);
   w.EndObject();
+}
+
+void EnvField(Writer& w, const char* name, const char* field_path) {
+  w.StartObject();
+  KV(w, "name", name);
+  w.Key("valueFrom");
+  w.StartObject();
+  FieldRef(w, field_path);
   w.EndObject();
   w.EndObject();
 }
@@ -436,6 +441,17 @@ void Volume(Writer& w, std::string_view name, const char* kind, std::string_view
   w.EndObject();
 }
 
+// "items" of a downward API volume: one field of the pod as a file.
+void DownwardItem(Writer& w, const char* field_path, const char* path) {
+  w.Key("items");
+  w.StartArray();
+  w.StartObject();
+  FieldRef(w, field_path);
+  KV(w, "path", path);
+  w.EndObject();
+  w.EndArray();
+}
+
 void WriteFullVolumes(Writer& w, const FullPod& f) {
   const std::string& c = f.component;
   w.Key("volumes");
@@ -453,17 +469,7 @@ void WriteFullVolumes(Writer& w, const FullPod& f) {
     w.StartObject();
     w.Key("defaultMode");
     w.Int(420);
-    w.Key("items");
-    w.StartArray();
-    w.StartObject();
-    w.Key("fieldRef");
-    w.StartObject();
-    KV(w, "apiVersion", "v1");
-    KV(w, "fieldPath", "metadata.annotations");
-    w.EndObject();
-    KV(w, "path", "annotations");
-    w.EndObject();
-    w.EndArray();
+    DownwardItem(w, "metadata.annotations", "annotations");
     w.EndObject();
     KV(w, "name", "annotations");
     w.EndObject();
@@ -525,17 +531,7 @@ void WriteFullVolumes(Writer& w, const FullPod& f) {
   w.StartObject();
   w.Key("downwardAPI");
   w.StartObject();
-  w.Key("items");
-  w.StartArray();
-  w.StartObject();
-  w.Key("fieldRef");
-  w.StartObject();
-  KV(w, "apiVersion", "v1");
-  KV(w, "fieldPath", "metadata.namespace");
-  w.EndObject();
-  KV(w, "path", "namespace");
-  w.EndObject();
-  w.EndArray();
+  DownwardItem(w, "metadata.namespace", "namespace");
   w.EndObject();
   w.EndObject();
   w.EndArray();

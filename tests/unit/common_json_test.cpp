@@ -3,14 +3,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <string>
 #include <vector>
 
 #include "exporter/common/json.h"
 #include "tests/support/process.h"
+#include "tests/support/yaml_json.h"
 
 namespace podwait {
 namespace {
@@ -97,12 +96,7 @@ TEST(JsonParse, InsituStringsPointIntoTheBuffer) {
   EXPECT_LT(name.data(), text.data() + text.size());
 }
 
-std::string Serialize(const rapidjson::Value& v) {
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  v.Accept(w);
-  return std::string(sb.GetString(), sb.GetSize());
-}
+std::string Serialize(const rapidjson::Value& v) { return testing::JsonText(v); }
 
 // A pod as an API server returns it (made up; tests/fixtures/v2/README.md), in a list of three.
 std::string PodList() {

@@ -12,6 +12,7 @@
 #include "exporter/common/time_format.h"
 #include "exporter/sources/pods.h"
 #include "tests/support/process.h"
+#include "tests/support/yaml_json.h"
 
 namespace podwait {
 namespace {
@@ -87,21 +88,16 @@ std::string Describe(const PodRecord& p) {
   return out;
 }
 
-std::string Serialize(const rapidjson::Value& v) {
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  v.Accept(w);
-  return std::string(sb.GetString(), sb.GetSize());
-}
-
 // What the pod reflector parses (a document without PodSkippedFields()) gives the record the full
 // document gives, on every real-shaped pod document we have, compact or not.
 TEST(ParsePod, TheSkippedFieldsChangeNothing) {
   std::vector<std::string> docs;
-  docs.push_back(Serialize(LoadYaml("tests/fixtures/real/k8s/pod-stuck-in-init-purple.yaml")));
+  docs.push_back(
+      testing::YamlFileToJsonText("tests/fixtures/real/k8s/pod-stuck-in-init-purple.yaml"));
   for (const char* f : {"tidb-init-wait-for-pd.yaml", "tikv-ready.yaml",
                         "tikv-running-not-ready.yaml", "tikv-unschedulable.yaml"}) {
-    docs.push_back(Serialize(LoadYaml(std::string("tests/fixtures/made-up/classify/") + f)));
+    docs.push_back(
+        testing::YamlFileToJsonText(std::string("tests/fixtures/made-up/classify/") + f));
   }
   for (const char* f : {"pd-running-not-ready-no-leader.json", "tidb-crashloop-no-pd-leader.json",
                         "tidb-running-not-ready.json", "tikv-crashloop-no-pd-leader.json",
@@ -116,7 +112,7 @@ TEST(ParsePod, TheSkippedFieldsChangeNothing) {
     ASSERT_NE(json::Object(&*full.value, "spec"), nullptr);
     rapidjson::Document skipped;
     ASSERT_EQ(json::ParseInto(text, &skipped, skip), "");
-    EXPECT_LT(Serialize(skipped).size(), Serialize(*full.value).size());
+    EXPECT_LT(testing::JsonText(skipped).size(), testing::JsonText(*full.value).size());
     EXPECT_EQ(json::Member(json::Object(&skipped, "spec"), "containers"), nullptr);
     for (bool compact : {false, true}) {
       PodParseOptions options;
