@@ -157,6 +157,66 @@ class FilteringHandler {
   std::vector<Frame> frames_;
 };
 
+// Stops the reader once the top-level member `outer` has been read (or proved absent from the
+// leading scalar members); keeps outer's string member `inner`.
+class PeekHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, PeekHandler> {
+ public:
+  PeekHandler(std::string_view outer, std::string_view inner, int max_depth)
+      : outer_(outer), inner_(inner), max_depth_(max_depth) {}
+
+  bool Default() { return Value(); }
+  bool String(const char* s, rapidjson::SizeType n, bool) {
+    if (in_outer_ && depth_ == 2 && inner_key_) value_.assign(s, n);
+    return Value();
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    const std::string_view key(s, n);
+    if (depth_ == 1) in_outer_ = key == outer_;
+    if (depth_ == 2) inner_key_ = key == inner_;
+    return true;
+  }
+  bool StartObject() { return Start(); }
+  bool StartArray() {
+    if (depth_ == 0) return false;  // not an object
+    return Start();
+  }
+  bool EndObject(rapidjson::SizeType) { return End(); }
+  bool EndArray(rapidjson::SizeType) { return End(); }
+  bool found() const { return found_; }
+  const std::string& value() const { return value_; }
+
+ private:
+  bool Value() {
+    if (depth_ == 0) return false;                // a scalar document
+    if (depth_ == 1 && in_outer_) return Done();  // outer is not an object: no inner string
+    inner_key_ = false;
+    return true;
+  }
+  bool Start() {
+    // A container member of the top level that is not `outer`: stop, do not read through it.
+    if (depth_ == 1 && !in_outer_) return false;
+    if (++depth_ > max_depth_) return false;
+    return true;
+  }
+  bool End() {
+    --depth_;
+    if (depth_ == 1 && in_outer_) return Done();
+    return depth_ != 0;  // the end of the document without `outer`
+  }
+  bool Done() {
+    found_ = true;
+    return false;
+  }
+
+  const std::string_view outer_, inner_;
+  const int max_depth_;
+  int depth_ = 0;
+  bool in_outer_ = false;
+  bool inner_key_ = false;
+  bool found_ = false;
+  std::string value_;
+};
+
 const SkipPaths& NoSkip() {
   static const SkipPaths none;
   return none;
@@ -242,6 +302,17 @@ std::string ParseInto(std::string_view text, rapidjson::Document* doc, int max_d
 
 std::string ParseInsitu(char* text, rapidjson::Document* doc, int max_depth) {
   return ParseInsitu(text, doc, NoSkip(), max_depth);
+}
+
+std::optional<std::string> PeekMemberString(std::string_view text, std::string_view outer,
+                                            std::string_view inner, int max_depth) {
+  rapidjson::MemoryStream bytes(text.data(), text.size());
+  rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(bytes);
+  PeekHandler handler(outer, inner, max_depth);
+  rapidjson::Reader reader;
+  reader.Parse<rapidjson::kParseDefaultFlags>(stream, handler);
+  if (!handler.found()) return std::nullopt;
+  return handler.value();
 }
 
 Result<rapidjson::Document> Parse(std::string_view text, int max_depth) {

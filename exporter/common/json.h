@@ -17,6 +17,7 @@
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -75,6 +76,14 @@ std::string ParseInto(std::string_view text, rapidjson::Document* doc, const Ski
                       int max_depth = kMaxDepth);
 std::string ParseInsitu(char* text, rapidjson::Document* doc, const SkipPaths& skip,
                         int max_depth = kMaxDepth);
+
+// Reads only the start of `text`: the string member `inner` of the top-level object's member
+// `outer` (e.g. a list's metadata.continue), without reading past the end of `outer`. Returns ""
+// when `outer` has no such string member, nullopt when `text` is not an object whose members
+// before `outer` are all scalars (`outer` is not found before a larger member), or is malformed
+// up to there. The nesting limit applies.
+std::optional<std::string> PeekMemberString(std::string_view text, std::string_view outer,
+                                            std::string_view inner, int max_depth = kMaxDepth);
 
 // The member `name` of an object, or nullptr (also when `v` is not an object).
 inline const rapidjson::Value* Member(const rapidjson::Value& v, const char* name) {

@@ -199,6 +199,31 @@ TEST(JsonSkip, MalformedInsideASkippedSubtreeIsStillAnError) {
   EXPECT_EQ(Serialize(doc), R"({"metadata":{"name":"a"}})");
 }
 
+TEST(JsonPeek, ReadsOneMemberOfTheMetadataAndStopsBeforeTheItems) {
+  const std::string page =
+      R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7",)"
+      R"("labels":{"continue":"no"},"continue":"tok+1/=","remainingItemCount":3},"items":[)";
+  // The items are never read: the page is cut off (and would be malformed) after "items":[.
+  EXPECT_EQ(json::PeekMemberString(page, "metadata", "continue"), "tok+1/=");
+  EXPECT_EQ(json::PeekMemberString(page, "metadata", "resourceVersion"), "7");
+  EXPECT_EQ(json::PeekMemberString(page, "metadata", "selfLink"), "");  // no such member
+  EXPECT_EQ(json::PeekMemberString(R"({"metadata":{"continue":5}})", "metadata", "continue"), "");
+  EXPECT_EQ(json::PeekMemberString(R"({"metadata":null})", "metadata", "continue"), "");
+  // metadata after a larger member, or not there: not peeked.
+  EXPECT_EQ(
+      json::PeekMemberString(R"({"items":[],"metadata":{"continue":"t"}})", "metadata", "continue"),
+      std::nullopt);
+  EXPECT_EQ(json::PeekMemberString(R"({"kind":"PodList"})", "metadata", "continue"), std::nullopt);
+  EXPECT_EQ(json::PeekMemberString("[1]", "metadata", "continue"), std::nullopt);
+  EXPECT_EQ(json::PeekMemberString("\"metadata\"", "metadata", "continue"), std::nullopt);
+  EXPECT_EQ(json::PeekMemberString(R"({"kind": tru)", "metadata", "continue"), std::nullopt);
+  EXPECT_EQ(json::PeekMemberString(R"({"metadata":{"continue":"t")", "metadata", "continue"),
+            std::nullopt);  // cut off inside metadata
+  EXPECT_EQ(json::PeekMemberString(R"({"metadata":{"a":)" + Nested(1'000'000) + "}}", "metadata",
+                                   "continue"),
+            std::nullopt);  // the nesting limit
+}
+
 TEST(JsonAccessors, WrongTypesReadAsAbsent) {
   auto r = json::Parse(R"({"s":1,"i":"2","b":"true","o":[],"a":{},"t":"yesterday"})");
   ASSERT_TRUE(r.ok());

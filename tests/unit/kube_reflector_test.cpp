@@ -184,6 +184,7 @@ class MapHandler final : public ReflectorHandler {
   bool OnListItem(const rapidjson::Value& o) override {
     auto name = json::Str(json::Object(&o, "metadata"), "name");
     if (name.empty()) return false;
+    if (on_list_item_) on_list_item_(std::string(name));
     std::lock_guard<std::mutex> lock(mu_);
     shapes_.push_back(Shape(o));
     staged_[std::string(name)] = std::string(ObjectResourceVersion(o));
@@ -237,6 +238,8 @@ class MapHandler final : public ReflectorHandler {
   }
   bool stop_on_not_found_ = true;
   std::atomic<bool> not_found_{false};
+  std::function<void(const std::string& name)>
+      on_list_item_;  // runs first, on the reflector thread
 
  private:
   mutable std::mutex mu_;
@@ -377,6 +380,83 @@ TEST_F(ReflectorTest, ByDefaultOnlyManagedFieldsAreLeftOut) {
   ASSERT_TRUE(WaitForRequests(2));
   r->Stop();
   EXPECT_THAT(handler_.shapes(), ElementsAre("metadata:name,resourceVersion,spec:containers,"));
+}
+
+// The next page is asked for before this page's items are handed over (and so before its parse
+// is done): the server sends page 2 while the reflector works on page 1.
+TEST_F(ReflectorTest, TheNextPageIsRequestedWhileThisOneIsHandled) {
+  std::atomic<bool> page2_requested_during_page1{false};
+  handler_.on_list_item_ = [&](const std::string& name) {
+    if (name == "a") {
+      page2_requested_during_page1 = testing::WaitFor([&] { return script_.Requests() >= 2; }, 5s);
+    }
+  };
+  script_.Push(ListPage({PodJson("a", "5"), PodJson("b", "6")}, "10", "tok2"));
+  script_.Push(ListPage({PodJson("c", "7"), PodJson("d", "8")}, "10", "tok3"));
+  script_.Push(ListPage({PodJson("e", "9")}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(4));
+  EXPECT_TRUE(r->synced());
+  r->Stop();
+  EXPECT_TRUE(page2_requested_during_page1);
+  EXPECT_THAT(script_.Url(1), HasSubstr("&continue=tok2"));
+  EXPECT_THAT(script_.Url(2), HasSubstr("&continue=tok3"));
+  EXPECT_THAT(script_.Url(3), HasSubstr("watch=true"));
+  EXPECT_EQ(handler_.objects().size(), 5u);
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "end@10"}));
+}
+
+// A page whose metadata follows its items is parsed first, and the next page asked for after.
+TEST_F(ReflectorTest, MetadataAfterTheItemsStillPages) {
+  script_.Push([](const HttpRequest&, const std::function<bool(std::string_view)>*) {
+    HttpResponse resp;
+    resp.status = 200;
+    resp.body = R"({"items":[)" + PodJson("a", "5") +
+                R"(],"metadata":{"resourceVersion":"10","continue":"t"},"kind":"PodList"})";
+    return resp;
+  });
+  script_.Push(ListPage({PodJson("b", "6")}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  r->Stop();
+  EXPECT_THAT(script_.Url(1), HasSubstr("&continue=t"));
+  EXPECT_EQ(handler_.objects().size(), 2u);
+}
+
+// A page that fails to parse drops the page already asked for, and the list starts over.
+TEST_F(ReflectorTest, AMalformedPageDropsThePrefetchedOne) {
+  script_.Push([](const HttpRequest&, const std::function<bool(std::string_view)>*) {
+    HttpResponse resp;
+    resp.status = 200;
+    resp.body =
+        R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"t"},"items":[{]})";
+    return resp;
+  });
+  script_.Push(ListPage({PodJson("never", "6")}, "10"));  // the prefetched page 2, dropped
+  script_.Push(ListPage({PodJson("a", "5")}, "11"));      // the list again, from the start
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(4));
+  r->Stop();
+  EXPECT_THAT(script_.Url(1), HasSubstr("&continue=t"));
+  EXPECT_THAT(script_.Url(2), Not(HasSubstr("continue")));
+  EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "5"}}));
+  EXPECT_EQ(metrics_.ParseErrors("pods").Value(), 1);
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "abort", "begin", "end@11"}));
+}
+
+// Stop() while the prefetched page is still on its way (the server never answers it).
+TEST_F(ReflectorTest, StopsPromptlyWhileTheNextPageIsOnItsWay) {
+  std::atomic<bool> handed_over{false};
+  handler_.on_list_item_ = [&](const std::string&) { handed_over = true; };
+  script_.Push(ListPage({PodJson("a", "5")}, "10", "t"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(2));
+  ASSERT_TRUE(testing::WaitFor([&] { return handed_over.load(); }, 5s));
+  const auto t0 = std::chrono::steady_clock::now();
+  r->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+  EXPECT_THAT(handler_.log(), ElementsAre("begin", "abort"));
+  EXPECT_TRUE(handler_.objects().empty());
 }
 
 TEST_F(ReflectorTest, ErrorEvent410RelistsAndReplacesTheWholeSet) {
