@@ -2,10 +2,11 @@
 # Load run (docs/DESIGN.md §8): podwait-exporter on one core against podwait-sim serving 100,000 pods in
 # 1,000 TiDB clusters (with events, TidbClusters and a PD API per cluster) and a steady churn.
 #
-#   bench/loadrun.sh [--build-dir DIR] [--clusters N] [--pods-per-cluster M] [--churn R]
-#                    [--duration S] [--scrapes K] [--cpu C] [--sim-cpu C] [--out FILE]
+#   bench/loadrun.sh [--build-dir DIR] [--clusters N] [--pods-per-cluster M] [--shape v1|v2]
+#                    [--churn R] [--duration S] [--scrapes K] [--cpu C] [--sim-cpu C] [--out FILE]
 #
-# Defaults: build-release (made with scripts/build.sh --release), 1000 clusters x 100 pods, churn
+# Defaults: build-release (made with scripts/build.sh --release), 1000 clusters x 100 pods in the
+# v1 shape (--shape v2: as tidb-operator v2 makes them, podwait-sim --generate-shape), churn
 # 500 pod updates/s for 60 s, 50 scrapes, exporter on CPU 0 and simulator on CPU 1. Everything
 # listens on 127.0.0.1 only. The run stops by itself: every wait has a deadline, and both
 # processes are stopped (by their pid) on exit.
@@ -29,6 +30,7 @@ cd "$(dirname "$0")/.."
 build_dir=build-release
 clusters=1000
 per_cluster=100
+shape=v1
 churn=500
 duration=60
 scrapes=50
@@ -40,13 +42,14 @@ while [ $# -gt 0 ]; do
     --build-dir) build_dir=$2; shift ;;
     --clusters) clusters=$2; shift ;;
     --pods-per-cluster) per_cluster=$2; shift ;;
+    --shape) shape=$2; shift ;;
     --churn) churn=$2; shift ;;
     --duration) duration=$2; shift ;;
     --scrapes) scrapes=$2; shift ;;
     --cpu) cpu=$2; shift ;;
     --sim-cpu) sim_cpu=$2; shift ;;
     --out) out=$2; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -113,9 +116,11 @@ report() {
 }
 
 # --- simulator ------------------------------------------------------------------------------
-echo "# generating $((clusters * per_cluster)) pods in $clusters clusters (churn $churn/s)" >&2
+case "$shape" in v1|v2) ;; *) echo "--shape must be v1 or v2" >&2; exit 2 ;; esac
+echo "# generating $((clusters * per_cluster)) $shape pods in $clusters clusters (churn $churn/s)" >&2
 taskset -c "$sim_cpu" "$sim" --listen 127.0.0.1:0 --port-file "$work/sim.port" --log-level warn \
-  --generate-clusters "$clusters" --pods-per-cluster "$per_cluster" --churn-per-second "$churn" \
+  --generate-clusters "$clusters" --pods-per-cluster "$per_cluster" --generate-shape "$shape" \
+  --churn-per-second "$churn" \
   --bookmark-interval 10s >"$work/sim.out" 2>"$work/sim.err" &
 sim_pid=$!
 if ! wait_until 300 test -s "$work/sim.port"; then
@@ -153,6 +158,7 @@ peak_kib=$(status_kib "$exp_pid" VmHWM)
 sync_rss_kib=$(status_kib "$exp_pid" VmRSS)
 list_ms=$(awk '/msg=listed/ && / resource=pods / { for (i = 1; i <= NF; i++) if ($i ~ /^ms=/) { sub("ms=", "", $i); print $i } }' "$work/exp.err" | tail -1)
 report pods "$((clusters * per_cluster))"
+report shape "$shape"
 report sync_s "$(awk -v m="$sync_ms" 'BEGIN { printf "%.2f", m / 1000 }')"
 report pods_list_ms "${list_ms:-nan}"
 report peak_rss_mib "$(mib "$peak_kib")"

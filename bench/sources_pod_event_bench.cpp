@@ -5,7 +5,10 @@
 //
 // Shapes (simulator pod shorthand, bench_support.h): a Ready TiKV pod (the common event: kept
 // compact), a TiKV pod in Init on wait-for-pd and an unschedulable one (kept whole). Second
-// argument: 0 = the shorthand document (~2.9 KB), 1 = with managedFields (~5 KB, a real event).
+// argument: 0 = the shorthand document (~2.9 KB), 1 = with managedFields (~5 KB, a real event),
+// 2 = the whole pod as the simulator's load generation serves it (shorthand "full": containers,
+// probes, volumes, managedFields; ~7.5 KB), parsed as the reflector does (without
+// PodSkippedFields()), 3 = the same pod with nothing skipped (as before the skip).
 
 #include <benchmark/benchmark.h>
 
@@ -32,11 +35,13 @@ struct Lines {
   std::string a, b;
 };
 
-Lines MakeLines(int shape, bool managed) {
+Lines MakeLines(int shape, int64_t variant) {
   Lines l;
   for (auto [out, rv] : {std::pair{&l.a, "1001"}, std::pair{&l.b, "1002"}}) {
-    rapidjson::Document doc = ShorthandPod(kShapes[shape], "7d3c-uid-" + std::to_string(shape), rv);
-    if (managed) WithManagedFields(&doc);
+    std::string shorthand = kShapes[shape];
+    if (variant >= 2) shorthand.insert(1, R"("full":true,)");
+    rapidjson::Document doc = ShorthandPod(shorthand, "7d3c-uid-" + std::to_string(shape), rv);
+    if (variant == 1) WithManagedFields(&doc);
     *out = WatchLine("MODIFIED", doc);
   }
   return l;
@@ -67,12 +72,17 @@ PodStore& FullStore() {
 }
 
 void SetLabel(benchmark::State& state) {
-  state.SetLabel(std::string(kShapeNames[state.range(0)]) +
-                 (state.range(1) ? "+managedFields" : ""));
+  static const char* const kVariants[] = {"", "+managedFields", " full pod, skipping", " full pod"};
+  state.SetLabel(std::string(kShapeNames[state.range(0)]) + kVariants[state.range(1)]);
+}
+
+// What the reflector leaves out of a pod watch event (variant 2).
+json::SkipPaths EventSkip(benchmark::State& state) {
+  return state.range(1) == 2 ? json::SkipPaths(PodSkippedFields(), "object") : json::SkipPaths();
 }
 
 void BM_BareParse(benchmark::State& state) {
-  const Lines l = MakeLines(static_cast<int>(state.range(0)), state.range(1) != 0);
+  const Lines l = MakeLines(static_cast<int>(state.range(0)), state.range(1));
   rapidjson::Document doc;
   bool flip = false;
   for (auto _ : state) {
@@ -88,15 +98,16 @@ void BM_BareParse(benchmark::State& state) {
 }
 
 void BM_WatchEvent(benchmark::State& state) {
-  const Lines l = MakeLines(static_cast<int>(state.range(0)), state.range(1) != 0);
+  const Lines l = MakeLines(static_cast<int>(state.range(0)), state.range(1));
   PodSource source(FullStore(), PodParseOptions{});
+  const json::SkipPaths skip = EventSkip(state);
   rapidjson::Document doc;
   WatchEvent ev;
   std::string error;
   bool flip = false;
   for (auto _ : state) {
     const std::string& line = (flip = !flip) ? l.a : l.b;
-    if (!ParseWatchEvent(line, &doc, &ev, &error) || !source.OnEvent(ev.type, *ev.object)) {
+    if (!ParseWatchEvent(line, &doc, &ev, &error, skip) || !source.OnEvent(ev.type, *ev.object)) {
       state.SkipWithError(error.c_str());
       break;
     }
@@ -110,8 +121,9 @@ void BM_WatchEvent(benchmark::State& state) {
 // its own, so frequency changes and noisy neighbours hit both sides alike.
 void BM_EventVsBareParse(benchmark::State& state) {
   using Clock = std::chrono::steady_clock;
-  const Lines l = MakeLines(static_cast<int>(state.range(0)), state.range(1) != 0);
+  const Lines l = MakeLines(static_cast<int>(state.range(0)), state.range(1));
   PodSource source(FullStore(), PodParseOptions{});
+  const json::SkipPaths skip = EventSkip(state);
   rapidjson::Document bare, doc;
   WatchEvent ev;
   std::string error;
@@ -130,7 +142,7 @@ void BM_EventVsBareParse(benchmark::State& state) {
     auto t1 = Clock::now();
     for (int i = 0; i < kBatch; ++i) {
       const std::string& line = (i & 1) ? l.a : l.b;
-      if (!ParseWatchEvent(line, &doc, &ev, &error)) state.SkipWithError(error.c_str());
+      if (!ParseWatchEvent(line, &doc, &ev, &error, skip)) state.SkipWithError(error.c_str());
       source.OnEvent(ev.type, *ev.object);
     }
     auto t2 = Clock::now();
@@ -152,7 +164,7 @@ void BM_EventVsBareParse(benchmark::State& state) {
 
 void Shapes(benchmark::internal::Benchmark* b) {
   for (int shape = 0; shape < 3; ++shape) {
-    for (int managed : {1, 0}) b->Args({shape, managed});
+    for (int variant : {1, 0, 2, 3}) b->Args({shape, variant});
   }
 }
 

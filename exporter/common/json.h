@@ -17,8 +17,11 @@
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "exporter/common/clock.h"
 #include "exporter/common/result.h"
@@ -28,6 +31,31 @@ namespace podwait::json {
 
 // Arrays and objects inside each other, the outermost counting as 1.
 inline constexpr int kMaxDepth = 64;
+
+// Subtrees a parse leaves out of the document: the reader still reads (and checks) their bytes,
+// and they still count toward the nesting limit, but no value of them is built. A path is member
+// names separated by '.', with "[]" for every element of an array, from the document's root:
+// "items.[].metadata.managedFields" drops the managedFields of every item of a list. A member
+// whose name has a '.' cannot be named. The document is what a full parse gives with those
+// members removed (their objects keep their other members, in order).
+class SkipPaths {
+ public:
+  SkipPaths() = default;
+  // Every path of `paths` under `prefix` ("" or e.g. "items.[]"). Empty paths are ignored.
+  explicit SkipPaths(const std::vector<std::string>& paths, std::string_view prefix = {});
+  bool empty() const { return nodes_.size() <= 1; }
+
+  // The trie of the paths, for the parse. Node 0 is the root; a leaf is a skipped subtree.
+  struct Node {
+    std::vector<std::pair<std::string, int>> children;  // member name (or "[]") -> node
+    int elements = -1;                                  // the "[]" child, or -1
+    bool leaf = false;
+  };
+  const std::vector<Node>& nodes() const { return nodes_; }
+
+ private:
+  std::vector<Node> nodes_;  // empty when there is no path
+};
 
 // Parses `text` into a new document. Errors: "invalid JSON at offset N: <what>" or
 // "nesting deeper than 64 levels at offset N".
@@ -42,6 +70,20 @@ std::string ParseInto(std::string_view text, rapidjson::Document* doc, int max_d
 // alive (and unmoved) as long as *doc is used. `text` must be NUL-terminated. Returns "" or the
 // error; *doc is reused as with ParseInto.
 std::string ParseInsitu(char* text, rapidjson::Document* doc, int max_depth = kMaxDepth);
+
+// ParseInto / ParseInsitu leaving out the subtrees of `skip`.
+std::string ParseInto(std::string_view text, rapidjson::Document* doc, const SkipPaths& skip,
+                      int max_depth = kMaxDepth);
+std::string ParseInsitu(char* text, rapidjson::Document* doc, const SkipPaths& skip,
+                        int max_depth = kMaxDepth);
+
+// Reads only the start of `text`: the string member `inner` of the top-level object's member
+// `outer` (e.g. a list's metadata.continue), without reading past the end of `outer`. Returns ""
+// when `outer` has no such string member, nullopt when `text` is not an object whose members
+// before `outer` are all scalars (`outer` is not found before a larger member), or is malformed
+// up to there. The nesting limit applies.
+std::optional<std::string> PeekMemberString(std::string_view text, std::string_view outer,
+                                            std::string_view inner, int max_depth = kMaxDepth);
 
 // The member `name` of an object, or nullptr (also when `v` is not an object).
 inline const rapidjson::Value* Member(const rapidjson::Value& v, const char* name) {

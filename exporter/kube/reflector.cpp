@@ -1,6 +1,7 @@
 #include "exporter/kube/reflector.h"
 
 #include <algorithm>
+#include <optional>
 #include <random>
 
 #include "exporter/common/json.h"
@@ -60,6 +61,8 @@ Reflector::Reflector(const KubeContext& ctx, ReflectorOptions options, Reflector
       backoff_(opts_.backoff_initial_ms, opts_.backoff_max_ms,
                opts_.seed != 0 ? opts_.seed : RandomSeed()),
       observer_(ctx.observers ? ctx.observers(opts_.resource) : nullptr),
+      list_skip_(opts_.skip_fields, "items.[]"),
+      event_skip_(opts_.skip_fields, "object"),
       splitter_(opts_.max_line_bytes) {
   if (observer_ == nullptr) observer_ = std::make_unique<NoObserver>();
   ctx_.sync->Register(opts_.name);
@@ -77,6 +80,7 @@ void Reflector::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    prefetch_cancel_ = true;
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
@@ -154,6 +158,31 @@ std::string Reflector::FailureReason(const HttpResponse& response) {
   return "http_error";
 }
 
+HttpRequest Reflector::PageRequest(const std::string& continue_token) const {
+  HttpRequest req = NewRequest(Url(false, continue_token));
+  req.timeout_ms = opts_.list_timeout;
+  req.low_speed_time_s = std::max<int64_t>(1, opts_.list_timeout / kSecond / 2);
+  return req;
+}
+
+void Reflector::StartPrefetch(const std::string& continue_token) {
+  if (!prefetch_client_) prefetch_client_ = ctx_.env.http();
+  prefetch_token_ = continue_token;
+  prefetch_cancel_ = stop_.load();
+  HttpRequest req = PageRequest(continue_token);
+  req.cancel = &prefetch_cancel_;
+  prefetch_ = std::async(std::launch::async, [this, req = std::move(req)] {
+    return prefetch_client_->Get(req, opts_.max_page_bytes);
+  });
+}
+
+void Reflector::DropPrefetch() {
+  if (!prefetch_.valid()) return;
+  prefetch_cancel_ = true;
+  prefetch_.wait();
+  prefetch_ = {};
+}
+
 Reflector::Outcome Reflector::List() {
   handler_.OnListBegin();
   std::string continue_token;
@@ -162,13 +191,19 @@ Reflector::Outcome Reflector::List() {
   const int64_t start = ctx_.env.clock->MonotonicMs();
   for (;;) {
     if (stop_) {
+      DropPrefetch();
       handler_.OnListAbort();
       return Outcome::kStopped;
     }
-    HttpRequest req = NewRequest(Url(false, continue_token));
-    req.timeout_ms = opts_.list_timeout;
-    req.low_speed_time_s = std::max<int64_t>(1, opts_.list_timeout / kSecond / 2);
-    HttpResponse resp = client_->Get(req, opts_.max_page_bytes);
+    // The page after continue_token: already asked for while the previous page was parsed, or
+    // asked for now.
+    HttpResponse resp;
+    if (prefetch_.valid() && prefetch_token_ == continue_token) {
+      resp = prefetch_.get();
+    } else {
+      DropPrefetch();
+      resp = client_->Get(PageRequest(continue_token), opts_.max_page_bytes);
+    }
     if (resp.cancelled || stop_) {
       handler_.OnListAbort();
       return Outcome::kStopped;
@@ -197,10 +232,19 @@ Reflector::Outcome Reflector::List() {
                               {"error", resp.error}});
       return Outcome::kRetry;
     }
-    // One page DOM at a time, parsed in place in the response buffer.
+    // Ask for the next page before parsing this one, so that the server sends it meanwhile: its
+    // continue token is in this page's metadata, which the API server writes before the items.
+    // A page whose metadata comes later is parsed first and the next one asked for after it.
+    if (std::optional<std::string> next = json::PeekMemberString(resp.body, "metadata", "continue");
+        next && !next->empty()) {
+      StartPrefetch(*next);
+    }
+    // One page DOM at a time, parsed in place in the response buffer, without the subtrees no
+    // handler reads; the DOM and the buffer go at the end of this iteration.
     rapidjson::Document doc;
-    const std::string parse_error = json::ParseInsitu(resp.body.data(), &doc);
+    const std::string parse_error = json::ParseInsitu(resp.body.data(), &doc, list_skip_);
     if (!parse_error.empty() || !doc.IsObject()) {
+      DropPrefetch();
       CountParseError(parse_error.empty() ? "list page is not a JSON object"
                                           : "list page: " + parse_error);
       Restart("parse");
@@ -229,6 +273,7 @@ Reflector::Outcome Reflector::List() {
     }
     if (continue_token.empty()) break;
   }
+  DropPrefetch();  // a peeked token that was not the page's (never from a real API server)
   handler_.OnListEnd(rv);
   SetResourceVersion(rv);
   if (rv.empty()) {
@@ -248,7 +293,7 @@ void Reflector::HandleWatchLine(std::string_view line) {
   ++stream_lines_;
   WatchEvent ev;
   std::string error;
-  if (!ParseWatchEvent(line, &event_doc_, &ev, &error)) {
+  if (!ParseWatchEvent(line, &event_doc_, &ev, &error, event_skip_)) {
     CountParseError(error);
     return;
   }

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "exporter/common/clock.h"
+#include "exporter/common/json.h"
 #include "exporter/common/sync_status.h"
 #include "exporter/kube/endpoint.h"
 #include "exporter/kube/token_source.h"
@@ -110,6 +112,10 @@ struct ReflectorOptions {
   int64_t backoff_max_ms = 30'000;
   size_t max_line_bytes = 16u << 20;  // longer watch lines (oversized objects) are skipped
   size_t max_page_bytes = 512u << 20;
+  // Subtrees of each object that the handler never reads: list pages and watch events are parsed
+  // without them (json::SkipPaths; paths from the object's root, e.g. "spec.containers").
+  // managedFields (server-side apply bookkeeping, about a third of a pod) is read by no handler.
+  std::vector<std::string> skip_fields = {"metadata.managedFields"};
   uint64_t seed = 0;  // backoff jitter; 0 picks a random seed
 };
 
@@ -123,8 +129,10 @@ std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(
 // The namespace of a per-namespace reflector ("pods/<ns>" -> "<ns>"), "" for all namespaces.
 std::string ReflectorNamespace(const ReflectorOptions& options);
 
-// Runs list + watch for one collection on its own thread. Stop() returns within about a second
-// (in-flight requests are cancelled). Not copyable.
+// Runs list + watch for one collection on its own thread; while it parses a list page, the next
+// page is already being fetched (on a short-lived second thread with its own HTTP client), so a
+// list takes about the longer of fetching and parsing rather than their sum. Stop() returns
+// within about a second (in-flight requests are cancelled). Not copyable.
 class Reflector {
  public:
   // Registers options.name with ctx.sync (not ready until the first full list).
@@ -151,6 +159,12 @@ class Reflector {
 
   void Run();
   Outcome List();
+  // A list page request (limit, continue, selectors, timeouts).
+  HttpRequest PageRequest(const std::string& continue_token) const;
+  // Fetches the page after `continue_token` on another thread (prefetch_); DropPrefetch cancels
+  // and waits for it.
+  void StartPrefetch(const std::string& continue_token);
+  void DropPrefetch();
   Outcome Watch();
   void HandleWatchLine(std::string_view line);
   HttpRequest NewRequest(std::string url) const;
@@ -180,6 +194,15 @@ class Reflector {
   std::condition_variable cv_;
   std::string rv_;
   int64_t retry_after_s_ = -1;  // from the last failed response
+
+  const json::SkipPaths list_skip_;  // opts_.skip_fields under "items.[]"
+  // The next list page, fetched while the reflector thread parses the current one: its own client
+  // (clients are one per thread), the token it asked with, and its cancel flag (set by Stop()).
+  std::unique_ptr<HttpClient> prefetch_client_;
+  std::future<HttpResponse> prefetch_;
+  std::string prefetch_token_;
+  std::atomic<bool> prefetch_cancel_{false};
+  const json::SkipPaths event_skip_;  // opts_.skip_fields under "object"
 
   // Per-watch-stream state (reflector thread only).
   LineSplitter splitter_;

@@ -84,8 +84,8 @@ const char* WatchEventTypeName(WatchEventType type) {
 }
 
 bool ParseWatchEvent(std::string_view line, rapidjson::Document* doc, WatchEvent* event,
-                     std::string* error) {
-  if (std::string e = json::ParseInto(line, doc); !e.empty()) {
+                     std::string* error, const json::SkipPaths& skip) {
+  if (std::string e = json::ParseInto(line, doc, skip); !e.empty()) {
     *error = std::move(e);
     return false;
   }

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "exporter/common/json.h"
+
 namespace podwait {
 
 // Splits a byte stream that arrives in arbitrary chunks into newline-delimited lines (a watch
@@ -54,9 +56,11 @@ struct WatchEvent {
 // the line is not JSON, has an unknown type, or its object is not a JSON object.
 // *doc is reused: what it held before is discarded and its memory pool cleared (a document's pool
 // only grows, so without this a watch stream would keep every event it ever parsed).
+// `skip` names subtrees of the line left out of *doc (paths from the line's root, e.g.
+// "object.metadata.managedFields"; see json::SkipPaths).
 // REQUIRES: *doc's allocator is its own (not shared with values that must outlive the call).
 bool ParseWatchEvent(std::string_view line, rapidjson::Document* doc, WatchEvent* event,
-                     std::string* error);
+                     std::string* error, const json::SkipPaths& skip = {});
 
 // A metav1.Status (the object of an ERROR event, or the body of a failed request).
 struct ApiStatus {

@@ -181,6 +181,13 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
   return result;
 }
 
+const std::vector<std::string>& PodSkippedFields() {
+  static const std::vector<std::string> fields = {"metadata.managedFields", "spec.containers",
+                                                  "spec.volumes", "spec.affinity",
+                                                  "spec.tolerations"};
+  return fields;
+}
+
 PodSource::PodSource(PodStore& store, PodParseOptions options, std::string namespace_scope)
     : store_(store), options_(std::move(options)), scope_(std::move(namespace_scope)) {}
 
@@ -213,10 +220,14 @@ bool PodSource::OnEvent(WatchEventType type, const rapidjson::Value& object) {
 
 std::vector<ReflectorOptions> PodReflectorOptions(const Config& config) {
   std::vector<ReflectorOptions> out = ReflectorOptionsPerNamespace(config, "pods", "/api/v1");
-  for (auto& o : out) o.label_selector = config.selector;
+  for (auto& o : out) {
+    o.label_selector = config.selector;
+    o.skip_fields = PodSkippedFields();
+  }
   if (!config.selector_v2.empty()) {
     for (ReflectorOptions& o : ReflectorOptionsPerNamespace(config, "pods", "/api/v1")) {
       o.label_selector = config.selector_v2;
+      o.skip_fields = PodSkippedFields();
       o.name = "pods-v2" + o.name.substr(4);  // "pods[/<ns>]" -> "pods-v2[/<ns>]"
       out.push_back(std::move(o));
     }

@@ -48,6 +48,13 @@ struct PodParseResult {
 // malformed optional fields are left at their defaults.
 PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& options);
 
+// The subtrees of a pod that ParsePod never reads, for json::SkipPaths (ReflectorOptions::
+// skip_fields): managedFields and the big parts of spec (containers with their env, probes and
+// mounts; volumes; affinity; tolerations). ParsePod of a document parsed without them is the
+// ParsePod of the full document. Keep it in step with ParsePod: of spec it reads only
+// initContainers[].name.
+const std::vector<std::string>& PodSkippedFields();
+
 // Cuts `text` to at most max_bytes without splitting a UTF-8 sequence.
 std::string BoundedText(std::string_view text, size_t max_bytes);
 
@@ -78,6 +85,7 @@ class PodSource final : public ReflectorHandler {
 // tidb-operator v2 pods without the legacy labels. The two selectors are disjoint (the default
 // v2 selector excludes the key of the default --selector), so a pod with both label sets is
 // listed once. Parse the pods of each with PodSourceTag(options) as PodParseOptions::source.
+// Their skip_fields are PodSkippedFields().
 std::vector<ReflectorOptions> PodReflectorOptions(const Config& config);
 // The PodRecord::source of the pods of a PodReflectorOptions entry.
 uint8_t PodSourceTag(const ReflectorOptions& options);

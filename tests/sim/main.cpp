@@ -36,6 +36,7 @@ constexpr const char* kUsage = R"(usage: podwait-sim [flags]
   --history N                 watch events kept for resuming (default 200000)
   --generate-clusters N       generate N TiDB clusters ...
   --pods-per-cluster M        ... with M pods each (default 100)
+  --generate-shape v1|v2      ... as tidb-operator v1 or v2 makes them (default v1)
   --churn-per-second R        flip readiness of R running pods per second
   --seed N                    seed for uids (default 1)
   --log-level LEVEL           debug, info, warn, error (default info)
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
   std::string scenario;
   int gen_clusters = 0;
   int pods_per_cluster = 100;
+  sim::Simulator::Shape shape = sim::Simulator::Shape::kV1;
   LogLevel level = LogLevel::kInfo;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -115,7 +117,14 @@ int main(int argc, char** argv) {
       gen_clusters = std::atoi(value().c_str());
     else if (a == "--pods-per-cluster")
       pods_per_cluster = std::atoi(value().c_str());
-    else if (a == "--churn-per-second")
+    else if (a == "--generate-shape") {
+      const std::string shape_name = value();
+      if (shape_name != "v1" && shape_name != "v2") {
+        std::fprintf(stderr, "--generate-shape must be v1 or v2\n");
+        return 2;
+      }
+      shape = shape_name == "v2" ? sim::Simulator::Shape::kV2 : sim::Simulator::Shape::kV1;
+    } else if (a == "--churn-per-second")
       options.churn_per_second = std::atoll(value().c_str());
     else if (a == "--seed")
       options.seed = std::strtoull(value().c_str(), nullptr, 10);
@@ -151,7 +160,7 @@ int main(int argc, char** argv) {
   }
   if (gen_clusters > 0) {
     auto t0 = std::chrono::steady_clock::now();
-    if (!simulator.Generate(gen_clusters, pods_per_cluster, &error)) {
+    if (!simulator.Generate(gen_clusters, pods_per_cluster, &error, shape)) {
       std::fprintf(stderr, "generate: %s\n", error.c_str());
       return 1;
     }

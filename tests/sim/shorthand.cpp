@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exporter/common/time_format.h"
+#include "tests/sim/managed_fields.h"
 
 namespace podwait::sim {
 
@@ -236,8 +237,356 @@ std::string V2InstanceKind(const std::string& component) {
   return component;
 }
 
+// What the spec of a full pod ("full": true) is made of: the containers, volumes, affinity and
+// tolerations of a tidb-operator pod as the API server returns it. v1 follows tidb-operator v1's
+// member managers (pkg/manager/member/{pd,tikv,tidb}_member_manager.go: start scripts, the
+// annotations/config/startup-script volumes, the TiDB slow-log sidecar, TCP readiness probes,
+// preferred anti-affinity by instance); v2 follows tests/fixtures/v2/pods/ (the ti-config and
+// ti-vol-data volumes, no TiKV readiness probe). The service-account volume kube-api-access-* and
+// the two NoExecute tolerations are what the API server's admission adds to every pod.
+struct FullPod {
+  std::string ns, name, cluster, component, group;  // group: v2's, or "<cluster>-<component>"
+  bool v2 = false;
+  std::string api_access;  // kube-api-access-<suffix>
+};
+
+void EnvValue(Writer& w, const char* name, std::string_view value) {
+  w.StartObject();
+  KV(w, "name", name);
+  KV(w, "value", value);
+  w.EndObject();
+}
+
+// "fieldRef": a field of the pod (downward API).
+void FieldRef(Writer& w, const char* field_path) {
+  w.Key("fieldRef");
+  w.StartObject();
+  KV(w, "apiVersion", "v1");
+  KV(w, "fieldPath", field_path);
+  w.EndObject();
+}
+
+void EnvField(Writer& w, const char* name, const char* field_path) {
+  w.StartObject();
+  KV(w, "name", name);
+  w.Key("valueFrom");
+  w.StartObject();
+  FieldRef(w, field_path);
+  w.EndObject();
+  w.EndObject();
+}
+
+void Mount(Writer& w, std::string_view name, std::string_view path, bool read_only) {
+  w.StartObject();
+  KV(w, "mountPath", path);
+  KV(w, "name", name);
+  if (read_only) {
+    w.Key("readOnly");
+    w.Bool(true);
+  }
+  w.EndObject();
+}
+
+void Port(Writer& w, const char* name, int port) {
+  w.StartObject();
+  w.Key("containerPort");
+  w.Int(port);
+  KV(w, "name", name);
+  KV(w, "protocol", "TCP");
+  w.EndObject();
+}
+
+void TcpProbe(Writer& w, const char* key, int port, int initial_delay) {
+  w.Key(key);
+  w.StartObject();
+  w.Key("failureThreshold");
+  w.Int(3);
+  w.Key("initialDelaySeconds");
+  w.Int(initial_delay);
+  w.Key("periodSeconds");
+  w.Int(10);
+  w.Key("successThreshold");
+  w.Int(1);
+  w.Key("tcpSocket");
+  w.StartObject();
+  w.Key("port");
+  w.Int(port);
+  w.EndObject();
+  w.Key("timeoutSeconds");
+  w.Int(1);
+  w.EndObject();
+}
+
+void Command(Writer& w, std::initializer_list<std::string_view> args) {
+  w.Key("command");
+  w.StartArray();
+  for (std::string_view a : args) S(w, a);
+  w.EndArray();
+}
+
+// The client port of a component and its other ports.
+int ClientPort(const std::string& component) {
+  if (component == "pd") return 2379;
+  if (component == "tikv") return 20160;
+  if (component == "tidb") return 4000;
+  if (component == "tiflash") return 3930;
+  if (component == "ticdc") return 8301;
+  return 10080;
+}
+
+// command, env, lifecycle, ports and probes of a full pod's main container `name`.
+void WriteFullMain(Writer& w, const FullPod& f, const std::string& name) {
+  const std::string& c = f.component;
+  if (name == "slowlog") {
+    Command(w, {"sh", "-c", "touch /var/log/tidb/slowlog; tail -n0 -F /var/log/tidb/slowlog;"});
+    return;
+  }
+  if (f.v2) {
+    Command(w, {"/" + c + "-server", "--config", "/etc/" + c + "/config.toml"});
+  } else {
+    Command(w, {"/bin/sh", "/usr/local/bin/" + c + "_start_script.sh"});
+    w.Key("env");
+    w.StartArray();
+    EnvField(w, "NAMESPACE", "metadata.namespace");
+    EnvValue(w, "CLUSTER_NAME", f.cluster);
+    EnvValue(w, "HEADLESS_SERVICE_NAME", f.group + "-peer");
+    if (c == "pd") {
+      EnvValue(w, "SET_NAME", f.group);
+    } else if (c == "tikv") {
+      EnvValue(w, "CAPACITY", "0");
+    } else if (c == "tidb") {
+      EnvValue(w, "SLOW_LOG_FILE", "/var/log/tidb/slowlog");
+    }
+    EnvValue(w, "TZ", "UTC");
+    w.EndArray();
+  }
+  if (f.v2 && (c == "tikv" || c == "tidb")) {
+    w.Key("lifecycle");
+    w.StartObject();
+    w.Key("preStop");
+    w.StartObject();
+    w.Key("exec");
+    w.StartObject();
+    Command(w, {"/bin/sh", "-c",
+                c == "tidb" ? "sleep 10"
+                            : "/prestop/prestop-checker -mode  tikv  -pd http://pd-pd." + f.ns +
+                                  ":2379 -tikv-status-addr " + f.name + "." + f.group +
+                                  "-tikv-peer." + f.ns + ":20180 > /proc/1/fd/1"});
+    w.EndObject();
+    w.EndObject();
+    w.EndObject();
+  }
+}
+
+void WriteFullPorts(Writer& w, const FullPod& f, const std::string& name) {
+  if (name == "slowlog") return;
+  const std::string& c = f.component;
+  w.Key("ports");
+  w.StartArray();
+  if (c == "pd") {
+    Port(w, "client", 2379);
+    Port(w, f.v2 ? "peer" : "server", 2380);
+  } else if (c == "tikv") {
+    Port(w, f.v2 ? "client" : "server", 20160);
+    Port(w, "status", 20180);
+  } else if (c == "tidb") {
+    Port(w, f.v2 ? "mysql-client" : "server", 4000);
+    Port(w, "status", 10080);
+  } else {
+    Port(w, "client", ClientPort(c));
+  }
+  w.EndArray();
+  // v2 TiKV has no readiness probe (UseTiKVReadyAPI off).
+  if (!(f.v2 && c == "tikv")) TcpProbe(w, "readinessProbe", ClientPort(c), c == "tidb" ? 10 : 5);
+}
+
+void WriteFullMounts(Writer& w, const FullPod& f, const std::string& name, bool init) {
+  const std::string& c = f.component;
+  w.Key("volumeMounts");
+  w.StartArray();
+  if (name == "slowlog") {
+    Mount(w, "slowlog", "/var/log/tidb", false);
+  } else if (init) {
+    if (name == "ti-prestop-checker") Mount(w, "ti-prestop-checker", "/prestop", false);
+  } else if (f.v2) {
+    Mount(w, "ti-config", "/etc/" + c, false);
+    if (c == "tikv") Mount(w, "ti-prestop-checker", "/prestop", false);
+    if (c == "pd" || c == "tikv" || c == "tiflash") Mount(w, "ti-vol-data", "/var/lib/" + c, false);
+  } else {
+    Mount(w, "annotations", "/etc/podinfo", true);
+    Mount(w, "config", "/etc/" + c, true);
+    Mount(w, "startup-script", "/usr/local/bin", true);
+    if (c == "tidb") {
+      Mount(w, "slowlog", "/var/log/tidb", false);
+    } else {
+      Mount(w, c, "/var/lib/" + c, false);
+    }
+  }
+  Mount(w, f.api_access, "/var/run/secrets/kubernetes.io/serviceaccount", true);
+  w.EndArray();
+}
+
+void Volume(Writer& w, std::string_view name, const char* kind, std::string_view ref_key,
+            std::string_view ref) {
+  w.StartObject();
+  w.Key(kind);
+  w.StartObject();
+  if (!ref_key.empty()) KV(w, std::string(ref_key).c_str(), ref);
+  if (std::string_view(kind) == "configMap") {
+    w.Key("defaultMode");
+    w.Int(420);
+  }
+  w.EndObject();
+  KV(w, "name", name);
+  w.EndObject();
+}
+
+// "items" of a downward API volume: one field of the pod as a file.
+void DownwardItem(Writer& w, const char* field_path, const char* path) {
+  w.Key("items");
+  w.StartArray();
+  w.StartObject();
+  FieldRef(w, field_path);
+  KV(w, "path", path);
+  w.EndObject();
+  w.EndArray();
+}
+
+void WriteFullVolumes(Writer& w, const FullPod& f) {
+  const std::string& c = f.component;
+  w.Key("volumes");
+  w.StartArray();
+  if (f.v2) {
+    Volume(w, "ti-config", "configMap", "name", f.name);
+    if (c == "tikv") Volume(w, "ti-prestop-checker", "emptyDir", "", "");
+    if (c == "pd" || c == "tikv" || c == "tiflash") {
+      Volume(w, "ti-vol-data", "persistentVolumeClaim", "claimName", "ti-vol-data-" + f.name);
+    }
+  } else {
+    // annotations: the pod's own annotations as a file (downward API)
+    w.StartObject();
+    w.Key("downwardAPI");
+    w.StartObject();
+    w.Key("defaultMode");
+    w.Int(420);
+    DownwardItem(w, "metadata.annotations", "annotations");
+    w.EndObject();
+    KV(w, "name", "annotations");
+    w.EndObject();
+    const std::string hash = Hex16(StableHash(f.ns + f.group)).substr(0, 8);
+    for (const char* v : {"config", "startup-script"}) {
+      w.StartObject();
+      w.Key("configMap");
+      w.StartObject();
+      w.Key("defaultMode");
+      w.Int(420);
+      w.Key("items");
+      w.StartArray();
+      w.StartObject();
+      KV(w, "key", std::string(v) == "config" ? "config-file" : "startup-script");
+      KV(w, "path", std::string(v) == "config" ? c + ".toml" : c + "_start_script.sh");
+      w.EndObject();
+      w.EndArray();
+      KV(w, "name", f.group + "-" + hash);
+      w.EndObject();
+      KV(w, "name", v);
+      w.EndObject();
+    }
+    if (c == "tidb") {
+      Volume(w, "slowlog", "emptyDir", "", "");
+    } else {
+      Volume(w, c, "persistentVolumeClaim", "claimName", c + "-" + f.name);
+    }
+  }
+  // The service-account token volume the API server adds.
+  w.StartObject();
+  KV(w, "name", f.api_access);
+  w.Key("projected");
+  w.StartObject();
+  w.Key("defaultMode");
+  w.Int(420);
+  w.Key("sources");
+  w.StartArray();
+  w.StartObject();
+  w.Key("serviceAccountToken");
+  w.StartObject();
+  w.Key("expirationSeconds");
+  w.Int(3607);
+  KV(w, "path", "token");
+  w.EndObject();
+  w.EndObject();
+  w.StartObject();
+  w.Key("configMap");
+  w.StartObject();
+  w.Key("items");
+  w.StartArray();
+  w.StartObject();
+  KV(w, "key", "ca.crt");
+  KV(w, "path", "ca.crt");
+  w.EndObject();
+  w.EndArray();
+  KV(w, "name", "kube-root-ca.crt");
+  w.EndObject();
+  w.EndObject();
+  w.StartObject();
+  w.Key("downwardAPI");
+  w.StartObject();
+  DownwardItem(w, "metadata.namespace", "namespace");
+  w.EndObject();
+  w.EndObject();
+  w.EndArray();
+  w.EndObject();
+  w.EndObject();
+  w.EndArray();
+}
+
+// Preferred anti-affinity: members of one component of one cluster on different hosts.
+void WriteFullAffinity(Writer& w, const FullPod& f) {
+  w.Key("affinity");
+  w.StartObject();
+  w.Key("podAntiAffinity");
+  w.StartObject();
+  w.Key("preferredDuringSchedulingIgnoredDuringExecution");
+  w.StartArray();
+  w.StartObject();
+  w.Key("podAffinityTerm");
+  w.StartObject();
+  w.Key("labelSelector");
+  w.StartObject();
+  w.Key("matchLabels");
+  w.StartObject();
+  KV(w, f.v2 ? "pingcap.com/cluster" : "app.kubernetes.io/instance", f.cluster);
+  KV(w, f.v2 ? "pingcap.com/component" : "app.kubernetes.io/component", f.component);
+  w.EndObject();
+  w.EndObject();
+  KV(w, "topologyKey", "kubernetes.io/hostname");
+  w.EndObject();
+  w.Key("weight");
+  w.Int(100);
+  w.EndObject();
+  w.EndArray();
+  w.EndObject();
+  w.EndObject();
+}
+
+void WriteTolerations(Writer& w) {
+  w.Key("tolerations");
+  w.StartArray();
+  for (const char* key : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
+    w.StartObject();
+    KV(w, "effect", "NoExecute");
+    KV(w, "key", key);
+    KV(w, "operator", "Exists");
+    w.Key("tolerationSeconds");
+    w.Int(300);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// `full`: the container of a full pod (command, env, ports, probes, mounts, limits).
 void WriteContainerSpec(Writer& w, const std::string& name, const std::string& image,
-                        const std::string& component, bool init) {
+                        const std::string& component, bool init, const FullPod* full = nullptr) {
   w.StartObject();
   if (init && name == "ti-prestop-checker") {
     // tidb-operator v2's TiKV init container (pkg/controllers/tikv/tasks/pod.go).
@@ -253,22 +602,31 @@ void WriteContainerSpec(Writer& w, const std::string& name, const std::string& i
     S(w, "/wait-for-pd");
     S(w, component == "tidb" ? "--initialized" : "--leader");
     w.EndArray();
+  } else if (full != nullptr) {
+    WriteFullMain(w, *full, name);
   }
   KV(w, "image", image);
   KV(w, "imagePullPolicy", "IfNotPresent");
   KV(w, "name", name);
+  if (full != nullptr && !init) WriteFullPorts(w, *full, name);
   w.Key("resources");
   w.StartObject();
-  if (!init) {
-    w.Key("requests");
-    w.StartObject();
-    KV(w, "cpu", component == "tikv" ? "4" : component == "pd" ? "1" : "2");
-    KV(w, "memory", component == "tikv" ? "16Gi" : component == "pd" ? "4Gi" : "8Gi");
-    w.EndObject();
+  if (!init && name != "slowlog") {
+    const char* cpu = component == "tikv" ? "4" : component == "pd" ? "1" : "2";
+    const char* memory = component == "tikv" ? "16Gi" : component == "pd" ? "4Gi" : "8Gi";
+    for (const char* k : {"limits", "requests"}) {
+      if (full == nullptr && std::string_view(k) == "limits") continue;
+      w.Key(k);
+      w.StartObject();
+      KV(w, "cpu", cpu);
+      KV(w, "memory", memory);
+      w.EndObject();
+    }
   }
   w.EndObject();
   KV(w, "terminationMessagePath", "/dev/termination-log");
   KV(w, "terminationMessagePolicy", "File");
+  if (full != nullptr) WriteFullMounts(w, *full, name, init);
   w.EndObject();
 }
 
@@ -405,8 +763,15 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
       std::find(inits.begin(), inits.end(), "wait-for-pd") == inits.end()) {
     inits.insert(inits.begin(), "wait-for-pd");
   }
+  // "full": the whole spec of a real tidb-operator pod and managedFields (FullPod).
+  const bool full = Bool(spec, "full", false);
   std::vector<std::string> mains = StrList(spec, "containers");
-  if (mains.empty()) mains.push_back(component);
+  if (mains.empty()) {
+    mains.push_back(component);
+    // tidb-operator v1 tails TiDB's slow log in a sidecar (spec.tidb.separateSlowLog, default on).
+    if (full && !v2 && component == "tidb") mains.push_back("slowlog");
+  }
+  const std::string slowlog_image = "busybox:1.26.2";
   std::string node = Str(spec, "node",
                          "ip-10-0-" + std::to_string(StableHash(name) % 200) + "-" +
                              std::to_string(StableHash(ns + name) % 250 + 1) + ".ec2.internal");
@@ -443,6 +808,13 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
   w.StartObject();
   w.Key("annotations");
   w.StartObject();
+  if (full) {
+    KV(w, "prometheus.io/path", "/metrics");
+    KV(w, "prometheus.io/port",
+       std::to_string(component == "pd"     ? 2379
+                      : component == "tikv" ? 20180
+                                            : 10080));
+  }
   KV(w, "prometheus.io/scrape", "true");
   CopyMap(w, Member(spec, "annotations"));
   w.EndObject();
@@ -471,6 +843,18 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
   } else {
     KV(w, "apps.kubernetes.io/pod-index", name.substr(name.rfind('-') + 1));
     KV(w, "statefulset.kubernetes.io/pod-name", name);
+    // What tidb-operator v1 labels a member with once it joined its cluster.
+    if (full && running_stage) {
+      KV(w, "tidb.pingcap.com/cluster-id", std::to_string(StableHash(ns + "/" + cluster) >> 1));
+      if (component == "pd") {
+        KV(w, "tidb.pingcap.com/member-id",
+           PdMemberId(ns, cluster,
+                      static_cast<size_t>(std::atoi(name.substr(name.rfind('-') + 1).c_str()))));
+      } else if (component == "tikv") {
+        KV(w, "tidb.pingcap.com/store-id",
+           std::to_string(std::atoi(name.substr(name.rfind('-') + 1).c_str()) + 1));
+      }
+    }
   }
   CopyMap(w, Member(spec, "labels"));
   w.EndObject();
@@ -505,24 +889,44 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
   if (!uid.empty()) KV(w, "uid", uid);
   w.EndObject();
   // spec
+  FullPod full_pod;
+  full_pod.ns = ns;
+  full_pod.name = name;
+  full_pod.cluster = cluster;
+  full_pod.component = component;
+  full_pod.group = v2 ? v2_group : cluster + "-" + component;
+  full_pod.v2 = v2;
+  full_pod.api_access = "kube-api-access-" + Hex16(StableHash(ns + name + "sa")).substr(0, 5);
+  const FullPod* fp = full ? &full_pod : nullptr;
   w.Key("spec");
   w.StartObject();
+  if (full) WriteFullAffinity(w, full_pod);
   w.Key("containers");
   w.StartArray();
-  for (const auto& c : mains) WriteContainerSpec(w, c, image, component, false);
+  for (const auto& c : mains) {
+    WriteContainerSpec(w, c, c == "slowlog" ? slowlog_image : image, component, false, fp);
+  }
   w.EndArray();
   KV(w, "dnsPolicy", "ClusterFirst");
+  if (full) {
+    w.Key("enableServiceLinks");
+    w.Bool(true);
+  }
   KV(w, "hostname", name);
   if (!inits.empty()) {
     w.Key("initContainers");
     w.StartArray();
     for (const auto& c : inits) {
-      WriteContainerSpec(w, c, c == "wait-for-pd" ? "pingcap/wait-for-pd:v0.1.0" : image, component,
-                         true);
+      WriteContainerSpec(w, c,
+                         c == "wait-for-pd"                  ? "pingcap/wait-for-pd:v0.1.0"
+                         : full && c == "ti-prestop-checker" ? "pingcap/prestop-checker:latest"
+                                                             : image,
+                         component, true, fp);
     }
     w.EndArray();
   }
   if (scheduled) KV(w, "nodeName", node);
+  if (full) KV(w, "preemptionPolicy", "PreemptLowerPriority");
   w.Key("priority");
   w.Int(0);
   KV(w, "restartPolicy", "Always");
@@ -535,10 +939,20 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
     w.EndArray();
   }
   KV(w, "schedulerName", "default-scheduler");
+  if (full) {
+    w.Key("securityContext");
+    w.StartObject();
+    w.EndObject();
+    KV(w, "serviceAccount", "default");
+  }
   KV(w, "serviceAccountName", "default");
   KV(w, "subdomain", (v2 ? v2_group : cluster) + "-" + component + "-peer");
   w.Key("terminationGracePeriodSeconds");
   w.Int(30);
+  if (full) {
+    WriteTolerations(w);
+    WriteFullVolumes(w, full_pod);
+  }
   w.EndObject();
   // status
   w.Key("status");
@@ -593,7 +1007,7 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
     for (const auto& c : mains) {
       ContainerState st;
       st.name = c;
-      st.image = image;
+      st.image = c == "slowlog" ? slowlog_image : image;
       st.id = "containerd://" + Hex16(StableHash(ns + name + c)) + Hex16(StableHash(c + name));
       if (!initialized) {
         st.reason = "PodInitializing";
@@ -639,7 +1053,9 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
       for (size_t i = 0; i < inits.size(); ++i) {
         ContainerState st;
         st.name = inits[i];
-        st.image = inits[i] == "wait-for-pd" ? "pingcap/wait-for-pd:v0.1.0" : image;
+        st.image = inits[i] == "wait-for-pd"                  ? "pingcap/wait-for-pd:v0.1.0"
+                   : full && inits[i] == "ti-prestop-checker" ? "pingcap/prestop-checker:latest"
+                                                              : image;
         st.id = "containerd://" + Hex16(StableHash(ns + name + inits[i])) +
                 Hex16(StableHash(inits[i] + name));
         if (initialized || i < init_index) {
@@ -685,7 +1101,9 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
   if (scheduled) KT(w, "startTime", scheduled_at);
   w.EndObject();
   w.EndObject();
-  return Finish(sb, out, error);
+  if (!Finish(sb, out, error)) return false;
+  if (full) AddManagedFields(out, now, 2);
+  return true;
 }
 
 bool ExpandEvent(const rapidjson::Value& spec, Timestamp now, const PodUidLookup& lookup,

@@ -53,8 +53,10 @@ class Simulator {
   // Runs steps up to and including the named one.
   bool AdvanceTo(const std::string& name, std::string* error);
 
-  // N TiDB clusters with M pods each (see README, "Load generation").
-  bool Generate(int clusters, int pods_per_cluster, std::string* error);
+  // N TiDB clusters with M pods each (see README, "Load generation"), as tidb-operator v1 makes
+  // them (TidbCluster, StatefulSet pods) or as v2 does (Cluster, groups, instances and their pods).
+  enum class Shape { kV1, kV2 };
+  bool Generate(int clusters, int pods_per_cluster, std::string* error, Shape shape = Shape::kV1);
 
   // Starts the real-time timeline (unless manual) and the churn thread.
   void Start();

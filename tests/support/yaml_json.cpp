@@ -71,12 +71,15 @@ rapidjson::Document LoadJsonFile(const std::string& relative) {
   return doc;
 }
 
-std::string YamlFileToJsonText(const std::string& relative) {
-  rapidjson::Document doc = LoadYamlAsJson(relative);
+std::string JsonText(const rapidjson::Value& v) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  doc.Accept(w);
+  v.Accept(w);
   return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::string YamlFileToJsonText(const std::string& relative) {
+  return JsonText(LoadYamlAsJson(relative));
 }
 
 }  // namespace podwait::testing

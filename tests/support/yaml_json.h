@@ -16,6 +16,8 @@ void YamlToJson(const YAML::Node& node, rapidjson::Value* out,
 rapidjson::Document LoadYamlAsJson(const std::string& relative);
 // The same, serialized.
 std::string YamlFileToJsonText(const std::string& relative);
+// A value as compact JSON text.
+std::string JsonText(const rapidjson::Value& v);
 // Loads a JSON file of the source tree (path relative to the source root); a missing file or
 // invalid JSON fails the calling test.
 rapidjson::Document LoadJsonFile(const std::string& relative);

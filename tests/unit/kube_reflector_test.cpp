@@ -184,7 +184,9 @@ class MapHandler final : public ReflectorHandler {
   bool OnListItem(const rapidjson::Value& o) override {
     auto name = json::Str(json::Object(&o, "metadata"), "name");
     if (name.empty()) return false;
+    if (on_list_item_) on_list_item_(std::string(name));
     std::lock_guard<std::mutex> lock(mu_);
+    shapes_.push_back(Shape(o));
     staged_[std::string(name)] = std::string(ObjectResourceVersion(o));
     return true;
   }
@@ -203,6 +205,7 @@ class MapHandler final : public ReflectorHandler {
     auto name = json::Str(json::Object(&o, "metadata"), "name");
     if (name.empty()) return false;
     std::lock_guard<std::mutex> lock(mu_);
+    shapes_.push_back(Shape(o));
     if (type == WatchEventType::kDeleted) {
       objects_.erase(std::string(name));
     } else {
@@ -228,13 +231,32 @@ class MapHandler final : public ReflectorHandler {
     std::lock_guard<std::mutex> lock(mu_);
     return log_;
   }
+  // Of every object handed over: the member names of its metadata and of its spec.
+  std::vector<std::string> shapes() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return shapes_;
+  }
   bool stop_on_not_found_ = true;
   std::atomic<bool> not_found_{false};
+  std::function<void(const std::string& name)>
+      on_list_item_;  // runs first, on the reflector thread
 
  private:
   mutable std::mutex mu_;
+  static std::string Shape(const rapidjson::Value& o) {
+    std::string out;
+    for (const char* part : {"metadata", "spec"}) {
+      out += std::string(part) + ":";
+      if (const rapidjson::Value* v = json::Object(&o, part)) {
+        for (const auto& m : v->GetObject()) out += std::string(m.name.GetString()) + ",";
+      }
+    }
+    return out;
+  }
+
   std::map<std::string, std::string> staged_, objects_;
   std::vector<std::string> log_;
+  std::vector<std::string> shapes_;
 };
 
 class ReflectorTest : public ::testing::Test {
@@ -318,6 +340,123 @@ TEST_F(ReflectorTest, AppliesEventsAndResumesFromTheLastVersionIncludingBookmark
   EXPECT_EQ(metrics_.WatchRelists("pods").Value(), 0);
   EXPECT_GT(metrics_.WatchLastEventTimestamp("pods").Value(), 1e9);
   r->Stop();
+}
+
+// A pod as the API server sends it carries managedFields; the handler gets the object without the
+// subtrees of skip_fields, from list pages and from watch events alike.
+TEST_F(ReflectorTest, ListAndWatchLeaveOutTheSkippedFields) {
+  const std::string pod =
+      R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"tidb","uid":"u",)"
+      R"("resourceVersion":"5","managedFields":[{"manager":"kubelet","operation":"Update",)"
+      R"("fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:phase":{}}},"subresource":"status"}],)"
+      R"("labels":{"x":"y"}},"spec":{"containers":[{"name":"tikv","env":[{"name":"TZ"}]}],)"
+      R"("initContainers":[{"name":"wait-for-pd"}],"nodeName":"n1"},"status":{"phase":"Running"}})";
+  const std::string rv5 = R"("resourceVersion":"5")";
+  std::string modified = pod;
+  modified.replace(modified.find(rv5), rv5.size(), R"("resourceVersion":"6")");
+  opts_.skip_fields = {"metadata.managedFields", "spec.containers"};
+  script_.Push(ListPage({pod}, "10"));
+  script_.Push(WatchStream(Event("MODIFIED", modified)));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  ASSERT_TRUE(testing::WaitFor([&] { return handler_.shapes().size() >= 2; }, 5s));
+  r->Stop();
+  EXPECT_THAT(handler_.shapes(),
+              ElementsAre("metadata:name,namespace,uid,resourceVersion,labels,spec:initContainers,"
+                          "nodeName,",
+                          "metadata:name,namespace,uid,resourceVersion,labels,spec:initContainers,"
+                          "nodeName,"));
+  EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "6"}}));
+  EXPECT_EQ(metrics_.ParseErrors("pods").Value(), 0);
+}
+
+TEST_F(ReflectorTest, ByDefaultOnlyManagedFieldsAreLeftOut) {
+  EXPECT_EQ(ReflectorOptions().skip_fields, std::vector<std::string>{"metadata.managedFields"});
+  script_.Push(ListPage(
+      {R"({"metadata":{"name":"a","managedFields":[{"manager":"m"}],"resourceVersion":"5"},)"
+       R"("spec":{"containers":[]}})"},
+      "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(2));
+  r->Stop();
+  EXPECT_THAT(handler_.shapes(), ElementsAre("metadata:name,resourceVersion,spec:containers,"));
+}
+
+// The next page is asked for before this page's items are handed over (and so before its parse
+// is done): the server sends page 2 while the reflector works on page 1.
+TEST_F(ReflectorTest, TheNextPageIsRequestedWhileThisOneIsHandled) {
+  std::atomic<bool> page2_requested_during_page1{false};
+  handler_.on_list_item_ = [&](const std::string& name) {
+    if (name == "a") {
+      page2_requested_during_page1 = testing::WaitFor([&] { return script_.Requests() >= 2; }, 5s);
+    }
+  };
+  script_.Push(ListPage({PodJson("a", "5"), PodJson("b", "6")}, "10", "tok2"));
+  script_.Push(ListPage({PodJson("c", "7"), PodJson("d", "8")}, "10", "tok3"));
+  script_.Push(ListPage({PodJson("e", "9")}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(4));
+  EXPECT_TRUE(r->synced());
+  r->Stop();
+  EXPECT_TRUE(page2_requested_during_page1);
+  EXPECT_THAT(script_.Url(1), HasSubstr("&continue=tok2"));
+  EXPECT_THAT(script_.Url(2), HasSubstr("&continue=tok3"));
+  EXPECT_THAT(script_.Url(3), HasSubstr("watch=true"));
+  EXPECT_EQ(handler_.objects().size(), 5u);
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "end@10"}));
+}
+
+// A page whose metadata follows its items is parsed first, and the next page asked for after.
+TEST_F(ReflectorTest, MetadataAfterTheItemsStillPages) {
+  script_.Push([](const HttpRequest&, const std::function<bool(std::string_view)>*) {
+    HttpResponse resp;
+    resp.status = 200;
+    resp.body = R"({"items":[)" + PodJson("a", "5") +
+                R"(],"metadata":{"resourceVersion":"10","continue":"t"},"kind":"PodList"})";
+    return resp;
+  });
+  script_.Push(ListPage({PodJson("b", "6")}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  r->Stop();
+  EXPECT_THAT(script_.Url(1), HasSubstr("&continue=t"));
+  EXPECT_EQ(handler_.objects().size(), 2u);
+}
+
+// A page that fails to parse drops the page already asked for, and the list starts over.
+TEST_F(ReflectorTest, AMalformedPageDropsThePrefetchedOne) {
+  script_.Push([](const HttpRequest&, const std::function<bool(std::string_view)>*) {
+    HttpResponse resp;
+    resp.status = 200;
+    resp.body =
+        R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"t"},"items":[{]})";
+    return resp;
+  });
+  script_.Push(ListPage({PodJson("never", "6")}, "10"));  // the prefetched page 2, dropped
+  script_.Push(ListPage({PodJson("a", "5")}, "11"));      // the list again, from the start
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(4));
+  r->Stop();
+  EXPECT_THAT(script_.Url(1), HasSubstr("&continue=t"));
+  EXPECT_THAT(script_.Url(2), Not(HasSubstr("continue")));
+  EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "5"}}));
+  EXPECT_EQ(metrics_.ParseErrors("pods").Value(), 1);
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "abort", "begin", "end@11"}));
+}
+
+// Stop() while the prefetched page is still on its way (the server never answers it).
+TEST_F(ReflectorTest, StopsPromptlyWhileTheNextPageIsOnItsWay) {
+  std::atomic<bool> handed_over{false};
+  handler_.on_list_item_ = [&](const std::string&) { handed_over = true; };
+  script_.Push(ListPage({PodJson("a", "5")}, "10", "t"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(2));
+  ASSERT_TRUE(testing::WaitFor([&] { return handed_over.load(); }, 5s));
+  const auto t0 = std::chrono::steady_clock::now();
+  r->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+  EXPECT_THAT(handler_.log(), ElementsAre("begin", "abort"));
+  EXPECT_TRUE(handler_.objects().empty());
 }
 
 TEST_F(ReflectorTest, ErrorEvent410RelistsAndReplacesTheWholeSet) {

@@ -8,9 +8,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include "exporter/classify/classifier.h"
+#include "exporter/common/json.h"
 #include "exporter/common/time_format.h"
 #include "exporter/sources/pods.h"
 #include "tests/support/process.h"
+#include "tests/support/yaml_json.h"
 
 namespace podwait {
 namespace {
@@ -63,6 +65,66 @@ rapidjson::Document LoadYaml(const std::string& relative) {
 }
 
 Timestamp T(const char* rfc3339) { return *ParseRfc3339(rfc3339); }
+
+// Every field of a record, for comparing two.
+std::string Describe(const PodRecord& p) {
+  std::string out = p.uid + "|" + p.namespace_ + "|" + p.name + "|" + p.cluster + "|" +
+                    p.component + "|" + p.resource_version + "|" + std::to_string(p.created) + "|" +
+                    std::to_string(p.deleted) + "|" + std::to_string(int(p.phase)) + "|" +
+                    std::to_string(p.compact_ready) + std::to_string(p.v2_instance) +
+                    std::to_string(p.source) + "|" + std::to_string(p.compact_ready_since);
+  for (const auto& c : p.conditions) {
+    out += "|c:" + c.type + "," + std::to_string(int(c.status)) + "," + c.reason + "," + c.message +
+           "," + std::to_string(c.last_transition);
+  }
+  for (const auto& n : p.init_container_names) out += "|n:" + n;
+  for (const auto* list : {&p.init_containers, &p.containers}) {
+    for (const auto& c : *list) {
+      out += "|s:" + c.name + "," + std::to_string(int(c.state)) + "," + c.reason + "," +
+             c.message + "," + std::to_string(c.restart_count) + std::to_string(c.ready) + "," +
+             std::to_string(c.exit_code) + "," + std::to_string(c.started_at);
+    }
+  }
+  return out;
+}
+
+// What the pod reflector parses (a document without PodSkippedFields()) gives the record the full
+// document gives, on every real-shaped pod document we have, compact or not.
+TEST(ParsePod, TheSkippedFieldsChangeNothing) {
+  std::vector<std::string> docs;
+  docs.push_back(
+      testing::YamlFileToJsonText("tests/fixtures/real/k8s/pod-stuck-in-init-purple.yaml"));
+  for (const char* f : {"tidb-init-wait-for-pd.yaml", "tikv-ready.yaml",
+                        "tikv-running-not-ready.yaml", "tikv-unschedulable.yaml"}) {
+    docs.push_back(
+        testing::YamlFileToJsonText(std::string("tests/fixtures/made-up/classify/") + f));
+  }
+  for (const char* f : {"pd-running-not-ready-no-leader.json", "tidb-crashloop-no-pd-leader.json",
+                        "tidb-running-not-ready.json", "tikv-crashloop-no-pd-leader.json",
+                        "tikv-ready-instance-not-ready.json"}) {
+    docs.push_back(
+        testing::ReadFile(testing::SourcePath(std::string("tests/fixtures/v2/pods/") + f)));
+  }
+  const json::SkipPaths skip(PodSkippedFields());
+  for (const std::string& text : docs) {
+    auto full = json::Parse(text);
+    ASSERT_TRUE(full.ok()) << full.error;
+    ASSERT_NE(json::Object(&*full.value, "spec"), nullptr);
+    rapidjson::Document skipped;
+    ASSERT_EQ(json::ParseInto(text, &skipped, skip), "");
+    EXPECT_LT(testing::JsonText(skipped).size(), testing::JsonText(*full.value).size());
+    EXPECT_EQ(json::Member(json::Object(&skipped, "spec"), "containers"), nullptr);
+    for (bool compact : {false, true}) {
+      PodParseOptions options;
+      options.compact_ready = compact;
+      PodParseResult a = ParsePod(*full.value, options);
+      PodParseResult b = ParsePod(skipped, options);
+      ASSERT_TRUE(a.ok) << a.error;
+      ASSERT_TRUE(b.ok) << b.error;
+      EXPECT_EQ(Describe(b.pod), Describe(a.pod));
+    }
+  }
+}
 
 TEST(ParsePod, RealPodStuckInInit) {
   rapidjson::Document doc = LoadYaml("tests/fixtures/real/k8s/pod-stuck-in-init-purple.yaml");
@@ -381,6 +443,8 @@ TEST(PodReflectorOptions, OnePerNamespaceWithTheSelectorThenTheV2Selector) {
   EXPECT_EQ(all[0].name, "pods");
   EXPECT_EQ(all[0].label_selector, "app.kubernetes.io/managed-by=tidb-operator");
   EXPECT_EQ(PodSourceTag(all[0]), 0);
+  EXPECT_EQ(all[0].skip_fields, PodSkippedFields());
+  EXPECT_EQ(all[1].skip_fields, PodSkippedFields());
   EXPECT_EQ(all[1].path, "/api/v1/pods");
   EXPECT_EQ(all[1].name, "pods-v2");
   EXPECT_EQ(all[1].resource, "pods");
