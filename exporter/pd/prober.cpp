@@ -18,7 +18,7 @@ void NoteError(const PdAnswer<T>& answer, PdFacts* facts) {
 
 }  // namespace
 
-PdFacts ProbePd(PdClient& client, Timestamp now) {
+PdFacts ProbePd(PdClient& client, Timestamp now, bool with_config) {
   PdFacts f;
   f.probed_at = now;
 
@@ -77,8 +77,10 @@ PdFacts ProbePd(PdClient& client, Timestamp now) {
     return f;
   }
 
-  auto replicate = client.ReplicateConfig();
-  if (replicate.ok()) f.max_replicas = replicate.value->max_replicas;
+  if (with_config) {
+    auto replicate = client.ReplicateConfig();
+    if (replicate.ok()) f.max_replicas = replicate.value->max_replicas;
+  }
 
   f.success = health.ok() && health.error_kind == PdErrorKind::kNone && f.leader_known &&
               f.cluster_status_known && f.stores_known;
@@ -144,6 +146,10 @@ void PdProber::SchedulerLoop() {
 void PdProber::StartRound() {
   std::vector<PdTarget> targets = lister_();
   std::lock_guard<std::mutex> lock(mu_);
+  // Clusters that are gone leave no configuration state behind.
+  std::set<ClusterKey> listed;
+  for (const auto& t : targets) listed.insert(t.cluster);
+  std::erase_if(config_, [&](const auto& entry) { return listed.count(entry.first) == 0; });
   const uint64_t round = next_round_++;
   RoundState& state = rounds_[round];
   state.started_ms = clock_.MonotonicMs();
@@ -195,7 +201,22 @@ void PdProber::WorkerLoop() {
     options.timeout_ms = options_.timeout_ms;
     options.cancel = &stop_;
     PdClient client(*http, std::move(options), observer_);
-    PdFacts facts = ProbePd(client, clock_.Now());
+    bool with_config = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ConfigState& c = config_[item.target.cluster];
+      with_config = c.probes++ % kConfigEveryRounds == 0 || !c.max_replicas;
+    }
+    PdFacts facts = ProbePd(client, clock_.Now(), with_config);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ConfigState& c = config_[item.target.cluster];
+      if (facts.max_replicas) {
+        c.max_replicas = facts.max_replicas;
+      } else {
+        facts.max_replicas = c.max_replicas;  // the last answer stands until the next one
+      }
+    }
     if (stop_) return;
     if (!facts.success) {
       LogDebug("PD probe failed", {{"namespace", item.target.cluster.namespace_},

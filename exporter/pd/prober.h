@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -32,8 +33,11 @@ namespace podwait {
 
 // Probes one cluster's PD once: /health, /leader (/members when /leader fails), /cluster/status,
 // /stores, /config/replicate. Stops at the first transport failure (the API cannot be reached).
-// `success` ignores /config/replicate, which only informs.
-PdFacts ProbePd(PdClient& client, Timestamp now);
+// `success` ignores /config/replicate, which only informs; without `with_config` it is not asked
+// (the prober asks it once every kConfigEveryRounds probes of a cluster: it is configuration, not
+// state, and one request in five).
+PdFacts ProbePd(PdClient& client, Timestamp now, bool with_config = true);
+inline constexpr int kConfigEveryRounds = 20;
 
 // One cluster's PD, as the prober reaches it.
 struct PdTarget {
@@ -100,6 +104,12 @@ class PdProber {
   std::condition_variable sched_cv_;  // the scheduler waits for the next tick
   std::deque<Item> queue_;
   std::set<ClusterKey> pending_;  // queued or being probed
+  // Per cluster: probes since /config/replicate was last asked, and what it said.
+  struct ConfigState {
+    int probes = 0;
+    std::optional<int64_t> max_replicas;
+  };
+  std::map<ClusterKey, ConfigState> config_;
   struct RoundState {
     int64_t started_ms = 0;
     size_t outstanding = 0;

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -228,6 +229,80 @@ TEST(ProbePdTest, HealthyClusterWithTiFlash) {
   EXPECT_THAT(http.requested,
               ElementsAre("/pd/api/v1/health", "/pd/api/v1/leader", "/pd/api/v1/cluster/status",
                           "/pd/api/v1/stores", "/pd/api/v1/config/replicate"));
+}
+
+TEST(ProbePdTest, WithoutConfigTheReplicateConfigIsNotAsked) {
+  ScriptedHttp http;
+  ServeHealthyCluster(&http);
+  PdClient client(http, Options());
+  PdFacts f = ProbePd(client, 42, /*with_config=*/false);
+  EXPECT_TRUE(f.success) << f.error;
+  EXPECT_FALSE(f.max_replicas);
+  EXPECT_THAT(http.requested, ElementsAre("/pd/api/v1/health", "/pd/api/v1/leader",
+                                          "/pd/api/v1/cluster/status", "/pd/api/v1/stores"));
+}
+
+// The prober asks /config/replicate on a cluster's first probe and then once every
+// kConfigEveryRounds probes; in between its facts keep the last answer.
+TEST(PdProberTest, AsksTheReplicateConfigOnceEveryFewRounds) {
+  std::mutex mu;
+  std::vector<std::string> requested;
+  int results = 0, with_max_replicas = 0;
+  Environment env;
+  env.http = [&]() -> std::unique_ptr<HttpClient> {
+    struct Recording final : HttpClient {
+      ScriptedHttp inner;
+      std::mutex* mu;
+      std::vector<std::string>* requested;
+      HttpResponse Get(const HttpRequest& r, size_t max) override {
+        HttpResponse out = inner.Get(r, max);
+        std::lock_guard<std::mutex> lock(*mu);
+        requested->push_back(inner.requested.back());
+        return out;
+      }
+      HttpResponse Stream(const HttpRequest& r,
+                          const std::function<bool(std::string_view)>& f) override {
+        return inner.Stream(r, f);
+      }
+    };
+    auto c = std::make_unique<Recording>();
+    ServeHealthyCluster(&c->inner);
+    c->mu = &mu;
+    c->requested = &requested;
+    return c;
+  };
+  PdProberOptions options;
+  options.interval_ms = 10;
+  options.concurrency = 1;
+  const int rounds = kConfigEveryRounds + 2;
+  PdProber prober(
+      options, env, nullptr,
+      [] {
+        return std::vector<PdTarget>{
+            PdTarget{ClusterKey{"ns1", "basic"}, "http://basic-pd.ns1:2379", {}}};
+      },
+      [&](const ClusterKey&, PdFacts f) {
+        std::lock_guard<std::mutex> lock(mu);
+        ++results;
+        if (f.max_replicas == std::optional<int64_t>(3)) ++with_max_replicas;
+      });
+  prober.Start();
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        std::lock_guard<std::mutex> lock(mu);
+        return results >= rounds;
+      },
+      std::chrono::seconds(20)));
+  prober.Stop();
+  std::lock_guard<std::mutex> lock(mu);
+  const auto asked = std::count(requested.begin(), requested.end(), "/pd/api/v1/config/replicate");
+  const auto probes = std::count(requested.begin(), requested.end(), "/pd/api/v1/health");
+  // One ask per kConfigEveryRounds probes begun (the last may have been cut short by Stop).
+  const auto due = (probes + kConfigEveryRounds - 1) / kConfigEveryRounds;
+  EXPECT_LE(asked, due);
+  EXPECT_GE(asked, due - 1);
+  EXPECT_GE(asked, 2);  // the first probe and the 21st
+  EXPECT_EQ(with_max_replicas, results);
 }
 
 TEST(ProbePdTest, UnreachableStopsAtFirstTransportFailure) {
