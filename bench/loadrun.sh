@@ -4,6 +4,7 @@
 #
 #   bench/loadrun.sh [--build-dir DIR] [--clusters N] [--pods-per-cluster M] [--shape v1|v2]
 #                    [--churn R] [--duration S] [--scrapes K] [--cpu C] [--sim-cpu C] [--out FILE]
+#                    [--ready-samples K]
 #
 # Defaults: build-release (made with scripts/build.sh --release), 1000 clusters x 100 pods in the
 # v1 shape (--shape v2: as tidb-operator v2 makes them, podwait-sim --generate-shape), churn
@@ -24,6 +25,11 @@
 #   metrics_bytes, waiting_pods       response size and number of waiting pods in it
 #   scrape_mean_server_ms             podwait_scrape_duration_seconds: mean render time, server side
 #   probe_round_s       podwait_probe_round_seconds: the last full PD probe round
+#   bare_list_s         a bare client paging the same pod list from the same simulator (reads
+#                       every page, parses nothing; bench/loadrun_probe.py), before the exporter
+#   sync_over_bare      sync_s / bare_list_s
+#   ready_gone_p50_ms / ready_gone_p99_ms / ready_gone_max_ms   a waiting pod turned Ready through
+#                       the simulator -> gone from /api/v1/pods (--ready-samples, v1 shape only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +43,7 @@ scrapes=50
 cpu=0
 sim_cpu=1
 out=
+ready_samples=50
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir=$2; shift ;;
@@ -49,7 +56,8 @@ while [ $# -gt 0 ]; do
     --cpu) cpu=$2; shift ;;
     --sim-cpu) sim_cpu=$2; shift ;;
     --out) out=$2; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    --ready-samples) ready_samples=$2; shift ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -130,6 +138,9 @@ if ! wait_until 300 test -s "$work/sim.port"; then
 fi
 sim_port=$(cat "$work/sim.port")
 
+# --- a bare client paging the same list from the same server ----------------------------------
+read -r bare_s bare_bytes < <(taskset -c "$cpu" python3 bench/loadrun_probe.py bare-list "$sim_port" 500)
+
 # --- exporter, pinned to one core ------------------------------------------------------------
 exp_port_file=$work/exp.port
 python3 - >"$exp_port_file" <<'EOF'
@@ -160,6 +171,9 @@ list_ms=$(awk '/msg=listed/ && / resource=pods / { for (i = 1; i <= NF; i++) if 
 report pods "$((clusters * per_cluster))"
 report shape "$shape"
 report sync_s "$(awk -v m="$sync_ms" 'BEGIN { printf "%.2f", m / 1000 }')"
+report bare_list_s "$bare_s"
+report list_mib "$(awk -v b="$bare_bytes" 'BEGIN { printf "%.0f", b / 1048576 }')"
+report sync_over_bare "$(awk -v m="$sync_ms" -v b="$bare_s" 'BEGIN { printf "%.2f", m / 1000 / b }')"
 report pods_list_ms "${list_ms:-nan}"
 report peak_rss_mib "$(mib "$peak_kib")"
 report rss_after_sync_mib "$(mib "$sync_rss_kib")"
@@ -204,6 +218,16 @@ report metrics_p99_ms "$p99"
 report metrics_bytes "$(wc -c <"$work/metrics.txt")"
 report waiting_pods "$(grep -c '^podwait_pod_waiting_seconds{' "$work/metrics.txt" || true)"
 report scrape_mean_server_ms "$(awk '/^podwait_scrape_duration_seconds_sum/ { s = $2 } /^podwait_scrape_duration_seconds_count/ { n = $2 } END { if (n) printf "%.1f", s * 1000 / n; else print "nan" }' "$work/metrics.txt")"
+
+# --- a waiting pod turned Ready -> gone from the JSON view ------------------------------------
+if [ "$shape" = v1 ] && [ "$ready_samples" -gt 0 ]; then
+  read -r r50 r99 rmax rn < <(python3 bench/loadrun_probe.py ready-latency "$sim_port" "$exp_port" \
+    "$ready_samples" "$clusters")
+  report ready_gone_p50_ms "$r50"
+  report ready_gone_p99_ms "$r99"
+  report ready_gone_max_ms "$rmax"
+  report ready_samples "$rn"
+fi
 
 # --- memory after the churn -------------------------------------------------------------------
 report steady_rss_mib "$(mib "$(status_kib "$exp_pid" VmRSS)")"

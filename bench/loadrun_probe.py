@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Two measurements of bench/loadrun.sh that need more than curl.
+
+  loadrun_probe.py bare-list SIM_PORT PAGE_SIZE
+      A bare client paging the pod list from the simulator as the exporter's reflector does
+      (limit=PAGE_SIZE, continue tokens): it reads every page and takes the token from the page's
+      leading metadata, parsing nothing else. Prints the seconds it took and the bytes read.
+
+  loadrun_probe.py ready-latency SIM_PORT EXP_PORT SAMPLES CLUSTERS
+      Turns SAMPLES waiting TiKV pods of clusters that wait on PD Ready through the simulator
+      (/_sim/apply), one at a time, and times each from the simulator's answer to the pod's
+      absence from the exporter's /api/v1/pods (polled every 10 ms, 30 s deadline each). Prints
+      p50, p99 and max in milliseconds.
+"""
+import http.client
+import json
+import re
+import sys
+import time
+import urllib.parse
+
+TOKEN = re.compile(rb'"continue"\s*:\s*"([^"]*)"')
+
+
+def get(conn, path):
+    conn.request("GET", path)
+    resp = conn.getresponse()
+    body = resp.read()
+    if resp.status != 200:
+        raise SystemExit(f"GET {path}: HTTP {resp.status}")
+    return body
+
+
+def bare_list(sim_port, page_size):
+    conn = http.client.HTTPConnection("127.0.0.1", sim_port, timeout=60)
+    start = time.monotonic()
+    token, total = "", 0
+    while True:
+        path = f"/api/v1/pods?limit={page_size}"
+        if token:
+            path += "&continue=" + urllib.parse.quote(token, safe="")
+        body = get(conn, path)
+        total += len(body)
+        m = TOKEN.search(body, 0, 4096)
+        token = m.group(1).decode() if m else ""
+        if not token:
+            break
+    print(f"{time.monotonic() - start:.3f} {total}")
+
+
+def waiting_pods(conn, ns):
+    doc = json.loads(get(conn, f"/api/v1/pods?namespace={ns}"))
+    return [p for p in doc["pods"] if p["component"] == "tikv"]
+
+
+def ready_latency(sim_port, exp_port, samples, clusters):
+    sim = http.client.HTTPConnection("127.0.0.1", sim_port, timeout=30)
+    exp = http.client.HTTPConnection("127.0.0.1", exp_port, timeout=30)
+    latencies = []
+    cluster = 0
+    while len(latencies) < samples and cluster < clusters:
+        ns, tc = f"load-{cluster:04d}", f"tc-{cluster:04d}"
+        cluster += 10  # every tenth cluster waits on PD (podwait-sim --generate-clusters)
+        for pod in waiting_pods(exp, ns)[: max(1, samples // 50)]:
+            op = {"pod": {"namespace": ns, "name": pod["pod"], "cluster": tc,
+                          "component": "tikv", "created": "-30m", "full": True}}
+            sim.request("POST", "/_sim/apply", json.dumps(op), {"Content-Type": "application/json"})
+            resp = sim.getresponse()
+            resp.read()
+            if resp.status != 200:
+                raise SystemExit(f"/_sim/apply: HTTP {resp.status}")
+            start = time.monotonic()
+            deadline = start + 30
+            while any(p["pod"] == pod["pod"] for p in waiting_pods(exp, ns)):
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"{ns}/{pod['pod']} still waiting after 30 s")
+                time.sleep(0.01)
+            latencies.append((time.monotonic() - start) * 1000)
+    latencies.sort()
+    pick = lambda q: latencies[min(len(latencies) - 1, int((len(latencies) - 1) * q + 0.5))]
+    print(f"{pick(0.5):.0f} {pick(0.99):.0f} {latencies[-1]:.0f} {len(latencies)}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "bare-list":
+        bare_list(int(sys.argv[2]), int(sys.argv[3]))
+    elif sys.argv[1] == "ready-latency":
+        ready_latency(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    else:
+        raise SystemExit(__doc__)
