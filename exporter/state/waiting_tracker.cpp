@@ -43,7 +43,7 @@ Timestamp WaitingTracker::ReadySince(const PodRecord& pod, Timestamp fallback) {
 void WaitingTracker::Observe(const Track& track, Timestamp stage_end) {
   const double seconds =
       static_cast<double>(std::max<Timestamp>(0, stage_end - track.stage_start)) / 1000.0;
-  StageHistogram& h = histograms_[{track.component, track.stage, track.wait_class}];
+  StageHistogram& h = histograms_[{track.pod->component, track.stage, track.wait_class}];
   size_t bucket = 0;
   while (bucket < kStageBuckets.size() && seconds > kStageBuckets[bucket]) ++bucket;
   if (bucket < kStageBuckets.size()) ++h.buckets[bucket];
@@ -68,9 +68,10 @@ void WaitingTracker::Forget(std::unordered_map<std::string, Track>::iterator it)
   if (t.waiting && t.pod != nullptr) {
     waiting_.erase(WaitKey{t.pod->namespace_, t.pod->cluster, t.pod->name, it->first});
   }
-  auto c = by_cluster_.find(t.cluster);
+  auto c = t.pod == nullptr ? by_cluster_.end()
+                            : by_cluster_.find(ClusterKey{t.pod->namespace_, t.pod->cluster});
   if (c != by_cluster_.end()) {
-    c->second.erase(it->first);
+    c->second.erase(&it->first);
     if (c->second.empty()) by_cluster_.erase(c);
   }
   tracks_.erase(it);
@@ -144,26 +145,22 @@ bool WaitingTracker::Visit(const std::shared_ptr<const PodRecord>& pod_ptr,
   }
   Track& t = track_it->second;
   t.seen_generation = generation_;
-  if (t.component != pod.component) t.component = pod.component;
-  if (t.namespace_.empty()) {
-    t.namespace_ = pod.namespace_;
-    t.name = pod.name;
-  }
-  ClusterKey cluster{pod.namespace_, pod.cluster};
-  if (t.pod == nullptr || t.cluster != cluster) {
+  if (t.pod == nullptr || t.pod->namespace_ != pod.namespace_ || t.pod->cluster != pod.cluster) {
     if (t.pod != nullptr) {
-      auto old = by_cluster_.find(t.cluster);
+      auto old = by_cluster_.find(ClusterKey{t.pod->namespace_, t.pod->cluster});
       if (old != by_cluster_.end()) {
-        old->second.erase(track_it->first);
+        old->second.erase(&track_it->first);
         if (old->second.empty()) by_cluster_.erase(old);
       }
     }
-    by_cluster_[cluster].insert(track_it->first);
-    t.cluster = std::move(cluster);
+    by_cluster_[ClusterKey{pod.namespace_, pod.cluster}].insert(&track_it->first);
   }
   t.pod = pod_ptr;
+  // A heap entry per new recheck time only: a pod classified again to the same time has its entry.
+  if (c.recheck_at != 0 && c.recheck_at != t.recheck_at) {
+    rechecks_.emplace(c.recheck_at, track_it->first);
+  }
   t.recheck_at = c.recheck_at;
-  if (c.recheck_at != 0) rechecks_.emplace(c.recheck_at, track_it->first);
 
   if (c.waiting) {
     // The stage's histogram series exists (at zero) from the first pod seen waiting in it, so
@@ -180,7 +177,7 @@ WaitingTracker::CountFailovers(std::span<const FailureMember> members) const {
   std::map<std::tuple<std::string, std::string, std::string>, FailoverCount> out;
   if (members.empty()) return out;
   std::unordered_map<std::string, const Track*> by_name;
-  for (const auto& [uid, t] : tracks_) by_name[t.namespace_ + "/" + t.name] = &t;
+  for (const auto& [uid, t] : tracks_) by_name[t.pod->namespace_ + "/" + t.pod->name] = &t;
   for (const auto& m : members) {
     FailoverCount& fc = out[{m.namespace_, m.cluster, m.component}];
     ++fc.members;
@@ -236,7 +233,7 @@ void WaitingTracker::Evaluate(const EvaluationInput& input) {
       auto mark_cluster = [&](const ClusterKey& key) {
         auto it = by_cluster_.find(key);
         if (it == by_cluster_.end()) return;
-        for (const std::string& uid : it->second) mark_tracked(uid);
+        for (const std::string* uid : it->second) mark_tracked(*uid);
       };
       for (const auto& [key, deps] : *input.dependencies) {
         auto it = last_dependencies_.find(key);
@@ -258,7 +255,7 @@ void WaitingTracker::Evaluate(const EvaluationInput& input) {
       changed = true;
     }
     // Keep the heap from filling with entries that are no longer current.
-    if (rechecks_.size() > 4 * tracks_.size() + 1024) {
+    if (rechecks_.size() > 2 * tracks_.size() + 1024) {
       rechecks_ = {};
       for (const auto& [uid, t] : tracks_) {
         if (t.recheck_at != 0) rechecks_.emplace(t.recheck_at, uid);

@@ -13,6 +13,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "exporter/model/types.h"
@@ -141,18 +142,16 @@ class WaitingTracker {
     WaitClass wait_class = WaitClass::kScheduling;
     Timestamp stage_start = 0;
     Timestamp class_since = 0;
-    std::string component;
-    std::string namespace_;
-    std::string name;
     std::vector<ClassInterval> history;  // bounded: the last few class intervals
     uint64_t seen_generation = 0;
-    std::shared_ptr<const PodRecord> pod;  // the record last evaluated
-    ClusterKey cluster;                    // the pod's, as indexed in by_cluster_
-    Timestamp recheck_at = 0;              // of the last classification (0: none)
+    // The record last evaluated (its namespace, name, cluster and component are the track's).
+    std::shared_ptr<const PodRecord> pod;
+    Timestamp recheck_at = 0;  // of the last classification (0: none)
   };
-  // Published waiting pods, in the snapshot's order.
-  using WaitKey = std::tuple<std::string, std::string, std::string, std::string>;  // ns, cluster,
-                                                                                   // pod, uid
+  // Published waiting pods, in the snapshot's order: namespace, cluster, pod name, uid — views
+  // into the track's record and key, which outlive the entry (it is erased before either goes).
+  using WaitKey =
+      std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
 
   // Evaluates one pod (the body of both kinds of evaluation); returns whether it was classified.
   bool Visit(const std::shared_ptr<const PodRecord>& pod_ptr, const EvaluationInput& input);
@@ -164,8 +163,9 @@ class WaitingTracker {
       std::span<const FailureMember> members) const;
 
   ClassifyFn classify_;
-  std::unordered_map<std::string, Track> tracks_;           // by pod uid
-  std::map<ClusterKey, std::set<std::string>> by_cluster_;  // tracked uids by cluster
+  std::unordered_map<std::string, Track> tracks_;  // by pod uid
+  // Tracked uids by cluster (pointers to tracks_' keys, which stay put until the track goes).
+  std::map<ClusterKey, std::unordered_set<const std::string*>> by_cluster_;
   std::map<WaitKey, WaitingPod> waiting_;
   // (recheck_at, uid); an entry is current while the track's recheck_at still equals it.
   std::priority_queue<std::pair<Timestamp, std::string>,
