@@ -166,8 +166,9 @@ bool WaitingTracker::Visit(const std::shared_ptr<const PodRecord>& pod_ptr,
     // The stage's histogram series exists (at zero) from the first pod seen waiting in it, so
     // the first completion is an increase that rate() can see.
     histograms_.try_emplace(StageHistogramKey{pod.component, c.stage, c.wait_class});
-    waiting_.insert_or_assign(WaitKey{pod.namespace_, pod.cluster, pod.name, track_it->first},
-                              MakeWaitingPod(pod, std::move(c), t.class_since));
+    waiting_.insert_or_assign(
+        WaitKey{pod.namespace_, pod.cluster, pod.name, track_it->first},
+        std::make_shared<const WaitingPod>(MakeWaitingPod(pod, std::move(c), t.class_since)));
   }
   return classified;
 }

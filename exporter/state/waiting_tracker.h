@@ -2,7 +2,9 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -63,10 +65,67 @@ struct FailoverCount {
   bool operator==(const FailoverCount&) const = default;
 };
 
+// The waiting pods of a snapshot, read as a sequence of WaitingPod. Each is an immutable record
+// shared between consecutive snapshots for as long as it does not change, so publishing a
+// snapshot copies pointers, not pods.
+class WaitingPods {
+ public:
+  using value_type = WaitingPod;
+  using size_type = size_t;
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = WaitingPod;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const WaitingPod*;
+    using reference = const WaitingPod&;
+    const_iterator() = default;
+    explicit const_iterator(std::vector<std::shared_ptr<const WaitingPod>>::const_iterator it)
+        : it_(it) {}
+    reference operator*() const { return **it_; }
+    pointer operator->() const { return it_->get(); }
+    const_iterator& operator++() {
+      ++it_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator old = *this;
+      ++it_;
+      return old;
+    }
+    bool operator==(const const_iterator& o) const { return it_ == o.it_; }
+    bool operator!=(const const_iterator& o) const { return it_ != o.it_; }
+
+   private:
+    std::vector<std::shared_ptr<const WaitingPod>>::const_iterator it_;
+  };
+  using iterator = const_iterator;
+
+  const_iterator begin() const { return const_iterator(pods_.begin()); }
+  const_iterator end() const { return const_iterator(pods_.end()); }
+  size_t size() const { return pods_.size(); }
+  bool empty() const { return pods_.empty(); }
+  const WaitingPod& operator[](size_t i) const { return *pods_[i]; }
+  const WaitingPod& at(size_t i) const { return *pods_.at(i); }
+  void reserve(size_t n) { pods_.reserve(n); }
+  void push_back(std::shared_ptr<const WaitingPod> pod) { pods_.push_back(std::move(pod)); }
+  void push_back(WaitingPod pod) { pods_.push_back(std::make_shared<WaitingPod>(std::move(pod))); }
+  // Pod i as a copy that only this sequence holds, to change (for snapshots made by hand).
+  WaitingPod& Mutable(size_t i) {
+    auto copy = std::make_shared<WaitingPod>(*pods_.at(i));
+    WaitingPod& ref = *copy;
+    pods_[i] = std::move(copy);
+    return ref;
+  }
+
+ private:
+  std::vector<std::shared_ptr<const WaitingPod>> pods_;
+};
+
 // Everything the metrics and views need, immutable once published.
 struct WaitingSnapshot {
   Timestamp evaluated_at = 0;
-  std::vector<WaitingPod> pods;  // sorted by namespace, cluster, pod
+  WaitingPods pods;  // sorted by namespace, cluster, pod
   std::map<StageHistogramKey, StageHistogram> stage_durations;
   // (namespace, cluster, component) -> failover counts
   std::map<std::tuple<std::string, std::string, std::string>, FailoverCount> failover;
@@ -166,7 +225,7 @@ class WaitingTracker {
   std::unordered_map<std::string, Track> tracks_;  // by pod uid
   // Tracked uids by cluster (pointers to tracks_' keys, which stay put until the track goes).
   std::map<ClusterKey, std::unordered_set<const std::string*>> by_cluster_;
-  std::map<WaitKey, WaitingPod> waiting_;
+  std::map<WaitKey, std::shared_ptr<const WaitingPod>> waiting_;
   // (recheck_at, uid); an entry is current while the track's recheck_at still equals it.
   std::priority_queue<std::pair<Timestamp, std::string>,
                       std::vector<std::pair<Timestamp, std::string>>, std::greater<>>

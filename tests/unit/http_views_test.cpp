@@ -45,8 +45,8 @@ ViewModel Model() {
 TEST(PodsJson, InvalidUtf8IsReplacedAndTheJsonStaysValid) {
   ViewModel m = Model();
   auto snap = std::make_shared<WaitingSnapshot>(*m.waiting);
-  snap->pods[0].pod = "demo-tidb-\xff\xfe";
-  snap->pods[0].classification.evidence = "cut in the middle of \xe6\x9d";
+  snap->pods.Mutable(0).pod = "demo-tidb-\xff\xfe";
+  snap->pods.Mutable(0).classification.evidence = "cut in the middle of \xe6\x9d";
   m.waiting = snap;
   const std::string text = RenderPodsJson(m, {});
   rapidjson::Document d;
@@ -61,7 +61,7 @@ TEST(PodsJson, InvalidUtf8IsReplacedAndTheJsonStaysValid) {
 TEST(PodsJson, EvidenceAgoIsMeasuredAtTheTimeOfTheView) {
   ViewModel m = Model();
   auto snap = std::make_shared<WaitingSnapshot>(*m.waiting);
-  Classification& c = snap->pods[0].classification;
+  Classification& c = snap->pods.Mutable(0).classification;
   c.evidence = std::string("scale-up ") + kEvidenceAgo + " did not bring a node";
   c.evidence_since = kNow - 12 * kMinute;
   m.waiting = snap;

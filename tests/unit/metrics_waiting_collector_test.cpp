@@ -108,11 +108,15 @@ TEST(WaitingCollector, GroupsOfSeveralClustersAreWrittenOnceEachInOrder) {
 
 // A snapshot whose clusters are not together still has one series per group.
 TEST(WaitingCollector, UnsortedSnapshotStillWritesEachGroupOnce) {
-  auto s = Demo();
-  WaitingPod other = s->pods[0];
+  auto demo = Demo();
+  auto s = std::make_shared<WaitingSnapshot>(*demo);
+  WaitingPod other = demo->pods[0];
   other.cluster = "zeta";
   other.tidb_cluster = "demo-zeta";
-  s->pods.insert(s->pods.begin() + 1, other);
+  s->pods = WaitingPods();
+  s->pods.push_back(demo->pods[0]);
+  s->pods.push_back(other);  // between two pods of cluster demo
+  for (size_t i = 1; i < demo->pods.size(); ++i) s->pods.push_back(demo->pods[i]);
   const std::string text = Render(s, false);
   const std::string series =
       "podwait_waiting_pods{namespace=\"demo\",tidb_cluster=\"demo-demo\",component=\"tidb\","
@@ -150,7 +154,7 @@ TEST(WaitingCollector, HistogramIsCumulative) {
 
 TEST(WaitingCollector, EscapesLabelValuesAndPassesPromtoolShape) {
   auto snap = Demo();
-  snap->pods[0].classification.reason = "a\"b\\c\nd";
+  snap->pods.Mutable(0).classification.reason = "a\"b\\c\nd";
   std::string text = Render(snap, true);
   EXPECT_THAT(text, HasSubstr("reason=\"a\\\"b\\\\c\\nd\"}"));
   EXPECT_THAT(text, HasSubstr("# TYPE podwait_stage_duration_seconds histogram\n"));
