@@ -24,17 +24,16 @@ class CurlTls : public ::testing::Test {
     dir_ = MakeTempDir();
     const std::string& d = dir_;
     // req -x509 with -CA signs by the CA (OpenSSL 3).
-    const std::vector<std::vector<std::string>> commands = {
-        OpensslReq(
-            {"-keyout", d + "/ca.key", "-out", d + "/ca.crt", "-subj", "/CN=podwait-test-ca"}),
-        OpensslReq({"-keyout", d + "/other-ca.key", "-out", d + "/other-ca.crt", "-subj",
-                    "/CN=podwait-test-other-ca"}),
-        OpensslReq({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/server.key",
-                    "-out", d + "/server.crt", "-subj", "/CN=127.0.0.1", "-addext",
-                    "subjectAltName=IP:127.0.0.1"}),
-        OpensslReq({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/client.key",
-                    "-out", d + "/client.crt", "-subj", "/CN=podwait-test-client"}),
-    };
+    std::vector<std::vector<std::string>> commands = TestCaCommands(d);
+    commands.insert(
+        commands.end(),
+        {
+            OpensslReq({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/server.key",
+                        "-out", d + "/server.crt", "-subj", "/CN=127.0.0.1", "-addext",
+                        "subjectAltName=IP:127.0.0.1"}),
+            OpensslReq({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/client.key",
+                        "-out", d + "/client.crt", "-subj", "/CN=podwait-test-client"}),
+        });
     for (const auto& argv : commands) {
       std::string output;
       if (RunCommand(argv, &output) != 0) {

@@ -33,19 +33,18 @@ class WebConfig : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = MakeTempDir();
     const std::string& d = dir_;
-    const std::vector<std::vector<std::string>> commands = {
-        OpensslReq(
-            {"-keyout", d + "/ca.key", "-out", d + "/ca.crt", "-subj", "/CN=podwait-test-ca"}),
-        OpensslReq({"-keyout", d + "/other-ca.key", "-out", d + "/other-ca.crt", "-subj",
-                    "/CN=podwait-test-other-ca"}),
-        Server("server-1"),
-        Server("server-2"),
-        OpensslReq({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/client.key",
-                    "-out", d + "/client.crt", "-subj", "/CN=podwait-test-client"}),
-        OpensslReq({"-CA", d + "/other-ca.crt", "-CAkey", d + "/other-ca.key", "-keyout",
-                    d + "/stranger.key", "-out", d + "/stranger.crt", "-subj",
-                    "/CN=podwait-stranger"}),
-    };
+    std::vector<std::vector<std::string>> commands = TestCaCommands(d);
+    commands.insert(
+        commands.end(),
+        {
+            Server("server-1"),
+            Server("server-2"),
+            OpensslReq({"-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-keyout", d + "/client.key",
+                        "-out", d + "/client.crt", "-subj", "/CN=podwait-test-client"}),
+            OpensslReq({"-CA", d + "/other-ca.crt", "-CAkey", d + "/other-ca.key", "-keyout",
+                        d + "/stranger.key", "-out", d + "/stranger.crt", "-subj",
+                        "/CN=podwait-stranger"}),
+        });
     for (const auto& argv : commands) {
       std::string output;
       if (RunCommand(argv, &output) != 0) {

@@ -234,4 +234,11 @@ std::vector<std::string> OpensslReq(std::vector<std::string> args) {
   return argv;
 }
 
+std::vector<std::vector<std::string>> TestCaCommands(const std::string& dir) {
+  return {OpensslReq({"-keyout", dir + "/ca.key", "-out", dir + "/ca.crt", "-subj",
+                      "/CN=podwait-test-ca"}),
+          OpensslReq({"-keyout", dir + "/other-ca.key", "-out", dir + "/other-ca.crt", "-subj",
+                      "/CN=podwait-test-other-ca"})};
+}
+
 }  // namespace podwait::testing

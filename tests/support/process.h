@@ -71,5 +71,8 @@ std::string MakeTempDir();
 // The argv of `openssl req -x509` making a P-256 key and a one-day certificate, then `args`
 // (e.g. -keyout, -out, -subj; -CA and -CAkey to sign by a CA instead of self-signing).
 std::vector<std::string> OpensslReq(std::vector<std::string> args);
+// The OpensslReq commands of the TLS tests' two CAs in `dir`: ca.{key,crt} (CN podwait-test-ca),
+// which signs what the test trusts, and other-ca.{key,crt}, a CA nobody trusts.
+std::vector<std::vector<std::string>> TestCaCommands(const std::string& dir);
 
 }  // namespace podwait::testing
