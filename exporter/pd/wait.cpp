@@ -9,20 +9,25 @@
 namespace podwait {
 namespace {
 
+template <typename T>
+PdWaitCheck Unreachable(const PdAnswer<T>& r) {
+  return {false, "unreachable", r.error, r.error_kind == PdErrorKind::kTimeout};
+}
+
 PdWaitCheck LeaderCheck(PdClient& client) {
   auto leader = client.Leader();
   if (leader.ok()) {
     if (leader.value->has_value()) return {true, "leader", (*leader.value)->name};
     return {false, "no_leader", ""};
   }
-  if (leader.transport_failed()) return {false, "unreachable", leader.error};
+  if (leader.transport_failed()) return Unreachable(leader);
   // Some PD versions or proxies do not serve /leader: /members names the leader too.
   auto members = client.Members();
   if (members.ok()) {
     if (members.value->leader) return {true, "leader", members.value->leader->name};
     return {false, "no_leader", ""};
   }
-  if (members.transport_failed()) return {false, "unreachable", members.error};
+  if (members.transport_failed()) return Unreachable(members);
   if (leader.pd_answered) return {false, "pd_error", leader.error};
   return {false, "bad_answer", leader.error};
 }
@@ -46,7 +51,7 @@ PdWaitCheck CheckPdOnce(PdClient& client, PdWaitMode mode, bool* legacy) {
       return {false, "not_initialized", ""};
     }
   } else if (status.transport_failed()) {
-    return {false, "unreachable", status.error};
+    return Unreachable(status);
   } else if (status.http_status != 404) {
     if (status.pd_answered) return {false, "pd_error", status.error};
     return {false, "bad_answer", status.error};
@@ -79,15 +84,22 @@ PdWaitResult WaitForPd(HttpClient& http, const PdWaitOptions& options, const Clo
   while (true) {
     PdClientOptions client_options = options.client;
     client_options.cancel = stop;
+    bool cut_by_deadline = false;
     if (options.deadline_ms > 0) {
       // Never let one request run past the deadline.
       const int64_t left = options.deadline_ms - (clock.MonotonicMs() - start);
       if (left <= 0) return give_up(result.last_state);
+      cut_by_deadline = left < client_options.timeout_ms;
       client_options.timeout_ms = std::clamp<int64_t>(left, 1, client_options.timeout_ms);
     }
     PdClient client(http, client_options);
     PdWaitCheck check = CheckPdOnce(client, options.mode, &legacy);
     ++result.tries;
+    // A last try that the deadline cut short says only that time ran out: the tries before it
+    // tell what PD did (a parse error, no leader), so the reason keeps theirs.
+    if (!check.done && check.timed_out && cut_by_deadline && result.tries > 1) {
+      return give_up(result.last_state);
+    }
     if (check.state != last_state) {
       const int64_t elapsed = clock.MonotonicMs() - start;
       if (check.done) {

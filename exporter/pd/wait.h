@@ -30,7 +30,8 @@ struct PdWaitOptions {
 struct PdWaitCheck {
   bool done = false;
   std::string state;
-  std::string detail;  // the error or the leader's name
+  std::string detail;      // the error or the leader's name
+  bool timed_out = false;  // no answer within the request's timeout
 };
 
 // One try. *legacy turns true (and stays) once PD is found not to report is_initialized; the

@@ -136,6 +136,41 @@ TEST_F(PdWaitTest, SlowTriesStillWaitUntilTheDeadline) {
   EXPECT_THAT(r.reason, HasSubstr("unreachable"));
 }
 
+// The pause before the last try ends a millisecond short of the deadline (clocks round), so the
+// last try gets 1 ms and times out: the reason still tells what PD answered before that.
+TEST_F(PdWaitTest, ALastTryCutShortByTheDeadlineKeepsWhatPdSaidBefore) {
+  options_.deadline_ms = 3000;
+  http_.answer = [&](const std::string&) {
+    return Body(200, std::string(100, '[') + std::string(100, ']'));
+  };
+  ScriptedPd* pd = &http_;
+  struct CutShort final : HttpClient {
+    ScriptedPd* pd;
+    FakeClock* clock;
+    HttpResponse Get(const HttpRequest& request, size_t limit) override {
+      if (request.timeout_ms > 50) return pd->Get(request, limit);
+      clock->Advance(request.timeout_ms);
+      HttpResponse r;
+      r.error = "Operation timed out after 1 milliseconds with 0 bytes received";
+      r.timed_out = true;
+      return r;
+    }
+    HttpResponse Stream(const HttpRequest& r,
+                        const std::function<bool(std::string_view)>&) override {
+      return Get(r, 0);
+    }
+  } http;
+  http.pd = pd;
+  http.clock = &clock_;
+  PdWaitResult r = WaitForPd(http, options_, clock_, nullptr,
+                             [&](int64_t ms) { clock_.Advance(std::max<int64_t>(ms - 1, 0)); });
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.tries, 4);  // at 0, ~1 s, ~2 s, and the cut one at 2.999 s
+  EXPECT_EQ(r.last_state, "bad_answer");
+  EXPECT_THAT(r.reason, HasSubstr("nesting deeper than 64 levels"));
+  EXPECT_THAT(r.reason, ::testing::Not(HasSubstr("timed out")));
+}
+
 TEST_F(PdWaitTest, OldPdWithoutIsInitializedFallsBackToLeader) {
   options_.mode = PdWaitMode::kInitialized;
   http_.answer = [](const std::string& path) {
