@@ -51,6 +51,7 @@ TEST_PACKAGES=(
   jsonnet
   kubernetes-client
   libclang-rt-14-dev
+  lld
   nodejs
   npm
   openssl

@@ -10,7 +10,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -25,13 +27,39 @@
 
 namespace podwait::testing {
 
+namespace {
+
+// The directories this test process made; removed when it exits normally (a forked child leaves
+// by _exit or exec, so it never removes them), unless PODWAIT_KEEP_TEST_DIRS is set.
+class TempDirs {
+ public:
+  ~TempDirs() {
+    if (std::getenv("PODWAIT_KEEP_TEST_DIRS") != nullptr) return;
+    std::error_code ignored;
+    for (const std::string& dir : dirs_) std::filesystem::remove_all(dir, ignored);
+  }
+  void Add(std::string dir) {
+    std::lock_guard<std::mutex> lock(mu_);
+    dirs_.push_back(std::move(dir));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> dirs_;
+};
+
+}  // namespace
+
 std::string MakeTempDir() {
+  static TempDirs made;
   const char* base = std::getenv("TMPDIR");
   std::string tmpl = std::string(base ? base : "/tmp") + "/podwait-test-XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   char* dir = mkdtemp(buf.data());
-  return dir ? std::string(dir) : std::string("/tmp");
+  if (dir == nullptr) return "/tmp";
+  made.Add(dir);
+  return dir;
 }
 
 Subprocess::Subprocess(std::vector<std::string> argv,

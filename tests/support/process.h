@@ -65,7 +65,8 @@ int HttpPost(int port, const std::string& path, const std::string& body);
 std::string SourcePath(const std::string& relative);
 std::string BinaryPath(const std::string& relative);
 std::string ReadFile(const std::string& path);
-// A fresh temporary directory (removed by the OS's tmp cleaning, not by the test).
+// A fresh temporary directory, removed with its contents when the test process exits
+// (kept when PODWAIT_KEEP_TEST_DIRS is set, to look at what a failed test left).
 std::string MakeTempDir();
 
 // The argv of `openssl req -x509` making a P-256 key and a one-day certificate, then `args`
