@@ -257,7 +257,7 @@ SkipPaths::SkipPaths(const std::vector<std::string>& paths, std::string_view pre
     std::string full = prefix.empty() ? path : std::string(prefix) + "." + path;
     int node = 0;
     size_t pos = 0;
-    while (node >= 0 && !nodes_[node].leaf) {
+    while (!nodes_[node].leaf) {  // a path under a skipped subtree adds nothing
       const size_t dot = full.find('.', pos);
       const std::string name = full.substr(pos, dot == std::string::npos ? dot : dot - pos);
       int next = -1;

@@ -220,18 +220,15 @@ bool PodSource::OnEvent(WatchEventType type, const rapidjson::Value& object) {
 
 std::vector<ReflectorOptions> PodReflectorOptions(const Config& config) {
   std::vector<ReflectorOptions> out = ReflectorOptionsPerNamespace(config, "pods", "/api/v1");
-  for (auto& o : out) {
-    o.label_selector = config.selector;
-    o.skip_fields = PodSkippedFields();
-  }
+  for (auto& o : out) o.label_selector = config.selector;
   if (!config.selector_v2.empty()) {
     for (ReflectorOptions& o : ReflectorOptionsPerNamespace(config, "pods", "/api/v1")) {
       o.label_selector = config.selector_v2;
-      o.skip_fields = PodSkippedFields();
       o.name = "pods-v2" + o.name.substr(4);  // "pods[/<ns>]" -> "pods-v2[/<ns>]"
       out.push_back(std::move(o));
     }
   }
+  for (auto& o : out) o.skip_fields = PodSkippedFields();
   return out;
 }
 

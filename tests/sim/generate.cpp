@@ -134,8 +134,8 @@ bool Simulator::Generate(int clusters, int pods_per_cluster, std::string* error,
       const std::string in_cluster = ",\"cluster\":\"" + cluster + "\"";
       object("Cluster", cluster,
              pd_down ? ",\"available\":false"
-                     : ",\"available\":true,\"id\":\"" +
-                           std::to_string(StableHash(ns + "/" + cluster) >> 1) + "\"");
+                     : ",\"available\":true,\"id\":\"" + std::to_string(PdClusterId(ns, cluster)) +
+                           "\"");
       auto group = [&](const char* kind, const char* name, int replicas, int ready) {
         object(kind, name,
                in_cluster + ",\"replicas\":" + std::to_string(replicas) +

@@ -285,7 +285,7 @@ PdAnswer AnswerPd(const PdState& s, std::string_view endpoint) {
     w.Key("header");
     w.StartObject();
     w.Key("cluster_id");
-    w.Uint64(StableHash(s.ns + "/" + s.cluster) & 0x7fffffffffffffffULL);
+    w.Uint64(PdClusterId(s.ns, s.cluster));
     w.EndObject();
     w.Key("members");
     w.StartArray();

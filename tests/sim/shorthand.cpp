@@ -845,7 +845,7 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
     KV(w, "statefulset.kubernetes.io/pod-name", name);
     // What tidb-operator v1 labels a member with once it joined its cluster.
     if (full && running_stage) {
-      KV(w, "tidb.pingcap.com/cluster-id", std::to_string(StableHash(ns + "/" + cluster) >> 1));
+      KV(w, "tidb.pingcap.com/cluster-id", std::to_string(PdClusterId(ns, cluster)));
       if (component == "pd") {
         KV(w, "tidb.pingcap.com/member-id",
            PdMemberId(ns, cluster,
@@ -1249,6 +1249,10 @@ std::string MemberId(const std::string& ns, const std::string& cluster, size_t i
 
 std::string PdMemberId(const std::string& ns, const std::string& cluster, size_t i) {
   return MemberId(ns, cluster, i);
+}
+
+uint64_t PdClusterId(const std::string& ns, const std::string& cluster) {
+  return StableHash(ns + "/" + cluster) & 0x7fffffffffffffffULL;
 }
 
 bool ExpandTidbCluster(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,

@@ -42,6 +42,10 @@ bool ExpandAutoscalerStatus(const rapidjson::Value& spec, Timestamp now, rapidjs
 // The member_id of PD member `index` of a cluster: a full-range uint64 as decimal text (some are
 // above INT64_MAX, like real PD ids). Shared by the TidbCluster shorthand and the PD API.
 std::string PdMemberId(const std::string& ns, const std::string& cluster, size_t index);
+// The cluster_id PD reports for a cluster (below 2^63). The same id is the cluster's everywhere
+// the simulator writes one: PD's /members header, tidb-operator v1's tidb.pingcap.com/cluster-id
+// label and a v2 Cluster's status.id.
+uint64_t PdClusterId(const std::string& ns, const std::string& cluster);
 
 // A stable 64-bit hash (FNV-1a) for made-up ids.
 uint64_t StableHash(std::string_view text);
