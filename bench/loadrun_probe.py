@@ -76,6 +76,8 @@ def ready_latency(sim_port, exp_port, samples, clusters):
                     raise SystemExit(f"{ns}/{pod['pod']} still waiting after 30 s")
                 time.sleep(0.01)
             latencies.append((time.monotonic() - start) * 1000)
+    if not latencies:
+        raise SystemExit("no waiting TiKV pod found in the clusters that wait on PD")
     latencies.sort()
     pick = lambda q: latencies[min(len(latencies) - 1, int((len(latencies) - 1) * q + 0.5))]
     print(f"{pick(0.5):.0f} {pick(0.99):.0f} {latencies[-1]:.0f} {len(latencies)}")
