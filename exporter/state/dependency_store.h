@@ -37,7 +37,7 @@
 #include "exporter/model/types.h"
 #include "exporter/model/v2.h"
 #include "exporter/state/cluster_registry.h"
-#include "exporter/state/waiting_tracker.h"
+#include "exporter/model/waiting.h"
 
 namespace podwait {
 
