@@ -1,4 +1,4 @@
-#include "exporter/state/waiting_tracker.h"
+#include "exporter/evaluate/waiting_tracker.h"
 
 #include <algorithm>
 #include <string_view>
@@ -13,6 +13,9 @@ bool IsDependencyWait(WaitClass c) {
 }
 
 }  // namespace
+
+WaitingTracker::WaitingTracker(ClassifierOptions options)
+    : options_(std::move(options)), snapshot_(std::make_shared<WaitingSnapshot>()) {}
 
 WaitingTracker::WaitingTracker(ClassifyFn classify)
     : classify_(std::move(classify)), snapshot_(std::make_shared<WaitingSnapshot>()) {}
@@ -87,7 +90,9 @@ bool WaitingTracker::Visit(const std::shared_ptr<const PodRecord>& pod_ptr,
     }
     std::vector<EventRecord> events;
     if (input.events) events = input.events(pod);
-    c = classify_(pod, events, deps, input.autoscaler, input.now, instance ? &*instance : nullptr);
+    const InstanceReadiness* inst = instance ? &*instance : nullptr;
+    c = classify_ ? classify_(pod, events, deps, input.autoscaler, input.now, inst)
+                  : Classify(pod, events, deps, input.autoscaler, options_, input.now, inst);
     classified = true;
   }
 

@@ -18,12 +18,16 @@
 #include <unordered_set>
 #include <vector>
 
+#include "exporter/classify/classifier.h"
 #include "exporter/model/types.h"
 #include "exporter/model/v2.h"
 #include "exporter/model/waiting.h"
 
 namespace podwait {
 
+// A classification function of Classify's shape: a scripted one replaces the classifier where
+// only the tracker's bookkeeping is under test (tests/unit/evaluate_waiting_tracker_test.cpp,
+// bench/metrics_render_bench.cpp).
 using ClassifyFn = std::function<Classification(
     const PodRecord& pod, std::span<const EventRecord> events, const ClusterDependencies* deps,
     const AutoscalerState& autoscaler, Timestamp now, const InstanceReadiness* instance)>;
@@ -39,6 +43,8 @@ struct PodChangeSet {
   std::vector<std::string> deleted;  // uids of pods that are gone
 };
 
+// The one input of an evaluation: built by the Pipeline (from its stores), read by the
+// Evaluator (which keeps this shard's pods) and the tracker.
 struct EvaluationInput {
   // nullptr: a full evaluation, `pods` is every pod. Otherwise an incremental one: only these
   // pods changed since the previous evaluation (`pods` is not read), and the tracker works out
@@ -46,10 +52,10 @@ struct EvaluationInput {
   // the autoscaler state changed, pods whose classification's recheck_at has come.
   const PodChangeSet* changes = nullptr;
   std::span<const std::shared_ptr<const PodRecord>> pods;
-  EventsFn events;      // may be empty: no events
-  InstanceFn instance;  // may be empty: no v2 instances
+  EventsFn events;      // one pod's events; may be empty: no events
+  InstanceFn instance;  // a v2 pod's instance readiness; may be empty: no v2 instances
   const std::map<ClusterKey, ClusterDependencies>* dependencies = nullptr;
-  AutoscalerState autoscaler;
+  AutoscalerState autoscaler;  // what the autoscalers are doing (MakeAutoscalerState)
   std::span<const FailureMember> failure_members;
   Timestamp now = 0;
 };
@@ -73,6 +79,9 @@ struct EvaluationInput {
 // observe until they leave it) and stages completed while the exporter was down are never invented.
 class WaitingTracker {
  public:
+  // Classifies with Classify and these options.
+  explicit WaitingTracker(ClassifierOptions options);
+  // Classifies with `classify` instead (a scripted classifier; see ClassifyFn).
   explicit WaitingTracker(ClassifyFn classify);
 
   void Evaluate(const EvaluationInput& input);
@@ -113,7 +122,8 @@ class WaitingTracker {
   std::map<std::tuple<std::string, std::string, std::string>, FailoverCount> CountFailovers(
       std::span<const FailureMember> members) const;
 
-  ClassifyFn classify_;
+  const ClassifierOptions options_;
+  const ClassifyFn classify_;                      // empty: Classify with options_
   std::unordered_map<std::string, Track> tracks_;  // by pod uid
   // Tracked uids by cluster (pointers to tracks_' keys, which stay put until the track goes).
   std::map<ClusterKey, std::unordered_set<const std::string*>> by_cluster_;
