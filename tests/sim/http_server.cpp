@@ -101,6 +101,10 @@ std::string StatusText(int status) {
       return "Gone";
     case 413:
       return "Payload Too Large";
+    case 415:
+      return "Unsupported Media Type";
+    case 422:
+      return "Unprocessable Entity";
     case 429:
       return "Too Many Requests";
     case 500:

@@ -354,6 +354,28 @@ std::string ToJson(const rapidjson::Value& v) {
   return std::string(sb.GetString(), sb.GetSize());
 }
 
+void MergePatch(rapidjson::Value& target, const rapidjson::Value& patch,
+                rapidjson::Document::AllocatorType& alloc) {
+  if (!patch.IsObject()) {
+    target.CopyFrom(patch, alloc);
+    return;
+  }
+  if (!target.IsObject()) target.SetObject();
+  for (const auto& m : patch.GetObject()) {
+    auto it = target.FindMember(m.name);
+    if (m.value.IsNull()) {
+      if (it != target.MemberEnd()) target.RemoveMember(it);
+    } else if (it != target.MemberEnd()) {
+      MergePatch(it->value, m.value, alloc);
+    } else {
+      rapidjson::Value name(m.name, alloc);
+      rapidjson::Value value(rapidjson::kObjectType);
+      MergePatch(value, m.value, alloc);
+      target.AddMember(name, value, alloc);
+    }
+  }
+}
+
 std::string StatusJson(int code, std::string_view reason, std::string_view message) {
   return "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
          "\"message\":\"" +
