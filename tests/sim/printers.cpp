@@ -417,8 +417,7 @@ void AppendColumnDefinitions(std::string* out, Resource r) {
   for (size_t i = 0; i < cols.size(); ++i) {
     const PrinterColumn& c = cols[i];
     if (i) *out += ",";
-    *out += "{\"name\":" + Quoted(c.name) +
-            ",\"type\":" + Quoted(c.type) +
+    *out += "{\"name\":" + Quoted(c.name) + ",\"type\":" + Quoted(c.type) +
             ",\"format\":" + Quoted(std::string_view(c.name) == "Name" ? "name" : "") +
             ",\"description\":" + Quoted(c.description) +
             ",\"priority\":" + std::to_string(c.priority) + "}";

@@ -10,10 +10,10 @@
 namespace podwait::sim {
 
 // Server-side printing, as the API server answers a client that sends
-// `Accept: application/json;as=Table;g=meta.k8s.io;v=v1` (kubectl get): a meta.k8s.io/v1 Table whose
-// columns are kubectl's usual ones for pods, events and configmaps (the API server's printers)
-// and, for the custom resources, "Name" plus the CRD's additionalPrinterColumns (tidb-operator's
-// CRDs and kubebuilder markers).
+// `Accept: application/json;as=Table;g=meta.k8s.io;v=v1` (kubectl get): a meta.k8s.io/v1 Table
+// whose columns are kubectl's usual ones for pods, events and configmaps (the API server's
+// printers) and, for the custom resources, "Name" plus the CRD's additionalPrinterColumns
+// (tidb-operator's CRDs and kubebuilder markers).
 
 // What a Table row carries of its object (query parameter includeObject).
 enum class IncludeObject { kNone, kMetadata, kObject };

@@ -1637,6 +1637,21 @@ bool ExpandV2(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* 
   return Finish(sb, out, error);
 }
 
+namespace {
+
+// A ConfigMap document up to its open metadata.annotations object.
+void BeginConfigMapAnnotations(Writer& w) {
+  w.StartObject();
+  KV(w, "apiVersion", "v1");
+  KV(w, "kind", "ConfigMap");
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("annotations");
+  w.StartObject();
+}
+
+}  // namespace
+
 bool ExpandConfigMap(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
                      std::string* error) {
   std::string ns = Str(spec, "namespace");
@@ -1647,13 +1662,7 @@ bool ExpandConfigMap(const rapidjson::Value& spec, Timestamp now, rapidjson::Doc
   }
   rapidjson::StringBuffer sb;
   Writer w(sb);
-  w.StartObject();
-  KV(w, "apiVersion", "v1");
-  KV(w, "kind", "ConfigMap");
-  w.Key("metadata");
-  w.StartObject();
-  w.Key("annotations");
-  w.StartObject();
+  BeginConfigMapAnnotations(w);
   CopyMap(w, Member(spec, "annotations"));
   w.EndObject();
   KT(w, "creationTimestamp", now);
@@ -1741,13 +1750,7 @@ bool ExpandAutoscalerStatus(const rapidjson::Value& spec, Timestamp now, rapidjs
   }
   rapidjson::StringBuffer sb;
   Writer w(sb);
-  w.StartObject();
-  KV(w, "apiVersion", "v1");
-  KV(w, "kind", "ConfigMap");
-  w.Key("metadata");
-  w.StartObject();
-  w.Key("annotations");
-  w.StartObject();
+  BeginConfigMapAnnotations(w);
   KV(w, "cluster-autoscaler.kubernetes.io/last-updated", go_time(t_now));
   w.EndObject();
   KV(w, "name", Str(spec, "name", "cluster-autoscaler-status"));
