@@ -115,7 +115,7 @@ expect "kubectl describe pod shows the pod and its events" "$tmp/describe.out" \
 run tidbclusters get tidbclusters -A
 expect "kubectl get tidbclusters shows tidb-operator's printer columns" "$tmp/tidbclusters.out" \
   '^NAMESPACE +NAME +READY +PD +STORAGE +READY +DESIRE +TIKV +STORAGE +READY +DESIRE +TIDB +READY +DESIRE +AGE$' \
-  '^demo +demo +'
+  '^demo +demo +pingcap/pd:v[0-9.]+ +3 +pingcap/tikv:v[0-9.]+ +3 +pingcap/tidb:v[0-9.]+ +5 +[0-9]'
 run tikvs get tikvs -n tidb-v2
 expect "kubectl get tikvs shows the v2 TiKV printer columns" "$tmp/tikvs.out" \
   '^NAME +CLUSTER +STOREID +STORESTATE +SYNCED +READY +AGE$' \

@@ -1367,8 +1367,13 @@ bool ExpandTidbCluster(const rapidjson::Value& spec, Timestamp now, rapidjson::D
   w.StartObject();
   KV(w, "clusterID", std::to_string(StableHash(ns + "/" + name) & 0x7fffffffffffffffULL));
   // pd
+  // status.<component>.image: what `kubectl get tc` shows in the PD, TiKV and TiDB columns.
+  auto status_image = [&](const char* comp) {
+    KV(w, "image", std::string("pingcap/") + comp + ":" + version);
+  };
   w.Key("pd");
   w.StartObject();
+  status_image("pd");
   const rapidjson::Value* healthy = Member(pds, "healthy");
   std::string leader = Str(pds, "leader", name + "-pd-0");
   const rapidjson::Value* leader_v = Member(pds, "leader");
@@ -1436,6 +1441,7 @@ bool ExpandTidbCluster(const rapidjson::Value& spec, Timestamp now, rapidjson::D
   auto store_comp = [&](const char* comp, const rapidjson::Value& s) {
     w.Key(comp);
     w.StartObject();
+    status_image(comp);
     if (!failures(s, "failureStores", "failureStores", true)) return false;
     KV(w, "phase", Str(s, "phase", "Normal"));
     w.Key("stores");
@@ -1471,6 +1477,7 @@ bool ExpandTidbCluster(const rapidjson::Value& spec, Timestamp now, rapidjson::D
   // tidb
   w.Key("tidb");
   w.StartObject();
+  status_image("tidb");
   if (!failures(tidbs, "failureMembers", "failureMembers", false)) return false;
   KV(w, "phase", Str(tidbs, "phase", "Normal"));
   w.EndObject();

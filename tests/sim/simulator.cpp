@@ -246,11 +246,6 @@ int64_t Simulator::CycleMs() const {
   return last + 15 * kSecond;
 }
 
-uint64_t Simulator::cycles() const {
-  std::lock_guard<std::mutex> lock(ops_mu_);
-  return cycles_;
-}
-
 void Simulator::RestartStoryLocked() {
   for (int i = 0; i < kResourceCount; ++i) {
     Resource r = static_cast<Resource>(i);
@@ -764,6 +759,33 @@ bool Simulator::ServeFault(const RequestFault& f, Resource r, Responder& resp) {
   return true;
 }
 
+namespace {
+
+// What follows the group version in a resource path.
+struct ResourcePath {
+  std::string ns;  // "" for all namespaces
+  std::string plural;
+  std::string name;  // "" for a list or watch
+};
+
+// "/<plural>", "/namespaces/<ns>/<plural>" or "/namespaces/<ns>/<plural>/<name>".
+std::optional<ResourcePath> SplitResourcePath(std::string_view rest) {
+  std::vector<std::string> seg;
+  while (!rest.empty()) {
+    rest.remove_prefix(1);
+    size_t slash = rest.find('/');
+    seg.emplace_back(rest.substr(0, slash));
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  }
+  if (seg.size() == 1) return ResourcePath{"", seg[0], ""};
+  if ((seg.size() == 3 || seg.size() == 4) && seg[0] == "namespaces") {
+    return ResourcePath{seg[1], seg[2], seg.size() == 4 ? seg[3] : ""};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void Simulator::HandleKube(const Request& req, Responder& resp) {
   if (!CheckToken(req, resp)) return;
   std::string_view path = req.path;
@@ -801,25 +823,14 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
     ServeDiscovery(path, resp);
     return;
   }
-  std::vector<std::string> seg;
-  while (!rest.empty()) {
-    rest.remove_prefix(1);
-    size_t slash = rest.find('/');
-    seg.emplace_back(rest.substr(0, slash));
-    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
-  }
-  std::string ns, name, plural;
-  if (seg.size() == 1) {
-    plural = seg[0];
-  } else if ((seg.size() == 3 || seg.size() == 4) && seg[0] == "namespaces") {
-    ns = seg[1];
-    plural = seg[2];
-    if (seg.size() == 4) name = seg[3];
-  } else {
+  auto where = SplitResourcePath(rest);
+  if (!where) {
     SendStatus(resp, 404, "the server could not find the requested resource");
     return;
   }
-  auto r = ResourceFromPlural(plural);
+  const std::string& ns = where->ns;
+  const std::string& name = where->name;
+  auto r = ResourceFromPlural(where->plural);
   // events.k8s.io/v1 Events are the core Events seen through another API (as on a real server).
   const bool events_v1 = group_version == kEventsV1 && r == Resource::kEvents;
   if (!r || (Info(*r).api_version != group_version && !events_v1) || !Served(*r)) {
@@ -1267,6 +1278,11 @@ void Simulator::HandleControl(const Request& req, Responder& resp) {
       ok = true;
       for (int64_t i = 0; i < n && ok; ++i) ok = AdvanceOne(&error);
     }
+  } else if (p == "/_sim/restart") {
+    std::lock_guard<std::mutex> lock(ops_mu_);
+    RestartStoryLocked();
+    steps_cv_.notify_all();  // the timeline waits for the first step again
+    ok = true;
   } else if (p == "/_sim/apply") {
     std::lock_guard<std::mutex> lock(ops_mu_);
     ok = Apply(body, &error);

@@ -68,7 +68,6 @@ class Simulator {
 
   Store& store() { return store_; }
   size_t steps_done() const;
-  uint64_t cycles() const;
 
  private:
   struct Step {
@@ -109,8 +108,8 @@ class Simulator {
   void TimelineLoop();
   // The length of one cycle of the story: the scenario's "cycle", else the last step + 15 s.
   int64_t CycleMs() const;
-  // --loop: removes every object, forgets PD states and applies the scenario's objects again;
-  // the steps run again from the first one.
+  // --loop and POST /_sim/restart: removes every object, forgets PD states and applies the
+  // scenario's objects again; the steps run again from the first one.
   void RestartStoryLocked();
   void ChurnLoop();
 

@@ -165,7 +165,8 @@ TEST(SimPrinters, CustomResourcesGetTheirCrdPrinterColumns) {
   EXPECT_EQ(tct["rows"][0]["cells"][5].GetInt64(), 3) << "PD Desire is an integer column";
   EXPECT_EQ(tct["rows"][0]["cells"][12].GetInt64(), 2);
   EXPECT_EQ(tct["columnDefinitions"][13]["priority"].GetInt(), 1) << "Status is wide";
-  EXPECT_TRUE(tct["rows"][0]["cells"][2].IsNull()) << "no status.pd.image: an empty cell";
+  EXPECT_STREQ(tct["rows"][0]["cells"][2].GetString(), "pingcap/pd:v8.1.0");
+  EXPECT_TRUE(tct["rows"][0]["cells"][3].IsNull()) << "no spec.pd.requests.storage: an empty cell";
   EXPECT_TRUE(PrinterColumnsOf(Resource::kPods).empty());
 }
 
