@@ -383,12 +383,13 @@ void AppendAttention(const ViewModel& m, const ClusterGroups& cg, std::string& h
   h += "</section>";
 }
 
-void AppendExpected(const ViewModel& m, const ClusterGroups& cg, std::string& h) {
+// Collapsed, unless the page is filtered to one class: then what was asked for is shown.
+void AppendExpected(const ViewModel& m, const ClusterGroups& cg, bool open, std::string& h) {
   h += "<section class=\"cluster\">";
   AppendClusterHead(m, cg.key, h);
   for (const Group& g : cg.expected) {
     const std::string name = HtmlEscape(WaitClassName(g.wait_class));
-    h += "<details class=\"class-" + name + "\"><summary title=\"" +
+    h += "<details class=\"class-" + name + "\"" + (open ? " open" : "") + "><summary title=\"" +
          HtmlEscape(Info(g.wait_class).meaning) + "\"><b>" + name + "</b> <span class=\"tag\">" +
          Plural(g.pods.size(), "pod", "pods") + ", expected wait</span> · " +
          RunbookLink(g.wait_class) + "</summary>";
@@ -514,7 +515,7 @@ std::string RenderStatusPage(const ViewModel& model, const StatusPageOptions& op
     h += "<h2 class=\"part\" id=\"expected\">Expected waits · " + Plural(expected, "pod", "pods") +
          "</h2>";
     for (const ClusterGroups& cg : clusters) {
-      if (!cg.expected.empty()) AppendExpected(model, cg, h);
+      if (!cg.expected.empty()) AppendExpected(model, cg, !filter.wait_class.empty(), h);
     }
   }
   std::vector<const ClusterGroups*> quiet;
