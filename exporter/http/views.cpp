@@ -462,79 +462,103 @@ void AppendFilters(const ViewModel& m, const PodFilter& f, std::string& h) {
 
 }  // namespace
 
-std::string RenderStatusPage(const ViewModel& model, const StatusPageOptions& options,
-                             const PodFilter& filter) {
-  const std::vector<ClusterGroups> clusters = GroupPods(model, filter);
-  size_t attention = 0;
-  size_t expected = 0;
-  size_t attention_clusters = 0;
-  for (const ClusterGroups& cg : clusters) {
-    for (const Group& g : cg.attention) attention += g.pods.size();
-    for (const Group& g : cg.expected) expected += g.pods.size();
-    if (!cg.attention.empty()) ++attention_clusters;
-  }
+namespace {
 
-  std::string h;
-  h.reserve(64 * 1024);
+struct Counts {
+  size_t attention = 0;  // pods
+  size_t expected = 0;   // pods
+  size_t attention_clusters = 0;
+  size_t clusters = 0;
+};
+
+Counts Count(const std::vector<ClusterGroups>& clusters) {
+  Counts n;
+  n.clusters = clusters.size();
+  for (const ClusterGroups& cg : clusters) {
+    for (const Group& g : cg.attention) n.attention += g.pods.size();
+    for (const Group& g : cg.expected) n.expected += g.pods.size();
+    if (!cg.attention.empty()) ++n.attention_clusters;
+  }
+  return n;
+}
+
+std::string NeedAttention(size_t n) {
+  return std::to_string(n) + (n == 1 ? " needs" : " need") + " attention";
+}
+
+// <head>, then the header: version, evaluation time, sync, links, the summary line, the filters.
+void AppendHeader(const ViewModel& m, const StatusPageOptions& o, const PodFilter& f,
+                  const Counts& n, std::string& h) {
   h += "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
        "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
        "<meta http-equiv=\"refresh\" content=\"30\"><title>";
-  if (attention > 0) {
-    h += std::to_string(attention) + (attention == 1 ? " needs" : " need") + " attention · ";
-  }
+  if (n.attention > 0) h += NeedAttention(n.attention) + " · ";
   h += "podwait</title><style>";
   h += kStyle;
   h += "</style></head><body><header><div class=\"top\"><h1>podwait</h1><span class=\"meta\">";
-  h += "version " + HtmlEscape(options.version);
-  if (const Timestamp at = EvaluatedAt(model); at > 0) {
-    h += " · evaluated <time datetime=\"" + HtmlEscape(FormatRfc3339(at)) + "\" title=\"" +
-         HtmlEscape(FormatRfc3339(at)) + "\">" + HtmlEscape(FormatDuration(model.now - at)) +
-         " ago</time>";
+  h += "version " + HtmlEscape(o.version);
+  if (const Timestamp at = EvaluatedAt(m); at > 0) {
+    const std::string abs = HtmlEscape(FormatRfc3339(at));
+    h += " · evaluated <time datetime=\"" + abs + "\" title=\"" + abs + "\">" +
+         HtmlEscape(FormatDuration(m.now - at)) + " ago</time>";
   }
-  h += model.synced ? " · synced" : " · <b>not synced yet</b>";
-  h += " · refreshes every 30s</span><span class=\"meta\"><a href=\"" +
-       Beside(options.telemetry_path) +
+  h += m.synced ? " · synced" : " · <b>not synced yet</b>";
+  h += " · refreshes every 30s</span><span class=\"meta\"><a href=\"" + Beside(o.telemetry_path) +
        "\">metrics</a> · <a href=\"api/v1/pods\">JSON</a> · <a href=\"runbook\">runbook</a>"
-       "</span></div><p class=\"summary\">";
-  h += "<span class=\"" + std::string(attention > 0 ? "bad" : "ok") + "\">" +
-       std::to_string(attention) + (attention == 1 ? " needs" : " need") +
-       " attention</span>, <span class=\"calm\">" + std::to_string(expected) +
-       " expected</span> <span class=\"meta\">in " + Plural(clusters.size(), "cluster", "clusters");
-  if (attention_clusters > 0) h += ", " + std::to_string(attention_clusters) + " with problems";
+       "</span></div><p class=\"summary\"><span class=\"" +
+       std::string(n.attention > 0 ? "bad" : "ok") + "\">" + NeedAttention(n.attention) +
+       "</span>, <span class=\"calm\">" + std::to_string(n.expected) +
+       " expected</span> <span class=\"meta\">in " + Plural(n.clusters, "cluster", "clusters");
+  if (n.attention_clusters > 0) h += ", " + std::to_string(n.attention_clusters) + " with problems";
   h += "</span></p>";
-  AppendFilters(model, filter, h);
-  h += "</header><main>";
+  AppendFilters(m, f, h);
+  h += "</header>";
+}
 
-  if (attention + expected == 0) AppendEmpty(model, options, filter, h);
-  if (attention > 0) {
-    h += "<h2 class=\"part\" id=\"attention\">Needs attention · " +
-         Plural(attention, "pod", "pods") + "</h2>";
-    for (const ClusterGroups& cg : clusters) {
-      if (!cg.attention.empty()) AppendAttention(model, cg, h);
-    }
-  }
-  if (expected > 0) {
-    h += "<h2 class=\"part\" id=\"expected\">Expected waits · " + Plural(expected, "pod", "pods") +
-         "</h2>";
-    for (const ClusterGroups& cg : clusters) {
-      if (!cg.expected.empty()) AppendExpected(model, cg, !filter.wait_class.empty(), h);
-    }
-  }
+// Clusters without waiting pods: one line of links.
+void AppendQuiet(const std::vector<ClusterGroups>& clusters, std::string& h) {
   std::vector<const ClusterGroups*> quiet;
   for (const ClusterGroups& cg : clusters) {
     if (cg.attention.empty() && cg.expected.empty()) quiet.push_back(&cg);
   }
-  if (!quiet.empty()) {
-    h += "<h2 class=\"part\" id=\"quiet\">No pod waits · " +
-         Plural(quiet.size(), "cluster", "clusters") + "</h2><p class=\"quiet\">";
-    for (size_t i = 0; i < quiet.size(); ++i) {
-      PodFilter only;
-      only.cluster = TidbClusterLabel(quiet[i]->key.namespace_, quiet[i]->key.name);
-      h += (i ? " · " : "") + std::string("<a href=\"") + FilterLink(only) + "\">" +
-           HtmlEscape(quiet[i]->key.namespace_ + "/" + quiet[i]->key.name) + "</a>";
-    }
-    h += "</p>";
+  if (quiet.empty()) return;
+  h += "<h2 class=\"part\" id=\"quiet\">No pod waits · " +
+       Plural(quiet.size(), "cluster", "clusters") + "</h2><p class=\"quiet\">";
+  for (size_t i = 0; i < quiet.size(); ++i) {
+    PodFilter only;
+    only.cluster = TidbClusterLabel(quiet[i]->key.namespace_, quiet[i]->key.name);
+    h += (i ? " · " : "") + std::string("<a href=\"") + FilterLink(only) + "\">" +
+         HtmlEscape(quiet[i]->key.namespace_ + "/" + quiet[i]->key.name) + "</a>";
   }
+  h += "</p>";
+}
+
+}  // namespace
+
+std::string RenderStatusPage(const ViewModel& model, const StatusPageOptions& options,
+                             const PodFilter& filter) {
+  const std::vector<ClusterGroups> clusters = GroupPods(model, filter);
+  const Counts n = Count(clusters);
+  std::string h;
+  h.reserve(64 * 1024);
+  AppendHeader(model, options, filter, n, h);
+  h += "<main>";
+  if (n.attention + n.expected == 0) AppendEmpty(model, options, filter, h);
+  if (n.attention > 0) {
+    h += "<h2 class=\"part\" id=\"attention\">Needs attention · " +
+         Plural(n.attention, "pod", "pods") + "</h2>";
+    for (const ClusterGroups& cg : clusters) {
+      if (!cg.attention.empty()) AppendAttention(model, cg, h);
+    }
+  }
+  if (n.expected > 0) {
+    h += "<h2 class=\"part\" id=\"expected\">Expected waits · " +
+         Plural(n.expected, "pod", "pods") + "</h2>";
+    for (const ClusterGroups& cg : clusters) {
+      if (!cg.expected.empty()) AppendExpected(model, cg, !filter.wait_class.empty(), h);
+    }
+  }
+  AppendQuiet(clusters, h);
   h += "</main><footer>Classes and what to do: <a href=\"runbook#classes\">runbook</a>.";
   if (!options.external_url.empty()) {
     h += " Alert links to this exporter's runbook: <code>runbookURLPattern: '" +
