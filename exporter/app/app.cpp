@@ -6,10 +6,12 @@
 #include "exporter/app/inputs.h"
 #include "exporter/app/options.h"
 #include "exporter/common/log.h"
+#include "exporter/http/runbook.h"
 #include "exporter/metrics/exposition.h"
 #include "exporter/metrics/process_collector.h"
 #include "exporter/metrics/utf8_metrics.h"
 #include "exporter/metrics/waiting_collector.h"
+#include "podwait/version.h"
 
 namespace podwait {
 namespace {
@@ -51,6 +53,9 @@ ViewModel App::MakeViewModel() const {
   m.evaluated_at = pipeline_.LastEvaluated();
   m.dependencies = pipeline_.dependencies().Snapshot();
   m.synced = sync_.AllSynced();
+  for (const auto& [name, synced] : sync_.Snapshot()) {
+    if (!synced) m.unsynced.push_back(name);
+  }
   m.now = clock_.Now();
   return m;
 }
@@ -69,8 +74,26 @@ void App::BuildReflectors() {
   }
 }
 
+namespace {
+
+StatusPageOptions StatusPageOptionsFor(const Config& c) {
+  StatusPageOptions o;
+  o.telemetry_path = c.telemetry_path;
+  o.version = kVersion;
+  o.selector = c.selector;
+  o.selector_v2 = c.v2_enabled ? c.selector_v2 : std::string();
+  o.namespaces = c.namespaces;
+  o.external_url = c.external_url;
+  return o;
+}
+
+}  // namespace
+
+// Every endpoint is served under --web.route-prefix; the status page at "<prefix>/" (its links
+// are relative, so it works behind kubectl proxy and ingress sub-paths alike).
 void App::InstallHandlers() {
-  server_.Handle(config_.telemetry_path, [this](const HttpServerRequest&) {
+  const std::string& prefix = config_.route_prefix;
+  server_.Handle(prefix + config_.telemetry_path, [this](const HttpServerRequest&) {
     const int64_t start = clock_.MonotonicMs();
     HttpServerReply reply;
     reply.content_type = kTextContentType;
@@ -86,12 +109,12 @@ void App::InstallHandlers() {
                                            1000);
     return reply;
   });
-  server_.Handle("/healthz", [](const HttpServerRequest&) {
+  server_.Handle(prefix + "/healthz", [](const HttpServerRequest&) {
     HttpServerReply reply;
     reply.body = "ok\n";
     return reply;
   });
-  server_.Handle("/readyz", [this](const HttpServerRequest&) {
+  server_.Handle(prefix + "/readyz", [this](const HttpServerRequest&) {
     HttpServerReply reply;
     if (sync_.AllSynced()) {
       reply.body = "ready\n";
@@ -105,7 +128,7 @@ void App::InstallHandlers() {
     }
     return reply;
   });
-  server_.Handle("/api/v1/pods", [this](const HttpServerRequest& request) {
+  server_.Handle(prefix + "/api/v1/pods", [this](const HttpServerRequest& request) {
     PodFilter filter;
     auto get = [&request](const char* key) {
       auto it = request.query.find(key);
@@ -120,14 +143,33 @@ void App::InstallHandlers() {
     reply.compressible = true;
     return reply;
   });
-  server_.Handle("/", [this](const HttpServerRequest&) {
+  server_.Handle(prefix + "/", [this](const HttpServerRequest& request) {
     HttpServerReply reply;
     reply.content_type = "text/html; charset=utf-8";
-    reply.body = RenderStatusPage(MakeViewModel(), config_.telemetry_path);
+    reply.body = RenderStatusPage(MakeViewModel(), StatusPageOptionsFor(config_),
+                                  PodFilter::FromQuery(request.query));
     reply.headers = StatusPageHeaders();
     reply.compressible = true;
     return reply;
   });
+  server_.Handle(prefix + "/runbook", [](const HttpServerRequest&) {
+    HttpServerReply reply;
+    reply.content_type = "text/html; charset=utf-8";
+    reply.body = RunbookPage();
+    reply.headers = RunbookPageHeaders();
+    reply.compressible = true;
+    return reply;
+  });
+  if (!prefix.empty()) {
+    // "<prefix>" alone: to "<prefix>/", so that the page's relative links resolve under it.
+    server_.Handle(prefix, [prefix](const HttpServerRequest&) {
+      HttpServerReply reply;
+      reply.status = 302;
+      reply.headers = {{"Location", prefix + "/"}};
+      reply.body = "Found\n";
+      return reply;
+    });
+  }
 }
 
 Result<bool> App::Start() {
@@ -173,7 +215,8 @@ Result<bool> App::Start() {
   started_ = true;
   LogInfo("listening", {{"address", config_.listen_address},
                         {"port", std::to_string(server_.port())},
-                        {"telemetry_path", config_.telemetry_path},
+                        {"route_prefix", config_.route_prefix.empty() ? "/" : config_.route_prefix},
+                        {"telemetry_path", config_.route_prefix + config_.telemetry_path},
                         {"kube_api", kube_.endpoint.api_url}});
   return Result<bool>::Ok(true);
 }

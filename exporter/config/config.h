@@ -18,6 +18,11 @@ struct Config {
   std::string listen_address = ":9877";
   std::string telemetry_path = "/metrics";
   std::string web_config_file;  // exporter-toolkit web config: TLS, basic auth, headers
+  // As Prometheus: the URL users reach the exporter at (for links it hands out, such as the
+  // runbook's), and the path prefix every endpoint is served under ("" = "/"; defaults to the
+  // external URL's path). Both without a trailing slash after parsing.
+  std::string external_url;
+  std::string route_prefix;
   // Logging
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kLogfmt;

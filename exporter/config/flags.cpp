@@ -31,6 +31,15 @@ const std::vector<Flag>& Flags() {
                  &Config::listen_address),
       StringFlag("web.telemetry-path", "Path under which to expose metrics.",
                  &Config::telemetry_path),
+      StringFlag("web.external-url",
+                 "The URL under which the exporter is reached from outside (for example through "
+                 "an ingress or proxy); used for the links it hands out, such as the runbook's. "
+                 "Its path is the default of --web.route-prefix.",
+                 &Config::external_url),
+      StringFlag("web.route-prefix",
+                 "Prefix for the internal routes of web endpoints. Defaults to the path of "
+                 "--web.external-url.",
+                 &Config::route_prefix),
       StringFlag("web.config.file",
                  "Path to a web configuration file that can enable TLS or authentication "
                  "(exporter-toolkit format).",
@@ -184,6 +193,37 @@ const std::vector<Flag>& Flags() {
   return flags;
 }
 
+// --web.external-url and --web.route-prefix as Prometheus reads them: the external URL is absolute
+// (http or https, a host, no query or fragment), the route prefix defaults to its path and gets a
+// leading '/'; both lose a trailing '/' ("/" becomes "").
+Result<bool> ResolveWebUrls(Config* c) {
+  std::string& url = c->external_url;
+  std::string path;
+  if (!url.empty()) {
+    const size_t scheme_end = url.find("://");
+    const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+    if (scheme != "http" && scheme != "https") {
+      return Result<bool>::Fail(
+          "flag --web.external-url: want an absolute http or https URL, got \"" + url + "\"");
+    }
+    if (url.find_first_of("?#") != std::string::npos) {
+      return Result<bool>::Fail("flag --web.external-url: no query or fragment allowed, got \"" +
+                                url + "\"");
+    }
+    const size_t path_start = url.find('/', scheme_end + 3);
+    if (path_start == scheme_end + 3 || scheme_end + 3 == url.size()) {
+      return Result<bool>::Fail("flag --web.external-url: no host in \"" + url + "\"");
+    }
+    if (path_start != std::string::npos) path = url.substr(path_start);
+    while (!url.empty() && url.back() == '/') url.pop_back();
+  }
+  std::string& prefix = c->route_prefix;
+  if (prefix.empty()) prefix = path;
+  if (!prefix.empty() && prefix[0] != '/') prefix = "/" + prefix;
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  return Result<bool>::Ok(true);
+}
+
 }  // namespace
 
 Result<DependencyMap> ParseDependencyMap(const std::string& text) {
@@ -236,6 +276,9 @@ FlagParseResult ParseFlags(const std::vector<std::string>& args) {
   result.positional = std::move(parsed.value->positional);
   if (Result<bool> checked = CheckConfig(result.config); !checked.ok()) {
     return fail(std::move(checked.error));
+  }
+  if (Result<bool> urls = ResolveWebUrls(&result.config); !urls.ok()) {
+    return fail(std::move(urls.error));
   }
   return result;
 }
