@@ -98,11 +98,8 @@ void App::EvaluateOnce() {
   in.instance = InstanceLookup(v2_);
   in.ca_status = CurrentCaStatus();
   // Autoscaler presence from the events the store has seen (cheap: kept as events arrive).
-  in.autoscaler_signals.ca_status_configmap = ca_status_present_;
-  in.autoscaler_signals.last_ca_event =
-      events_.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler);
-  in.autoscaler_signals.last_karpenter_event =
-      events_.LastAutoscalerEvent(AutoscalerKind::kKarpenter);
+  in.autoscaler_signals.status_object[AutoscalerKind::kClusterAutoscaler] = ca_status_present_;
+  in.autoscaler_signals.last_event = events_.LastAutoscalerEvents();
   in.dependencies = &deps;
   in.failure_members = failures;
   in.now = clock_.Now();
@@ -248,8 +245,7 @@ bool App::Start(std::string* error) {
     }
   }
   const AutoscalerMode mode = evaluator_.options().autoscaler_mode;
-  if (config_.ca_status_enabled && mode != AutoscalerMode::kNone &&
-      mode != AutoscalerMode::kKarpenter) {
+  if (config_.ca_status_enabled && mode.MayUse(AutoscalerKind::kClusterAutoscaler)) {
     ca_status_source_ = std::make_unique<ConfigMapSource>(config_.ca_status_name);
     reflectors_.push_back(
         std::make_unique<Reflector>(kube_, ConfigMapReflectorOptions(config_), *ca_status_source_));

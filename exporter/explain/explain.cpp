@@ -313,8 +313,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
       records.push_back(std::move(e.event));
     }
     events.Replace(std::move(records));
-    signals.last_ca_event = events.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler);
-    signals.last_karpenter_event = events.LastAutoscalerEvent(AutoscalerKind::kKarpenter);
+    signals.last_event = events.LastAutoscalerEvents();
   }
 
   // Autoscaler.
@@ -340,7 +339,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
       err << "podwait-exporter explain: " << a.ca_status_file << ": " << status.error << "\n";
       return 1;
     }
-    signals.ca_status_configmap = true;
+    signals.status_object[AutoscalerKind::kClusterAutoscaler] = true;
     ca_status = std::move(status.value);
   }
 

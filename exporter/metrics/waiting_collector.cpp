@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "exporter/metrics/text_writer.h"
+#include "exporter/model/autoscalers.h"
 
 namespace podwait {
 namespace {
@@ -137,10 +138,9 @@ void WaitingCollector::AppendText(std::string* out) const {
 
   w.Family(metric::kAutoscalerDetected);
   const AutoscalerState& a = snap->autoscaler;
-  w.Sample(metric::kAutoscalerDetected.name, {{"kind", "cluster-autoscaler"}},
-           !a.forced_none && a.cluster_autoscaler ? 1 : 0);
-  w.Sample(metric::kAutoscalerDetected.name, {{"kind", "karpenter"}},
-           !a.forced_none && a.karpenter ? 1 : 0);
+  for (const AutoscalerInfo& info : kAutoscalers) {
+    w.Sample(metric::kAutoscalerDetected.name, {{"kind", info.name}}, a.Present(info.kind) ? 1 : 0);
+  }
 }
 
 }  // namespace podwait
