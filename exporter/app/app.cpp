@@ -47,11 +47,13 @@ App::App(Config config, const Clock& clock)
   v2_.SetListener([this](const ClusterKey& key, const v2::ClusterFacts& facts) {
     dependencies_.OnV2Cluster(key, facts);
   });
-  collectables_.push_back(self_metrics_.registry());
-  collectables_.push_back(std::make_shared<ProcessCollector>());
-  waiting_collector_ = std::make_unique<WaitingCollector>([this] { return evaluator_.Snapshot(); },
-                                                          clock_, config_.metrics_pod_series);
-  dependency_collector_ = std::make_unique<DependencyCollector>(dependencies_);
+  metric_writers_.push_back(std::make_unique<CollectableWriter>(
+      std::vector<std::shared_ptr<const prometheus::Collectable>>{
+          self_metrics_.registry(), std::make_shared<ProcessCollector>()}));
+  metric_writers_.push_back(std::make_unique<DependencyCollector>(dependencies_));
+  metric_writers_.push_back(std::make_unique<WaitingCollector>(
+      [this] { return evaluator_.Snapshot(); }, clock_, config_.metrics_pod_series));
+  metric_writers_.push_back(std::make_unique<InvalidUtf8Writer>());
 }
 
 App::~App() { Stop(); }
@@ -142,12 +144,9 @@ void App::InstallHandlers() {
     const int64_t start = clock_.MonotonicMs();
     HttpServerReply reply;
     reply.content_type = kTextContentType;
-    reply.body = RenderText(collectables_);
     // About as long as the last one: one allocation instead of a doubling series of copies.
     reply.body.reserve(last_scrape_bytes_.load(std::memory_order_relaxed) + 64 * 1024);
-    dependency_collector_->AppendText(&reply.body);
-    waiting_collector_->AppendText(&reply.body);
-    AppendInvalidUtf8Metrics(&reply.body);
+    AppendAll(metric_writers_, &reply.body);
     last_scrape_bytes_.store(reply.body.size(), std::memory_order_relaxed);
     reply.compressible = true;
     self_metrics_.ScrapeDuration().Observe(static_cast<double>(clock_.MonotonicMs() - start) /
