@@ -7,6 +7,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/common/log.h"
+#include "exporter/model/readiness_source.h"
 #include "exporter/model/types.h"
 
 namespace podwait {
@@ -62,7 +63,7 @@ struct Config {
   std::string pd_key_file;
   // Per-cluster TLS: <dir>/<namespace>/<cluster>/{ca.crt,tls.crt,tls.key}
   std::string pd_tls_dir;
-  std::string readiness_source = "both";  // pd-api | tidbcluster | both
+  ReadinessSource readiness_source = ReadinessSource::kBoth;
 
   // Classification
   std::string autoscaler = "auto";  // auto | cluster-autoscaler | karpenter | none

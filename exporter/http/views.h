@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "exporter/model/types.h"
-#include "exporter/state/waiting_tracker.h"
+#include "exporter/model/waiting.h"
 
 namespace podwait {
 

@@ -24,6 +24,29 @@ struct Group {
   auto Key() const { return std::tie(first->component, stage, wait_class); }
 };
 
+// podwait_stage_duration_seconds: the histogram of every completed stage.
+void AppendStageDurations(const WaitingSnapshot& snap, TextWriter& w) {
+  constexpr const MetricInfo& kM = metric::kStageDurationSeconds;
+  w.Family(kM);
+  std::array<std::string, kStageBuckets.size()> bucket_labels;
+  for (size_t i = 0; i < kStageBuckets.size(); ++i) {
+    TextWriter::AppendValue(&bucket_labels[i], kStageBuckets[i]);
+  }
+  for (const auto& [k, h] : snap.stage_durations) {
+    const std::string_view stage = StageName(k.stage);
+    const std::string_view wait_class = WaitClassName(k.wait_class);
+    const std::string_view labels[] = {k.component, stage, wait_class};
+    uint64_t running = 0;
+    for (size_t i = 0; i < h.buckets.size(); ++i) {
+      running += h.buckets[i];
+      w.Bucket<kM>(labels, bucket_labels[i], static_cast<double>(running));
+    }
+    w.Bucket<kM>(labels, "+Inf", static_cast<double>(h.count));
+    w.Sum<kM>(labels, h.sum);
+    w.Count<kM>(labels, static_cast<double>(h.count));
+  }
+}
+
 }  // namespace
 
 WaitingCollector::WaitingCollector(SnapshotFn snapshot, const Clock& clock, bool pod_series)
@@ -97,25 +120,7 @@ void WaitingCollector::AppendText(std::string* out) const {
   group_family.operator()<metric::kWaitingPods>(&Group::count);
   group_family.operator()<metric::kWaitingOldestSeconds>(&Group::oldest);
 
-  w.Family(metric::kStageDurationSeconds);
-  std::array<std::string, kStageBuckets.size()> bucket_labels;
-  for (size_t i = 0; i < kStageBuckets.size(); ++i) {
-    TextWriter::AppendValue(&bucket_labels[i], kStageBuckets[i]);
-  }
-  for (const auto& [k, h] : snap->stage_durations) {
-    const std::string_view stage = StageName(k.stage);
-    const std::string_view wait_class = WaitClassName(k.wait_class);
-    constexpr const MetricInfo& kM = metric::kStageDurationSeconds;
-    const std::string_view labels[] = {k.component, stage, wait_class};
-    uint64_t running = 0;
-    for (size_t i = 0; i < h.buckets.size(); ++i) {
-      running += h.buckets[i];
-      w.Bucket<kM>(labels, bucket_labels[i], static_cast<double>(running));
-    }
-    w.Bucket<kM>(labels, "+Inf", static_cast<double>(h.count));
-    w.Sum<kM>(labels, h.sum);
-    w.Count<kM>(labels, static_cast<double>(h.count));
-  }
+  AppendStageDurations(*snap, w);
 
   w.Family(metric::kFailoverDuringDependencyWait);
   for (const auto& [k, fc] : snap->failover) {

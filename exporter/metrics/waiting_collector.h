@@ -6,7 +6,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/metrics/metric_writer.h"
-#include "exporter/state/waiting_tracker.h"
+#include "exporter/model/waiting.h"
 
 namespace podwait {
 
