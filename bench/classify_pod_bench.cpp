@@ -80,7 +80,7 @@ void BM_Classify(benchmark::State& state) {
   if (c.pd != Readiness::kReady) deps.pd.reason = DependencyReason::kNoPdLeader;
   if (c.tikv != Readiness::kReady) deps.tikv.reason = DependencyReason::kNoTikvStoreUp;
   AutoscalerState autoscaler;
-  autoscaler.cluster_autoscaler = c.autoscaler;
+  autoscaler.detected[AutoscalerKind::kClusterAutoscaler] = c.autoscaler;
   const ClassifierOptions options;
   Classification result;
   for (auto _ : state) {

@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0] == "contract") {
     if (args.size() > 1) {
       std::fprintf(stderr,
-                   "usage: podwait-exporter contract\n\nPrints the stages, classes, reasons "
-                   "and metric families as JSON.\n");
+                   "usage: podwait-exporter contract\n\nPrints the stages, classes, reasons, "
+                   "metric families, tidb-operator v2 kinds and autoscalers as JSON.\n");
       return args[1] == "-h" || args[1] == "--help" ? 0 : 2;
     }
     std::fputs(podwait::RenderContractJson().c_str(), stdout);

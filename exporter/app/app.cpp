@@ -22,11 +22,13 @@ constexpr Timestamp kEvaluationInterval = kSecond;
 
 App::App(Config config, const Clock& clock)
     : config_(std::move(config)), clock_(clock), env_{&clock}, pipeline_(config_, clock_) {
-  collectables_.push_back(self_metrics_.registry());
-  collectables_.push_back(std::make_shared<ProcessCollector>());
-  waiting_collector_ = std::make_unique<WaitingCollector>([this] { return pipeline_.Snapshot(); },
-                                                          clock_, config_.metrics_pod_series);
-  dependency_collector_ = std::make_unique<DependencyCollector>(pipeline_.dependencies());
+  metric_writers_.push_back(std::make_unique<CollectableWriter>(
+      std::vector<std::shared_ptr<const prometheus::Collectable>>{
+          self_metrics_.registry(), std::make_shared<ProcessCollector>()}));
+  metric_writers_.push_back(std::make_unique<DependencyCollector>(pipeline_.dependencies()));
+  metric_writers_.push_back(std::make_unique<WaitingCollector>(
+      [this] { return pipeline_.Snapshot(); }, clock_, config_.metrics_pod_series));
+  metric_writers_.push_back(std::make_unique<InvalidUtf8Writer>());
 }
 
 App::~App() { Stop(); }
@@ -97,12 +99,9 @@ void App::InstallHandlers() {
     const int64_t start = clock_.MonotonicMs();
     HttpServerReply reply;
     reply.content_type = kTextContentType;
-    reply.body = RenderText(collectables_);
     // About as long as the last one: one allocation instead of a doubling series of copies.
     reply.body.reserve(last_scrape_bytes_.load(std::memory_order_relaxed) + 64 * 1024);
-    dependency_collector_->AppendText(&reply.body);
-    waiting_collector_->AppendText(&reply.body);
-    AppendInvalidUtf8Metrics(&reply.body);
+    AppendAll(metric_writers_, &reply.body);
     last_scrape_bytes_.store(reply.body.size(), std::memory_order_relaxed);
     reply.compressible = true;
     self_metrics_.ScrapeDuration().Observe(static_cast<double>(clock_.MonotonicMs() - start) /

@@ -72,9 +72,9 @@ class App {
   std::unique_ptr<SelfMetricsProbeObserver> probe_observer_;
   std::unique_ptr<PdProber> prober_;
 
-  std::vector<std::shared_ptr<const prometheus::Collectable>> collectables_;
-  std::unique_ptr<WaitingCollector> waiting_collector_;        // writes its text directly
-  std::unique_ptr<DependencyCollector> dependency_collector_;  // so does this one
+  // What /metrics serves, in order: self and process metrics, dependencies, waiting pods, and
+  // the invalid UTF-8 count of them all.
+  std::vector<std::unique_ptr<MetricWriter>> metric_writers_;
   std::atomic<size_t> last_scrape_bytes_{0};
   HttpServer server_;
 

@@ -77,8 +77,7 @@ ReflectorHandler& V2Handler(InputContext& ctx, const ReflectorOptions& o) {
 // The CA status is read unless no autoscaler or only Karpenter is configured.
 bool CaStatusEnabled(const InputContext& ctx) {
   const AutoscalerMode mode = ctx.pipeline.options().autoscaler_mode;
-  return ctx.config.ca_status_enabled && mode != AutoscalerMode::kNone &&
-         mode != AutoscalerMode::kKarpenter;
+  return ctx.config.ca_status_enabled && mode.MayUse(AutoscalerKind::kClusterAutoscaler);
 }
 
 std::vector<ReflectorOptions> CaStatusReflectors(const Config& config) {

@@ -214,21 +214,6 @@ Classification ReadyDependencyWait(const Context& ctx, Stage stage, Timestamp st
 // ---------------------------------------------------------------------------------------------
 // Stage unscheduled
 
-bool IsAutoscalerVerdict(const EventRecord& e) {
-  AutoscalerKind k = EventAutoscalerKind(e);
-  if (k == AutoscalerKind::kClusterAutoscaler) {
-    return e.reason == "TriggeredScaleUp" || e.reason == "NotTriggerScaleUp";
-  }
-  if (k == AutoscalerKind::kKarpenter) {
-    // A nomination counts only in a form we can read (it names what the pod waits for).
-    if (e.reason == "Nominated" || e.reason == "NominatedMachine") {
-      return ParseKarpenterNominated(e.message).has_value();
-    }
-    return e.reason == "FailedScheduling";
-  }
-  return false;
-}
-
 std::string_view LastSegment(std::string_view name) {
   size_t slash = name.rfind('/');
   return slash == std::string_view::npos ? name : name.substr(slash + 1);
@@ -431,8 +416,7 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
 
   std::string_view why;
   FitVerdict v = Judge(fit, &why);
-  if (v == FitVerdict::kResource && ctx.autoscaler.cluster_autoscaler &&
-      !ctx.autoscaler.forced_none) {
+  if (v == FitVerdict::kResource && ctx.autoscaler.Present(AutoscalerKind::kClusterAutoscaler)) {
     // No pod-specific verdict (events expire after an hour; pods that fit on nodes already being
     // added get none): the CA status ConfigMap is the next best evidence.
     if (ctx.autoscaler.cluster_scale_up_backoff) {

@@ -7,6 +7,7 @@
 
 #include "exporter/common/flag_table.h"
 #include "exporter/common/time_format.h"
+#include "exporter/model/autoscalers.h"
 
 namespace podwait {
 namespace {
@@ -23,6 +24,13 @@ std::string ShowDependencyMap(const Config& c) {
     }
   }
   return out;
+}
+
+// --autoscaler's help: its values come from the autoscaler table.
+const std::string& AutoscalerHelp() {
+  static const std::string help =
+      "Autoscaler in use: auto (detected), " + AutoscalerNames() + " or none.";
+  return help;
 }
 
 const std::vector<Flag>& Flags() {
@@ -151,12 +159,10 @@ const std::vector<Flag>& Flags() {
          return std::string();
        },
        [](const Config& c) { return std::string(ReadinessSourceName(c.readiness_source)); }},
-      {"autoscaler", Kind::kString,
-       "Autoscaler in use: auto (detected), cluster-autoscaler, karpenter or none.",
+      {"autoscaler", Kind::kString, AutoscalerHelp(),
        [](Config& c, const std::string& v) {
-         if (v != "auto" && v != "cluster-autoscaler" && v != "karpenter" && v != "none") {
-           return std::string("expects auto, cluster-autoscaler, karpenter or none, got \"") + v +
-                  "\"";
+         if (v != "auto" && v != "none" && FindAutoscaler(v) == nullptr) {
+           return "expects auto, " + AutoscalerNames() + " or none, got \"" + v + "\"";
          }
          c.autoscaler = v;
          return std::string();

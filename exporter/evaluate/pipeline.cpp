@@ -12,9 +12,8 @@ namespace {
 // autoscaler wrote (kept by the event store as events arrive).
 AutoscalerSignals SignalsOf(const EventStore& events, bool ca_status_configmap) {
   AutoscalerSignals signals;
-  signals.ca_status_configmap = ca_status_configmap;
-  signals.last_ca_event = events.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler);
-  signals.last_karpenter_event = events.LastAutoscalerEvent(AutoscalerKind::kKarpenter);
+  signals.status_object[AutoscalerKind::kClusterAutoscaler] = ca_status_configmap;
+  signals.last_event = events.LastAutoscalerEvents();
   return signals;
 }
 

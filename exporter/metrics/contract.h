@@ -4,8 +4,12 @@
 // with its type, help and labels, written once. Every writer (the waiting and dependency
 // collectors, the self-metrics, the process collector) takes its families from here;
 // `podwait-exporter contract` prints the table, and the rules, dashboards and docs checks read
-// that. A new metric is a row here plus the code that writes its samples.
+// that. A new metric is a row here plus the code that writes its samples, which names the row and
+// gives the label values in its order (TextWriter::Sample<M>, PromLabels<M>): a sample with a
+// missing or extra label does not compile.
 
+#include <array>
+#include <cstddef>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -112,5 +116,25 @@ inline constexpr MetricInfo kMetricFamilies[] = {PODWAIT_METRICS(PODWAIT_METRIC_
 
 // The labels of a family, split.
 std::vector<std::string_view> LabelsOf(const MetricInfo& metric);
+
+// The same at compile time, for the writers: a sample of family M takes exactly
+// LabelCount(M.labels) values, in the order of kLabelNames<M> (TextWriter::Sample, PromLabels).
+constexpr size_t LabelCount(std::string_view labels) {
+  if (labels.empty()) return 0;
+  size_t n = 1;
+  for (char c : labels) n += c == ',' ? 1 : 0;
+  return n;
+}
+template <const MetricInfo& M>
+inline constexpr auto kLabelNames = [] {
+  std::array<std::string_view, LabelCount(M.labels)> out{};
+  std::string_view rest = M.labels;
+  for (auto& name : out) {
+    const size_t comma = rest.find(',');
+    name = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return out;
+}();
 
 }  // namespace podwait

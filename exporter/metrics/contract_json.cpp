@@ -3,7 +3,11 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <span>
+
 #include "exporter/metrics/contract.h"
+#include "exporter/model/autoscalers.h"
+#include "exporter/model/v2.h"
 #include "exporter/model/vocabulary.h"
 
 namespace podwait {
@@ -17,6 +21,80 @@ void String(Writer& w, std::string_view s) {
 void Key(Writer& w, const char* key, std::string_view value) {
   w.Key(key);
   String(w, value);
+}
+void Strings(Writer& w, const char* key, std::span<const std::string_view> values) {
+  w.Key(key);
+  w.StartArray();
+  for (std::string_view v : values) String(w, v);
+  w.EndArray();
+}
+
+// The verbs podwait needs: list and watch; get too for one named object (the API server
+// authorizes a list or watch with a metadata.name field selector against resourceNames).
+void Verbs(Writer& w, bool named) {
+  static constexpr std::string_view kNamed[] = {"get", "list", "watch"};
+  static constexpr std::string_view kAll[] = {"list", "watch"};
+  Strings(
+      w, "verbs",
+      named ? std::span<const std::string_view>(kNamed) : std::span<const std::string_view>(kAll));
+}
+
+void V2Kind(Writer& w, std::string_view kind, std::string_view resource, std::string_view component,
+            std::string_view role) {
+  w.StartObject();
+  Key(w, "kind", kind);
+  Key(w, "resource", resource);
+  Key(w, "component", component);
+  Key(w, "role", role);
+  w.EndObject();
+}
+
+// tidb-operator v2: every kind podwait lists and watches in the watched namespaces.
+void WriteV2(Writer& w) {
+  w.Key("v2");
+  w.StartObject();
+  Key(w, "apiGroup", v2::kApiGroup);
+  Key(w, "apiVersion", v2::kApiVersion);
+  Verbs(w, false);
+  w.Key("kinds");
+  w.StartArray();
+  V2Kind(w, v2::kClusterKind, v2::kClusterResource, "", "cluster");
+  for (const v2::Kind& k : v2::Kinds()) {
+    V2Kind(w, k.instance_kind, k.instance_resource, k.component, "instance");
+    V2Kind(w, k.group_kind, k.group_resource, k.component, "group");
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+// The autoscaler table: how podwait tells each one's events and verdicts, what it reads.
+void WriteAutoscalers(Writer& w) {
+  w.Key("autoscalers");
+  w.StartArray();
+  for (const AutoscalerInfo& a : kAutoscalers) {
+    w.StartObject();
+    Key(w, "name", a.name);
+    Strings(w, "eventReasons", a.event_reasons);
+    Strings(w, "eventSources", a.event_sources);
+    Strings(w, "eventSourcePrefixes", a.event_source_prefixes);
+    Strings(w, "verdictReasons", a.verdict_reasons);
+    Key(w, "verdict", a.verdict);
+    w.Key("resources");
+    w.StartArray();
+    for (const ResourceAccess& r : a.resources) {
+      w.StartObject();
+      Key(w, "apiGroup", r.group);
+      Key(w, "resource", r.resource);
+      Key(w, "namespace", r.namespace_);
+      Key(w, "name", r.name);
+      Verbs(w, !r.name.empty());
+      Key(w, "why", r.why);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
 }
 
 }  // namespace
@@ -85,6 +163,8 @@ std::string RenderContractJson() {
     w.EndObject();
   }
   w.EndArray();
+  WriteV2(w);
+  WriteAutoscalers(w);
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }

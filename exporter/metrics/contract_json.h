@@ -1,8 +1,9 @@
 #pragma once
 
-// `podwait-exporter contract`: the vocabulary (stages, classes, reasons, dependencies) and the
-// metric table as one JSON document, for the dashboards generator and checker, the rules and
-// the docs checks, which read it instead of keeping lists of their own.
+// `podwait-exporter contract`: the vocabulary (stages, classes, reasons, dependencies), the
+// metric table, the tidb-operator v2 kinds and the autoscalers with the resources they need, as
+// one JSON document, for the dashboards generator and checker, the rules, the docs checks, the
+// RBAC checks and the simulator's test, which read it instead of keeping lists of their own.
 
 #include <string>
 

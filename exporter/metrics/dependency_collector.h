@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "exporter/metrics/metric_writer.h"
 #include "exporter/metrics/self_metrics.h"
 #include "exporter/model/pd_facts.h"
 #include "exporter/state/dependency_store.h"
@@ -22,12 +23,12 @@ namespace podwait {
 // cluster whose PD cannot be reached has none. tidb_cluster is "<namespace>-<name>". Thread-safe.
 // Written with TextWriter, like the waiting families: at 1,000 clusters these are ~14,000 series,
 // which prometheus-cpp's label vectors and stream serializer took ~40 ms to render.
-class DependencyCollector {
+class DependencyCollector final : public MetricWriter {
  public:
   // `store` must outlive the collector.
   explicit DependencyCollector(const DependencyStore& store);
   // Appends the families in the text exposition format.
-  void AppendText(std::string* out) const;
+  void AppendText(std::string* out) const override;
 
  private:
   const DependencyStore& store_;

@@ -1,6 +1,7 @@
 #include "exporter/metrics/self_metrics.h"
 
 #include "exporter/metrics/contract.h"
+#include "exporter/metrics/metric_writer.h"
 #include "podwait/version.h"
 
 namespace podwait {
@@ -64,49 +65,49 @@ SelfMetrics::SelfMetrics()
       .Name(Name(metric::kBuildInfo))
       .Help(Help(metric::kBuildInfo))
       .Register(*registry_)
-      .Add({{"version", kVersion}, {"revision", kRevision}})
+      .Add(PromLabels<metric::kBuildInfo>({kVersion, kRevision}))
       .Set(1);
 }
 
 prometheus::Counter& SelfMetrics::WatchEvents(const std::string& resource,
                                               const std::string& type) {
-  return watch_events_.Add({{"resource", resource}, {"type", type}});
+  return watch_events_.Add(PromLabels<metric::kWatchEvents>({resource, type}));
 }
 prometheus::Counter& SelfMetrics::WatchRestarts(const std::string& resource,
                                                 const std::string& reason) {
-  return watch_restarts_.Add({{"resource", resource}, {"reason", reason}});
+  return watch_restarts_.Add(PromLabels<metric::kWatchRestarts>({resource, reason}));
 }
 prometheus::Counter& SelfMetrics::WatchRelists(const std::string& resource) {
-  return watch_relists_.Add({{"resource", resource}});
+  return watch_relists_.Add(PromLabels<metric::kWatchRelists>({resource}));
 }
 prometheus::Gauge& SelfMetrics::WatchSynced(const std::string& resource) {
-  return watch_synced_.Add({{"resource", resource}});
+  return watch_synced_.Add(PromLabels<metric::kWatchSynced>({resource}));
 }
 void SelfMetrics::SetWatchSynced(const std::string& resource, bool synced) {
   std::lock_guard<std::mutex> lock(watch_synced_mu_);
-  watch_synced_.Add({{"resource", resource}}).Set(synced ? 1 : 0);
+  watch_synced_.Add(PromLabels<metric::kWatchSynced>({resource})).Set(synced ? 1 : 0);
 }
 void SelfMetrics::RemoveWatchSynced(const std::string& resource) {
   std::lock_guard<std::mutex> lock(watch_synced_mu_);
-  watch_synced_.Remove(&watch_synced_.Add({{"resource", resource}}));
+  watch_synced_.Remove(&watch_synced_.Add(PromLabels<metric::kWatchSynced>({resource})));
 }
 prometheus::Gauge& SelfMetrics::Objects(const std::string& resource) {
-  return objects_.Add({{"resource", resource}});
+  return objects_.Add(PromLabels<metric::kObjects>({resource}));
 }
 prometheus::Counter& SelfMetrics::ParseErrors(const std::string& resource) {
-  return parse_errors_.Add({{"resource", resource}});
+  return parse_errors_.Add(PromLabels<metric::kParseErrors>({resource}));
 }
 prometheus::Gauge& SelfMetrics::WatchLastEventTimestamp(const std::string& resource) {
-  return watch_last_event_.Add({{"resource", resource}});
+  return watch_last_event_.Add(PromLabels<metric::kWatchLastEventTimestamp>({resource}));
 }
 prometheus::Histogram& SelfMetrics::ProbeDuration(const std::string& endpoint) {
   return probe_duration_.Add(
-      {{"endpoint", endpoint}},
+      PromLabels<metric::kProbeDuration>({endpoint}),
       prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5});
 }
 prometheus::Counter& SelfMetrics::ProbeErrors(const std::string& endpoint,
                                               const std::string& kind) {
-  return probe_errors_.Add({{"endpoint", endpoint}, {"kind", kind}});
+  return probe_errors_.Add(PromLabels<metric::kProbeErrors>({endpoint, kind}));
 }
 prometheus::Gauge& SelfMetrics::ProbeRoundSeconds() { return probe_round_.Add({}); }
 prometheus::Histogram& SelfMetrics::ScrapeDuration() {

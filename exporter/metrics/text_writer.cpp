@@ -86,65 +86,59 @@ void TextWriter::AppendValue(std::string* out, double value) {
   }
 }
 
-void TextWriter::Labels(std::initializer_list<Label> labels, const Label* extra) {
-  if (labels.size() == 0 && extra == nullptr) return;
+void TextWriter::Labels(const std::string_view* names, const std::string_view* values, size_t n,
+                        const Label* extra) {
+  if (n == 0 && extra == nullptr) return;
   // Plain labels (nearly all) are written in one go into space made for them at once.
   size_t size = 2;
   bool plain = true;
-  auto measure = [&](const Label& l) {
-    size += l.first.size() + l.second.size() + 4;  // k="v",
-    plain = plain && IsPlain(l.second);
+  auto measure = [&](std::string_view name, std::string_view value) {
+    size += name.size() + value.size() + 4;  // k="v",
+    plain = plain && IsPlain(value);
   };
-  for (const Label& l : labels) measure(l);
-  if (extra != nullptr) measure(*extra);
+  for (size_t i = 0; i < n; ++i) measure(names[i], values[i]);
+  if (extra != nullptr) measure(extra->first, extra->second);
   if (plain) {
     const size_t at = out_->size();
     out_->resize(at + size - 1);  // one comma fewer than labels
     char* p = out_->data() + at;
     *p++ = '{';
     bool first = true;
-    auto put = [&](const Label& l) {
+    auto put = [&](std::string_view name, std::string_view value) {
       if (!first) *p++ = ',';
       first = false;
-      std::memcpy(p, l.first.data(), l.first.size());
-      p += l.first.size();
+      std::memcpy(p, name.data(), name.size());
+      p += name.size();
       *p++ = '=';
       *p++ = '"';
-      std::memcpy(p, l.second.data(), l.second.size());
-      p += l.second.size();
+      std::memcpy(p, value.data(), value.size());
+      p += value.size();
       *p++ = '"';
     };
-    for (const Label& l : labels) put(l);
-    if (extra != nullptr) put(*extra);
+    for (size_t i = 0; i < n; ++i) put(names[i], values[i]);
+    if (extra != nullptr) put(extra->first, extra->second);
     *p++ = '}';
     return;
   }
   out_->push_back('{');
   bool first = true;
-  auto one = [&](const Label& l) {
+  auto one = [&](std::string_view name, std::string_view value) {
     if (!first) out_->push_back(',');
     first = false;
-    out_->append(l.first).append("=\"");
-    AppendEscaped(out_, l.second);
+    out_->append(name).append("=\"");
+    AppendEscaped(out_, value);
     out_->push_back('"');
   };
-  for (const Label& l : labels) one(l);
-  if (extra != nullptr) one(*extra);
+  for (size_t i = 0; i < n; ++i) one(names[i], values[i]);
+  if (extra != nullptr) one(extra->first, extra->second);
   out_->push_back('}');
 }
 
-void TextWriter::Sample(std::string_view name, std::initializer_list<Label> labels, double value) {
-  out_->append(name);
-  Labels(labels, nullptr);
-  out_->push_back(' ');
-  AppendValue(out_, value);
-  out_->push_back('\n');
-}
-
-void TextWriter::Sample(std::string_view name, std::initializer_list<Label> labels, Label extra,
-                        double value) {
-  out_->append(name);
-  Labels(labels, &extra);
+void TextWriter::Write(std::string_view name, std::string_view suffix,
+                       const std::string_view* names, const std::string_view* values, size_t n,
+                       const Label* extra, double value) {
+  out_->append(name).append(suffix);
+  Labels(names, values, n, extra);
   out_->push_back(' ');
   AppendValue(out_, value);
   out_->push_back('\n');

@@ -9,8 +9,7 @@ void AppendInvalidUtf8Metrics(std::string* out) {
   TextWriter w(out);
   w.Family(metric::kInvalidUtf8);
   for (Utf8Output o : {Utf8Output::kMetrics, Utf8Output::kJson}) {
-    w.Sample(metric::kInvalidUtf8.name, {{"output", Utf8OutputName(o)}},
-             static_cast<double>(InvalidUtf8Strings(o)));
+    w.Sample<metric::kInvalidUtf8>({Utf8OutputName(o)}, static_cast<double>(InvalidUtf8Strings(o)));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "exporter/metrics/text_writer.h"
+#include "exporter/model/autoscalers.h"
 
 namespace podwait {
 namespace {
@@ -25,9 +26,8 @@ struct Group {
 
 // podwait_stage_duration_seconds: the histogram of every completed stage.
 void AppendStageDurations(const WaitingSnapshot& snap, TextWriter& w) {
-  w.Family(metric::kStageDurationSeconds);
-  const std::string base(metric::kStageDurationSeconds.name);
-  const std::string bucket = base + "_bucket", sum = base + "_sum", count = base + "_count";
+  constexpr const MetricInfo& kM = metric::kStageDurationSeconds;
+  w.Family(kM);
   std::array<std::string, kStageBuckets.size()> bucket_labels;
   for (size_t i = 0; i < kStageBuckets.size(); ++i) {
     TextWriter::AppendValue(&bucket_labels[i], kStageBuckets[i]);
@@ -35,17 +35,15 @@ void AppendStageDurations(const WaitingSnapshot& snap, TextWriter& w) {
   for (const auto& [k, h] : snap.stage_durations) {
     const std::string_view stage = StageName(k.stage);
     const std::string_view wait_class = WaitClassName(k.wait_class);
+    const std::string_view labels[] = {k.component, stage, wait_class};
     uint64_t running = 0;
     for (size_t i = 0; i < h.buckets.size(); ++i) {
       running += h.buckets[i];
-      w.Sample(bucket, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
-               {"le", bucket_labels[i]}, static_cast<double>(running));
+      w.Bucket<kM>(labels, bucket_labels[i], static_cast<double>(running));
     }
-    w.Sample(bucket, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
-             {"le", "+Inf"}, static_cast<double>(h.count));
-    w.Sample(sum, {{"component", k.component}, {"stage", stage}, {"class", wait_class}}, h.sum);
-    w.Sample(count, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
-             static_cast<double>(h.count));
+    w.Bucket<kM>(labels, "+Inf", static_cast<double>(h.count));
+    w.Sum<kM>(labels, h.sum);
+    w.Count<kM>(labels, static_cast<double>(h.count));
   }
 }
 
@@ -88,15 +86,10 @@ void WaitingCollector::AppendText(std::string* out) const {
     const double seconds =
         static_cast<double>(std::max<Timestamp>(0, now - c.stage_start)) / 1000.0;
     if (pod_series_) {
-      w.Sample(metric::kPodWaitingSeconds.name,
-               {{"namespace", p.namespace_},
-                {"tidb_cluster", p.tidb_cluster},
-                {"component", p.component},
-                {"pod", p.pod},
-                {"stage", StageName(c.stage)},
-                {"class", WaitClassName(c.wait_class)},
-                {"reason", c.reason}},
-               seconds);
+      w.Sample<metric::kPodWaitingSeconds>(
+          {p.namespace_, p.tidb_cluster, p.component, p.pod, StageName(c.stage),
+           WaitClassName(c.wait_class), c.reason},
+          seconds);
     }
     if (run == nullptr || p.namespace_ != run->namespace_ || p.cluster != run->cluster) {
       end_run();
@@ -116,18 +109,16 @@ void WaitingCollector::AppendText(std::string* out) const {
   }
   end_run();
 
-  for (const MetricInfo* family : {&metric::kWaitingPods, &metric::kWaitingOldestSeconds}) {
-    w.Family(*family);
+  auto group_family = [&]<const MetricInfo & M>(auto value) {
+    w.Family(M);
     for (const Group& g : groups) {
-      w.Sample(family->name,
-               {{"namespace", g.first->namespace_},
-                {"tidb_cluster", g.first->tidb_cluster},
-                {"component", g.first->component},
-                {"stage", StageName(g.stage)},
-                {"class", WaitClassName(g.wait_class)}},
-               family == &metric::kWaitingPods ? g.count : g.oldest);
+      w.Sample<M>({g.first->namespace_, g.first->tidb_cluster, g.first->component,
+                   StageName(g.stage), WaitClassName(g.wait_class)},
+                  g.*value);
     }
-  }
+  };
+  group_family.operator()<metric::kWaitingPods>(&Group::count);
+  group_family.operator()<metric::kWaitingOldestSeconds>(&Group::oldest);
 
   AppendStageDurations(*snap, w);
 
@@ -135,17 +126,15 @@ void WaitingCollector::AppendText(std::string* out) const {
   for (const auto& [k, fc] : snap->failover) {
     const auto& [ns, cluster, component] = k;
     const std::string tidb_cluster = TidbClusterLabel(ns, cluster);
-    w.Sample(metric::kFailoverDuringDependencyWait.name,
-             {{"namespace", ns}, {"tidb_cluster", tidb_cluster}, {"component", component}},
-             static_cast<double>(fc.during_dependency_wait));
+    w.Sample<metric::kFailoverDuringDependencyWait>({ns, tidb_cluster, component},
+                                                    static_cast<double>(fc.during_dependency_wait));
   }
 
   w.Family(metric::kAutoscalerDetected);
   const AutoscalerState& a = snap->autoscaler;
-  w.Sample(metric::kAutoscalerDetected.name, {{"kind", "cluster-autoscaler"}},
-           !a.forced_none && a.cluster_autoscaler ? 1 : 0);
-  w.Sample(metric::kAutoscalerDetected.name, {{"kind", "karpenter"}},
-           !a.forced_none && a.karpenter ? 1 : 0);
+  for (const AutoscalerInfo& info : kAutoscalers) {
+    w.Sample<metric::kAutoscalerDetected>({info.name}, a.Present(info.kind) ? 1 : 0);
+  }
 }
 
 }  // namespace podwait

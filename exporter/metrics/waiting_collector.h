@@ -5,6 +5,7 @@
 #include <string>
 
 #include "exporter/common/clock.h"
+#include "exporter/metrics/metric_writer.h"
 #include "exporter/model/waiting.h"
 
 namespace podwait {
@@ -18,13 +19,13 @@ namespace podwait {
 // It writes the text format directly (TextWriter) instead of going through prometheus-cpp's
 // MetricFamily values: with one series per waiting pod, the intermediate label vectors were most
 // of a scrape's time and of the exporter's transient memory (BENCHMARKS.md). Thread-safe.
-class WaitingCollector {
+class WaitingCollector final : public MetricWriter {
  public:
   using SnapshotFn = std::function<std::shared_ptr<const WaitingSnapshot>()>;
   WaitingCollector(SnapshotFn snapshot, const Clock& clock, bool pod_series);
 
   // Appends the families in the text exposition format 0.0.4.
-  void AppendText(std::string* out) const;
+  void AppendText(std::string* out) const override;
 
  private:
   SnapshotFn snapshot_;

@@ -3,7 +3,9 @@
 // The compact records that flow from sources to state to the classifier, and the classifier's
 // output. Only the fields classification needs are kept (docs/DESIGN.md §7): never whole documents.
 
+#include <array>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -167,7 +169,18 @@ struct ClusterDependencies {
 // ---------------------------------------------------------------------------------------------
 // Autoscaler
 
+// The autoscalers of exporter/model/autoscalers.h's table (kNone: no autoscaler wrote it).
 enum class AutoscalerKind : uint8_t { kNone, kClusterAutoscaler, kKarpenter };
+inline constexpr size_t kAutoscalerKindCount = 3;  // kNone included
+
+// One value per autoscaler kind, indexed by the kind (the kNone slot stays unused).
+template <typename T>
+struct PerAutoscaler {
+  std::array<T, kAutoscalerKindCount> values{};
+  T& operator[](AutoscalerKind k) { return values[static_cast<size_t>(k)]; }
+  const T& operator[](AutoscalerKind k) const { return values[static_cast<size_t>(k)]; }
+  bool operator==(const PerAutoscaler&) const = default;
+};
 
 // What the cluster-autoscaler status ConfigMap says about one node group.
 struct NodeGroupStatus {
@@ -179,12 +192,19 @@ struct NodeGroupStatus {
 };
 
 struct AutoscalerState {
-  bool cluster_autoscaler = false;  // detected (ConfigMap or recent events) or forced by flag
-  bool karpenter = false;
+  // Per kind: detected (its status object or recent events) or forced by flag.
+  PerAutoscaler<bool> detected;
   bool forced_none = false;                  // --autoscaler=none
   std::vector<NodeGroupStatus> node_groups;  // from the CA status ConfigMap
   bool cluster_scale_up_backoff = false;     // cluster-wide ScaleUp: Backoff
-  bool Any() const { return !forced_none && (cluster_autoscaler || karpenter); }
+  // That autoscaler counts: detected and not switched off by --autoscaler=none.
+  bool Present(AutoscalerKind k) const { return !forced_none && detected[k]; }
+  bool Any() const {
+    for (bool d : detected.values) {
+      if (d) return !forced_none;
+    }
+    return false;
+  }
   bool operator==(const AutoscalerState&) const = default;
 };
 

@@ -21,6 +21,9 @@ namespace podwait::v2 {
 // The API group and version of every v2 kind.
 inline constexpr std::string_view kApiGroup = "core.pingcap.com";
 inline constexpr std::string_view kApiVersion = "core.pingcap.com/v1alpha1";
+// The Cluster kind and its plural, listed and watched beside every Kind() below.
+inline constexpr std::string_view kClusterKind = "Cluster";
+inline constexpr std::string_view kClusterResource = "clusters";
 
 // A metav1.Condition as v2 writes it on its objects (Ready, Synced, Available, ...).
 struct Condition {

@@ -23,7 +23,8 @@ bool NameOf(const rapidjson::Value& object, std::string* ns, std::string* name) 
 }  // namespace
 
 std::vector<V2Resource> V2Resources() {
-  std::vector<V2Resource> out = {{"Cluster", "clusters"}};
+  std::vector<V2Resource> out = {
+      {std::string(v2::kClusterKind), std::string(v2::kClusterResource)}};
   for (const v2::Kind& k : v2::Kinds()) {
     out.push_back({std::string(k.instance_kind), std::string(k.instance_resource)});
     out.push_back({std::string(k.group_kind), std::string(k.group_resource)});

@@ -33,15 +33,9 @@ void EventStore::Touch(std::string_view namespace_, std::string_view name) {
 }
 
 void EventStore::AddLocked(EventRecord event) {
-  switch (EventAutoscalerKind(event)) {
-    case AutoscalerKind::kClusterAutoscaler:
-      last_ca_event_ = std::max(last_ca_event_, event.last);
-      break;
-    case AutoscalerKind::kKarpenter:
-      last_karpenter_event_ = std::max(last_karpenter_event_, event.last);
-      break;
-    case AutoscalerKind::kNone:
-      break;
+  const AutoscalerKind writer = EventAutoscalerKind(event);
+  if (writer != AutoscalerKind::kNone) {
+    last_autoscaler_event_[writer] = std::max(last_autoscaler_event_[writer], event.last);
   }
   std::string key = MakeKey(event.namespace_, event.pod_name);
   auto it = by_pod_.find(key);
@@ -190,15 +184,12 @@ uint64_t EventStore::dropped() const {
 
 Timestamp EventStore::LastAutoscalerEvent(AutoscalerKind kind) const {
   std::lock_guard<std::mutex> lock(mu_);
-  switch (kind) {
-    case AutoscalerKind::kClusterAutoscaler:
-      return last_ca_event_;
-    case AutoscalerKind::kKarpenter:
-      return last_karpenter_event_;
-    case AutoscalerKind::kNone:
-      break;
-  }
-  return 0;
+  return kind == AutoscalerKind::kNone ? 0 : last_autoscaler_event_[kind];
+}
+
+PerAutoscaler<Timestamp> EventStore::LastAutoscalerEvents() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_autoscaler_event_;
 }
 
 bool EventStore::ChangedPodsSince(uint64_t since, std::vector<PodName>* pods,

@@ -65,6 +65,8 @@ class EventStore {
   // this store was given, even if the event was dropped or removed since; 0 if none. Autoscaler
   // presence is judged from it (docs/DESIGN.md §4: "CA/Karpenter events seen recently").
   Timestamp LastAutoscalerEvent(AutoscalerKind kind) const;
+  // The same for every autoscaler kind at once (AutoscalerSignals::last_event).
+  PerAutoscaler<Timestamp> LastAutoscalerEvents() const;
   uint64_t Version() const;
   uint64_t dropped() const;
   // The pods (namespace, name) whose events changed after version `since`, and the version this
@@ -84,8 +86,7 @@ class EventStore {
   uint64_t version_ = 0;
   ChangeJournal<PodName> journal_{16384};
   uint64_t dropped_ = 0;
-  Timestamp last_ca_event_ = 0;
-  Timestamp last_karpenter_event_ = 0;
+  PerAutoscaler<Timestamp> last_autoscaler_event_;  // 0: none seen
 };
 
 }  // namespace podwait

@@ -165,7 +165,7 @@ check() {  # check DIR -> runs check_manifests.py on the rendered files in DIR
     --version "$version" --merged-sidecar "$tmp/merged.yaml"
 }
 if check "$tmp/rendered" >"$tmp/check.log" 2>&1; then
-  ok "RBAC is exactly list/watch pods, events, tidbclusters + the CA status ConfigMap; flags accepted; security settings; version labels; the optional components"
+  ok "RBAC is exactly list/watch pods, events, tidbclusters + the contract's v2 kinds and autoscaler resources; flags accepted; security settings; version labels; the optional components"
 else
   bad "check_manifests.py"
   sed 's/^/     /' "$tmp/check.log"
@@ -199,6 +199,12 @@ mutate "a ClusterRole that may also get secrets" standalone.yaml \
   $'  - pods\n  - events\n  verbs:\n' $'  - pods\n  - events\n  - secrets\n  verbs:\n' "grants more than it needs"
 mutate "a ClusterRole without events" standalone.yaml $'  - pods\n  - events\n' $'  - pods\n' \
   "lacks a grant"
+# The v2 kinds and the autoscaler resources come from `podwait-exporter contract`.
+mutate "a ClusterRole without a v2 kind of the contract" standalone.yaml $'  - schedulergroups\n' '' \
+  "lacks a grant the exporter needs: ('cluster', 'core.pingcap.com', 'schedulergroups'"
+mutate "a Role without the CA status ConfigMap of the contract" namespaced.yaml \
+  $'  - cluster-autoscaler-status\n' $'  - cluster-autoscaler-state\n' \
+  "lacks a grant the exporter needs: ('kube-system', '', 'configmaps', 'cluster-autoscaler-status'"
 mutate "a misspelt flag" standalone.yaml "--log.format=json" "--log.fromat=json" "not a flag of"
 mutate "a flag value the exporter rejects" namespaced.yaml "--log.format=json" "--log.format=xml" \
   "exited 2"

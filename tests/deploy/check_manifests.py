@@ -13,6 +13,7 @@ per failed check and exits 1 if there is any.
 """
 
 import argparse
+import json
 import pathlib
 import subprocess
 import sys
@@ -25,26 +26,41 @@ SIDECAR_NS = "tidb-admin"
 SIDECAR_SA = "tidb-controller-manager"
 WATCHED_NS = "tidb-cluster"  # the namespaced overlay's example namespace
 
-# tidb-operator v2's resources podwait lists and watches (exporter/model/v2.cpp Kinds()).
-V2_RESOURCES = ("clusters", "pds", "pdgroups", "tikvs", "tikvgroups", "tidbs", "tidbgroups",
-                "tiflashes", "tiflashgroups", "ticdcs", "ticdcgroups", "tsos", "tsogroups",
-                "schedulings", "schedulinggroups", "schedulers", "schedulergroups")
+# What podwait reads besides the tables of `podwait-exporter contract`: pods, their events and
+# tidb-operator v1's TidbClusters, listed and watched in the watched namespaces.
+BASE_RESOURCES = (("", "pods"), ("", "events"), ("pingcap.com", "tidbclusters"))
 
-# The whole of podwait's access, as (scope, apiGroup, resource, resourceName, verb); scope is
-# "cluster" or a namespace, resourceName "*" when the rule names none.
-WATCH_RULES = {
-    (g, r, "*", v)
-    for g, r in (("", "pods"), ("", "events"), ("pingcap.com", "tidbclusters"))
-    + tuple(("core.pingcap.com", r) for r in V2_RESOURCES)
-    for v in ("list", "watch")
-}
-CA_STATUS = {("kube-system", "", "configmaps", "cluster-autoscaler-status", v)
-             for v in ("get", "list", "watch")}
-EXPECTED_GRANTS = {
-    "standalone": {("cluster",) + r for r in WATCH_RULES} | CA_STATUS,
-    "namespaced": {(WATCHED_NS,) + r for r in WATCH_RULES} | CA_STATUS,
-    "sidecar": {("cluster",) + r for r in WATCH_RULES} | CA_STATUS,
-}
+
+def expected_grants(contract):
+    """The whole of podwait's access per mode, as (scope, apiGroup, resource, resourceName, verb);
+    scope is "cluster" or a namespace, resourceName "*" when the rule names none. The v2 kinds and
+    the autoscalers' resources come from the contract (exporter/model/v2.cpp Kinds(),
+    exporter/model/autoscalers.h), so an RBAC overlay cannot fall behind the binary."""
+    v2 = contract["v2"]
+    watched = {(g, r, "*", v) for g, r in BASE_RESOURCES for v in ("list", "watch")}
+    watched |= {(v2["apiGroup"], k["resource"], "*", v)
+                for k in v2["kinds"] for v in v2["verbs"]}
+    named = set()  # one named object each, in its own namespace
+    for a in contract["autoscalers"]:
+        for r in a["resources"]:
+            if r["name"]:
+                named |= {(r["namespace"], r["apiGroup"], r["resource"], r["name"], v)
+                          for v in r["verbs"]}
+            else:
+                watched |= {(r["apiGroup"], r["resource"], "*", v) for v in r["verbs"]}
+    return {
+        "standalone": {("cluster",) + r for r in watched} | named,
+        "namespaced": {(WATCHED_NS,) + r for r in watched} | named,
+        "sidecar": {("cluster",) + r for r in watched} | named,
+    }
+
+
+def read_contract(exporter):
+    out = subprocess.run([exporter, "contract"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+EXPECTED_GRANTS = {}
 EXPECTED_SUBJECT = {
     "standalone": ("ServiceAccount", "podwait-exporter", EXPORTER_NS),
     "namespaced": ("ServiceAccount", "podwait-exporter", EXPORTER_NS),
@@ -395,6 +411,7 @@ def main(argv):
     rendered = {m: load(args.rendered / (m + ".yaml"))
                 for m in ("standalone", "namespaced", "sidecar", "monitoring")}
     known = help_flags(args.exporter)
+    EXPECTED_GRANTS.update(expected_grants(read_contract(args.exporter)))
     for mode in ("standalone", "namespaced", "sidecar"):
         objects = rendered[mode]
         check_rbac(mode, objects)

@@ -166,9 +166,10 @@ TEST(CaStatus, ApplyCopiesGroupsAndClusterBackoff) {
   CaStatusParse p = ParseCaStatus(kYamlStatus);
   ASSERT_TRUE(p.ok());
   AutoscalerState state;
-  state.cluster_autoscaler = true;
+  state.detected[AutoscalerKind::kClusterAutoscaler] = true;
   ApplyCaStatus(*p.value, &state);
-  EXPECT_TRUE(state.cluster_autoscaler);  // presence is not the parser's business
+  EXPECT_TRUE(
+      state.detected[AutoscalerKind::kClusterAutoscaler]);  // presence is not the parser's business
   EXPECT_FALSE(state.cluster_scale_up_backoff);
   EXPECT_EQ(state.node_groups.size(), 3u);
 }
@@ -211,10 +212,20 @@ TEST(CaStatus, BadInputIsAnErrorNeverACrash) {
 
 constexpr Timestamp kNow = 1'714'644'000'000;
 
+// The signals: the CA status ConfigMap seen, the last CA event, the last Karpenter event.
+AutoscalerSignals Signals(bool ca_status_configmap, Timestamp last_ca, Timestamp last_karpenter) {
+  AutoscalerSignals s;
+  s.status_object[AutoscalerKind::kClusterAutoscaler] = ca_status_configmap;
+  s.last_event[AutoscalerKind::kClusterAutoscaler] = last_ca;
+  s.last_event[AutoscalerKind::kKarpenter] = last_karpenter;
+  return s;
+}
+
 TEST(DetectAutoscaler, ParsesTheFlag) {
   EXPECT_EQ(ParseAutoscalerMode("auto"), AutoscalerMode::kAuto);
-  EXPECT_EQ(ParseAutoscalerMode("cluster-autoscaler"), AutoscalerMode::kClusterAutoscaler);
-  EXPECT_EQ(ParseAutoscalerMode("karpenter"), AutoscalerMode::kKarpenter);
+  EXPECT_EQ(ParseAutoscalerMode("cluster-autoscaler"),
+            AutoscalerMode::Forced(AutoscalerKind::kClusterAutoscaler));
+  EXPECT_EQ(ParseAutoscalerMode("karpenter"), AutoscalerMode::Forced(AutoscalerKind::kKarpenter));
   EXPECT_EQ(ParseAutoscalerMode("none"), AutoscalerMode::kNone);
   EXPECT_EQ(ParseAutoscalerMode("Karpenter"), std::nullopt);
   EXPECT_EQ(ParseAutoscalerMode(""), std::nullopt);
@@ -223,50 +234,48 @@ TEST(DetectAutoscaler, ParsesTheFlag) {
 TEST(DetectAutoscaler, AutoFromConfigMapAndRecentEvents) {
   AutoscalerState s;
   DetectAutoscaler(AutoscalerMode::kAuto, {}, kNow, &s);
-  EXPECT_FALSE(s.cluster_autoscaler);
-  EXPECT_FALSE(s.karpenter);
+  EXPECT_FALSE(s.detected[AutoscalerKind::kClusterAutoscaler]);
+  EXPECT_FALSE(s.detected[AutoscalerKind::kKarpenter]);
   EXPECT_FALSE(s.Any());
 
-  DetectAutoscaler(AutoscalerMode::kAuto, {.ca_status_configmap = true}, kNow, &s);
-  EXPECT_TRUE(s.cluster_autoscaler);
-  EXPECT_FALSE(s.karpenter);
+  DetectAutoscaler(AutoscalerMode::kAuto, Signals(true, 0, 0), kNow, &s);
+  EXPECT_TRUE(s.detected[AutoscalerKind::kClusterAutoscaler]);
+  EXPECT_FALSE(s.detected[AutoscalerKind::kKarpenter]);
   EXPECT_TRUE(s.Any());
 
   // Events: recent means within the hour, the edge included.
   DetectAutoscaler(AutoscalerMode::kAuto,
-                   {.last_ca_event = kNow - kAutoscalerRecent,
-                    .last_karpenter_event = kNow - kAutoscalerRecent - 1},
-                   kNow, &s);
-  EXPECT_TRUE(s.cluster_autoscaler);
-  EXPECT_FALSE(s.karpenter);
-  DetectAutoscaler(AutoscalerMode::kAuto, {.last_karpenter_event = kNow - 5 * kMinute}, kNow, &s);
-  EXPECT_FALSE(s.cluster_autoscaler);
-  EXPECT_TRUE(s.karpenter);
+                   Signals(false, kNow - kAutoscalerRecent, kNow - kAutoscalerRecent - 1), kNow,
+                   &s);
+  EXPECT_TRUE(s.detected[AutoscalerKind::kClusterAutoscaler]);
+  EXPECT_FALSE(s.detected[AutoscalerKind::kKarpenter]);
+  DetectAutoscaler(AutoscalerMode::kAuto, Signals(false, 0, kNow - 5 * kMinute), kNow, &s);
+  EXPECT_FALSE(s.detected[AutoscalerKind::kClusterAutoscaler]);
+  EXPECT_TRUE(s.detected[AutoscalerKind::kKarpenter]);
   // A future timestamp (clock skew) counts as recent.
-  DetectAutoscaler(AutoscalerMode::kAuto, {.last_karpenter_event = kNow + kMinute}, kNow, &s);
-  EXPECT_TRUE(s.karpenter);
+  DetectAutoscaler(AutoscalerMode::kAuto, Signals(false, 0, kNow + kMinute), kNow, &s);
+  EXPECT_TRUE(s.detected[AutoscalerKind::kKarpenter]);
   // A custom window.
-  DetectAutoscaler(AutoscalerMode::kAuto, {.last_ca_event = kNow - 10 * kMinute}, kNow, &s,
+  DetectAutoscaler(AutoscalerMode::kAuto, Signals(false, kNow - 10 * kMinute, 0), kNow, &s,
                    5 * kMinute);
-  EXPECT_FALSE(s.cluster_autoscaler);
+  EXPECT_FALSE(s.detected[AutoscalerKind::kClusterAutoscaler]);
 }
 
 TEST(DetectAutoscaler, ForcedModesIgnoreSignals) {
-  AutoscalerSignals all{
-      .ca_status_configmap = true, .last_ca_event = kNow, .last_karpenter_event = kNow};
+  AutoscalerSignals all = Signals(true, kNow, kNow);
   AutoscalerState s;
   s.node_groups.push_back({"grp", true, false, ""});
   DetectAutoscaler(AutoscalerMode::kNone, all, kNow, &s);
   EXPECT_TRUE(s.forced_none);
   EXPECT_FALSE(s.Any());
   EXPECT_EQ(s.node_groups.size(), 1u);  // left alone
-  DetectAutoscaler(AutoscalerMode::kKarpenter, {}, kNow, &s);
+  DetectAutoscaler(AutoscalerMode::Forced(AutoscalerKind::kKarpenter), {}, kNow, &s);
   EXPECT_FALSE(s.forced_none);
-  EXPECT_TRUE(s.karpenter);
-  EXPECT_FALSE(s.cluster_autoscaler);
-  DetectAutoscaler(AutoscalerMode::kClusterAutoscaler, {}, kNow, &s);
-  EXPECT_TRUE(s.cluster_autoscaler);
-  EXPECT_FALSE(s.karpenter);
+  EXPECT_TRUE(s.detected[AutoscalerKind::kKarpenter]);
+  EXPECT_FALSE(s.detected[AutoscalerKind::kClusterAutoscaler]);
+  DetectAutoscaler(AutoscalerMode::Forced(AutoscalerKind::kClusterAutoscaler), {}, kNow, &s);
+  EXPECT_TRUE(s.detected[AutoscalerKind::kClusterAutoscaler]);
+  EXPECT_FALSE(s.detected[AutoscalerKind::kKarpenter]);
   EXPECT_TRUE(s.Any());
 }
 

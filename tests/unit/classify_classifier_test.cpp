@@ -267,11 +267,11 @@ struct Row {
     return *this;
   }
   Row& Ca() {
-    autoscaler.cluster_autoscaler = true;
+    autoscaler.detected[AutoscalerKind::kClusterAutoscaler] = true;
     return *this;
   }
   Row& Karpenter() {
-    autoscaler.karpenter = true;
+    autoscaler.detected[AutoscalerKind::kKarpenter] = true;
     return *this;
   }
   Row& ForcedNone() {

@@ -66,18 +66,18 @@ TEST(Evaluator, AutoscalerStateFromTheConfigMapAndTheSignals) {
   group.backoff = true;
   status.node_groups.push_back(group);
   AutoscalerSignals signals;
-  signals.ca_status_configmap = true;
+  signals.status_object[AutoscalerKind::kClusterAutoscaler] = true;
   AutoscalerState s = MakeAutoscalerState(AutoscalerMode::kAuto, signals, &status, kNow);
-  EXPECT_TRUE(s.cluster_autoscaler);
-  EXPECT_FALSE(s.karpenter);
+  EXPECT_TRUE(s.detected[AutoscalerKind::kClusterAutoscaler]);
+  EXPECT_FALSE(s.detected[AutoscalerKind::kKarpenter]);
   ASSERT_EQ(s.node_groups.size(), 1u);
   EXPECT_TRUE(s.node_groups[0].backoff);
 
   signals = {};
-  signals.last_karpenter_event = kNow - kMinute;
+  signals.last_event[AutoscalerKind::kKarpenter] = kNow - kMinute;
   s = MakeAutoscalerState(AutoscalerMode::kAuto, signals, nullptr, kNow);
-  EXPECT_TRUE(s.karpenter);
-  EXPECT_FALSE(s.cluster_autoscaler);
+  EXPECT_TRUE(s.detected[AutoscalerKind::kKarpenter]);
+  EXPECT_FALSE(s.detected[AutoscalerKind::kClusterAutoscaler]);
   s = MakeAutoscalerState(AutoscalerMode::kNone, signals, nullptr, kNow);
   EXPECT_FALSE(s.Any());
 }

@@ -129,9 +129,10 @@ class World {
         break;
       case 9:
         if (Chance(50)) {
-          signals_.ca_status_configmap = !signals_.ca_status_configmap;
+          signals_.status_object[AutoscalerKind::kClusterAutoscaler] =
+              !signals_.status_object[AutoscalerKind::kClusterAutoscaler];
         } else {
-          signals_.last_karpenter_event = Chance(50) ? 0 : Ago(600);
+          signals_.last_event[AutoscalerKind::kKarpenter] = Chance(50) ? 0 : Ago(600);
         }
         break;
       case 10:
@@ -291,7 +292,8 @@ class World {
     }
     e.uid = "ev-" + std::to_string(++event_seq_ % 40);
     if (EventAutoscalerKind(e) == AutoscalerKind::kClusterAutoscaler) {
-      signals_.last_ca_event = std::max(signals_.last_ca_event, e.last);
+      signals_.last_event[AutoscalerKind::kClusterAutoscaler] =
+          std::max(signals_.last_event[AutoscalerKind::kClusterAutoscaler], e.last);
     }
     events_.Add(std::move(e));
   }

@@ -77,7 +77,7 @@ TEST_F(PipelineTest, TheCaStatusIsPartOfTheAutoscalerState) {
   pipeline_.SetCaStatus({true, status});
   pipeline_.Evaluate(kNow);
   const AutoscalerState& a = pipeline_.Snapshot()->autoscaler;
-  EXPECT_TRUE(a.cluster_autoscaler);
+  EXPECT_TRUE(a.detected[AutoscalerKind::kClusterAutoscaler]);
   ASSERT_EQ(a.node_groups.size(), 1u);
   EXPECT_TRUE(a.node_groups[0].backoff);
 }

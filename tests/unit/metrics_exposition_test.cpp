@@ -58,8 +58,8 @@ TEST(Exposition, InvalidUtf8InLabelValuesIsReplaced) {
   EXPECT_EQ(InvalidUtf8Strings(Utf8Output::kMetrics), before + 1);
 
   std::string direct;
-  TextWriter(&direct).Sample("podwait_pod_waiting_seconds", {{"pod", "demo-\xfe"}}, 3);
-  EXPECT_EQ(direct, "podwait_pod_waiting_seconds{pod=\"demo-\xef\xbf\xbd\"} 3\n");
+  TextWriter(&direct).Sample<metric::kAutoscalerDetected>({"demo-\xfe"}, 3);
+  EXPECT_EQ(direct, "podwait_autoscaler_detected{kind=\"demo-\xef\xbf\xbd\"} 3\n");
   EXPECT_EQ(InvalidUtf8Strings(Utf8Output::kMetrics), before + 2);
 
   std::string self;

@@ -41,7 +41,7 @@ std::shared_ptr<WaitingSnapshot> Demo() {
   h.sum = 45;
   s->stage_durations[{"tidb", Stage::kInitializing, WaitClass::kDependency}] = h;
   s->failover[{"demo", "demo", "tidb"}] = {3, 2};
-  s->autoscaler.cluster_autoscaler = true;
+  s->autoscaler.detected[AutoscalerKind::kClusterAutoscaler] = true;
   return s;
 }
 

@@ -1,0 +1,73 @@
+// `podwait-exporter contract` prints the v2 kinds and the autoscalers from their tables, with the
+// resources they need (the RBAC checks and the simulator's test read these sections).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <string>
+#include <vector>
+
+#include "exporter/metrics/contract_json.h"
+#include "exporter/model/autoscalers.h"
+#include "exporter/model/v2.h"
+
+namespace podwait {
+namespace {
+
+rapidjson::Document Contract() {
+  const std::string text = RenderContractJson();
+  rapidjson::Document doc;
+  doc.Parse(text.c_str(), text.size());
+  EXPECT_FALSE(doc.HasParseError());
+  return doc;
+}
+
+std::vector<std::string> Strings(const rapidjson::Value& array) {
+  std::vector<std::string> out;
+  for (const auto& v : array.GetArray()) out.emplace_back(v.GetString());
+  return out;
+}
+
+TEST(ContractJson, ListsEveryV2KindWithItsResource) {
+  rapidjson::Document doc = Contract();
+  ASSERT_TRUE(doc.HasMember("v2"));
+  const auto& v2 = doc["v2"];
+  EXPECT_EQ(std::string(v2["apiGroup"].GetString()), "core.pingcap.com");
+  EXPECT_THAT(Strings(v2["verbs"]), ::testing::ElementsAre("list", "watch"));
+  std::vector<std::string> rows;
+  for (const auto& k : v2["kinds"].GetArray()) {
+    rows.push_back(std::string(k["kind"].GetString()) + " " + k["resource"].GetString() + " " +
+                   k["role"].GetString() + " " + k["component"].GetString());
+  }
+  ASSERT_EQ(rows.size(), 1 + 2 * v2::Kinds().size());
+  EXPECT_EQ(rows[0], "Cluster clusters cluster ");
+  EXPECT_EQ(rows[1], "PD pds instance pd");
+  EXPECT_EQ(rows[2], "PDGroup pdgroups group pd");
+  EXPECT_THAT(rows, ::testing::Contains("SchedulerGroup schedulergroups group scheduler"));
+}
+
+TEST(ContractJson, ListsEveryAutoscalerWithWhatItReads) {
+  rapidjson::Document doc = Contract();
+  ASSERT_TRUE(doc.HasMember("autoscalers"));
+  const auto& list = doc["autoscalers"];
+  ASSERT_EQ(list.Size(), kAutoscalers.size());
+  const auto& ca = list[0];
+  EXPECT_EQ(std::string(ca["name"].GetString()), "cluster-autoscaler");
+  EXPECT_THAT(Strings(ca["verdictReasons"]),
+              ::testing::ElementsAre("TriggeredScaleUp", "NotTriggerScaleUp"));
+  // The status ConfigMap: one named object, so get as well as list and watch.
+  const auto& cm = ca["resources"][1];
+  EXPECT_EQ(std::string(cm["resource"].GetString()), "configmaps");
+  EXPECT_EQ(std::string(cm["namespace"].GetString()), "kube-system");
+  EXPECT_EQ(std::string(cm["name"].GetString()), "cluster-autoscaler-status");
+  EXPECT_THAT(Strings(cm["verbs"]), ::testing::ElementsAre("get", "list", "watch"));
+  const auto& karpenter = list[1];
+  EXPECT_EQ(std::string(karpenter["name"].GetString()), "karpenter");
+  EXPECT_THAT(Strings(karpenter["eventSourcePrefixes"]), ::testing::ElementsAre("eks-auto-mode"));
+  ASSERT_EQ(karpenter["resources"].Size(), 1u);
+  EXPECT_EQ(std::string(karpenter["resources"][0]["resource"].GetString()), "events");
+  EXPECT_THAT(Strings(karpenter["resources"][0]["verbs"]), ::testing::ElementsAre("list", "watch"));
+}
+
+}  // namespace
+}  // namespace podwait
