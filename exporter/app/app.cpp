@@ -168,7 +168,7 @@ void App::InstallHandlers() {
       reply.body = "ready\n";
     } else {
       reply.status = 503;
-      reply.body = "not ready: waiting for the first sync of:";
+      reply.body = "not ready: not in sync with the API server:";
       for (const auto& [name, synced] : sync_.Snapshot()) {
         if (!synced) reply.body += " " + name;
       }
