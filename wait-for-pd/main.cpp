@@ -25,6 +25,7 @@
 #include "exporter/common/time_format.h"
 #include "exporter/net/http_client.h"
 #include "exporter/pd/wait.h"
+#include "podwait/version.h"
 
 namespace {
 
@@ -39,17 +40,21 @@ Blocks until the TiDB cluster's PD is ready, then exits 0.
                            http://<cluster>-pd.<namespace>:2379, https with --pd.tls.ca-file)
   --timeout DURATION       give up after this long (exit 1); default 0 = wait forever
   --request-timeout DUR    timeout of each PD request (default 5s)
-  --interval DURATION      pause between tries (default 1s)
+  --interval DURATION      pause between tries (default 1s, at least 100ms)
   --pd.tls.ca-file PATH    CA to verify PD
   --pd.tls.cert-file PATH  client certificate for PD mTLS
   --pd.tls.key-file PATH   client key for PD mTLS
   --termination-log PATH   where the reason goes when giving up (default /dev/termination-log)
   --log.level LEVEL        debug, info, warn, error (default info)
   --log.format FORMAT      logfmt or json (default logfmt)
+  --version                print the version and exit
   -h, --help               this text
 
-Durations are Go-style: 90s, 5m, 1h30m.
+Durations are Go-style: 90s, 5m, 1h30m. The PD URL must be http:// or https://.
 )";
+
+// Below this, --interval would make wait-for-pd a busy loop against PD (--interval=0 spun).
+constexpr int64_t kMinIntervalMs = 100;
 
 std::atomic<bool> g_stop{false};
 std::mutex g_mu;
@@ -68,6 +73,7 @@ struct Flags {
   podwait::LogLevel log_level = podwait::LogLevel::kInfo;
   podwait::LogFormat log_format = podwait::LogFormat::kLogfmt;
   bool help = false;
+  bool version = false;
 };
 
 // Returns an error message, or "" when the flags are fine.
@@ -103,6 +109,8 @@ std::string ParseArgs(int argc, char** argv, Flags* f) {
     std::string err;
     if (name == "-h" || name == "--help") {
       f->help = true;
+    } else if (name == "--version") {
+      f->version = true;
     } else if (name == "--leader" || name == "--initialized") {
       auto mode =
           name == "--leader" ? podwait::PdWaitMode::kLeader : podwait::PdWaitMode::kInitialized;
@@ -117,6 +125,9 @@ std::string ParseArgs(int argc, char** argv, Flags* f) {
       if (err.empty() && f->request_timeout_ms <= 0) err = "--request-timeout must be positive";
     } else if (name == "--interval") {
       err = duration(&f->interval_ms);
+      if (err.empty() && f->interval_ms < kMinIntervalMs) {
+        err = "--interval must be at least " + std::to_string(kMinIntervalMs) + "ms";
+      }
     } else if (name == "--pd.tls.ca-file") {
       err = value(&f->tls.ca_file);
     } else if (name == "--pd.tls.cert-file") {
@@ -142,7 +153,7 @@ std::string ParseArgs(int argc, char** argv, Flags* f) {
     }
     if (!err.empty()) return err;
   }
-  if (f->help) return "";
+  if (f->help || f->version) return "";
   if (!f->mode) return "one of --leader or --initialized is required";
   if (f->tls.cert_file.empty() != f->tls.key_file.empty()) {
     return "--pd.tls.cert-file and --pd.tls.key-file go together";
@@ -157,6 +168,9 @@ std::string ParseArgs(int argc, char** argv, Flags* f) {
     f->pd_url = std::string(scheme) + "://" + cluster + "-pd." + ns + ":2379";
   }
   while (!f->pd_url.empty() && f->pd_url.back() == '/') f->pd_url.pop_back();
+  if (std::string scheme_error; !podwait::CheckUrlScheme(f->pd_url, &scheme_error)) {
+    return "--pd-url: " + scheme_error;
+  }
   return "";
 }
 
@@ -173,6 +187,10 @@ int main(int argc, char** argv) {
   std::string error = ParseArgs(argc, argv, &flags);
   if (flags.help) {
     std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (flags.version && error.empty()) {
+    std::printf("wait-for-pd, version %s (revision: %s)\n", podwait::kVersion, podwait::kRevision);
     return 0;
   }
   if (!error.empty()) {

@@ -12,7 +12,7 @@ bool CheckUrlScheme(std::string_view url, std::string* error) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (colon != std::string_view::npos && (scheme == "http" || scheme == "https")) return true;
   *error = colon == std::string_view::npos
-               ? "URL without an http:// or https:// scheme"
+               ? "URL without an http:// or https:// scheme (only http and https are allowed)"
                : "URL scheme \"" + scheme + "\" refused: only http and https are allowed";
   return false;
 }
