@@ -88,16 +88,23 @@ class FileHttpClient final : public HttpClient {
   }
 };
 
+// The largest dump explain reads (kubectl get pods -o json of ~15,000 pods); parsing takes a few
+// times its size in memory, so a larger one would end in bad_alloc.
+constexpr size_t kMaxInputBytes = size_t{256} << 20;
+
 bool ReadInput(const std::string& path, std::istream& in, std::string* out, std::string* error) {
+  std::string why;
   if (path == "-") {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    *out = ss.str();
+    if (!ReadStreamLimited(in, kMaxInputBytes, out, &why)) {
+      *error = "standard input: " + why + "; dump fewer objects (one namespace, a selector)";
+      return false;
+    }
     return true;
   }
-  std::string why;
-  if (!ReadWholeFile(path, out, &why)) {
-    *error = path + ": cannot open the file (" + why + ")";
+  if (!ReadFileLimited(path, kMaxInputBytes, out, &why)) {
+    *error = why.rfind("larger than", 0) == 0
+                 ? path + ": " + why + "; dump fewer objects (one namespace, a selector)"
+                 : path + ": cannot open the file (" + why + ")";
     return false;
   }
   return true;
