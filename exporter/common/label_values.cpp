@@ -14,4 +14,13 @@ std::string_view StoreStateLabel(std::string_view state) {
   return "other";
 }
 
+bool IsDns1123Label(std::string_view name) {
+  if (name.empty() || name.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  for (char c : name) {
+    if (!alnum(c) && c != '-') return false;
+  }
+  return alnum(name.front()) && alnum(name.back());
+}
+
 }  // namespace podwait

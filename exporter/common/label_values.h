@@ -14,4 +14,8 @@ namespace podwait {
 // numeric states. Anything else is "other".
 std::string_view StoreStateLabel(std::string_view state);
 
+// Whether `name` is a DNS-1123 label (1-63 lower-case letters, digits and '-', starting and ending
+// with a letter or digit), as every Kubernetes namespace name is.
+bool IsDns1123Label(std::string_view name);
+
 }  // namespace podwait

@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "exporter/common/label_values.h"
 #include "exporter/common/time_format.h"
 
 namespace podwait {
@@ -360,6 +361,12 @@ FlagParseResult ParseFlags(const std::vector<std::string>& args) {
     }
     std::string err = flag->set(result.config, *value);
     if (!err.empty()) return fail("flag --" + body + ": " + err);
+  }
+  for (const std::string& ns : result.config.namespaces) {
+    if (!IsDns1123Label(ns)) {
+      return fail("flag --namespaces: \"" + ns.substr(0, 80) +
+                  "\" is not a namespace name (lower-case letters, digits and '-', at most 63)");
+    }
   }
   if (result.config.shard >= result.config.total_shards) {
     return fail("flag --shard must be below --total-shards");
