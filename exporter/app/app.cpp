@@ -107,6 +107,10 @@ void App::EvaluateOnce() {
   in.failure_members = failures;
   in.now = clock_.Now();
   evaluator_.Evaluate(in);
+  status_log_.Observe(
+      sync_.AllSynced(), evaluator_.Snapshot(),
+      [this] { return std::pair<size_t, size_t>(registry_.Clusters().size(), pods_.Size()); },
+      clock_.MonotonicMs());
 }
 
 void App::EvaluationLoop() {
@@ -207,6 +211,7 @@ bool App::Start(std::string* error) {
       ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), env_.env, error);
   if (!endpoint) return false;
   LogKubeEndpoint(*endpoint);
+  LogWatchScope(config_);
   tokens_ = MakeTokenSource(*endpoint, env_);
   kube_.endpoint = *endpoint;
   kube_.tokens = tokens_.get();

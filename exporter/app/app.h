@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "exporter/app/observers.h"
+#include "exporter/app/status_log.h"
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/ca_status.h"
 #include "exporter/common/clock.h"
@@ -84,7 +85,8 @@ class App {
   ClusterRegistry registry_;
   DependencyStore dependencies_;
   Evaluator evaluator_;
-  ChangeFeed changes_;  // evaluation thread only
+  ChangeFeed changes_;    // evaluation thread only
+  StatusLog status_log_;  // evaluation thread only
 
   // Sources.
   std::unique_ptr<TokenSource> tokens_;
