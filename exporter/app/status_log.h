@@ -12,7 +12,7 @@
 #include <string>
 
 #include "exporter/config/config.h"
-#include "exporter/state/waiting_tracker.h"
+#include "exporter/model/waiting.h"
 
 namespace podwait {
 
