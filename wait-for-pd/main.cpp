@@ -27,6 +27,7 @@
 #include "exporter/common/time_format.h"
 #include "exporter/net/http_client.h"
 #include "exporter/pd/wait.h"
+#include "podwait/version.h"
 
 namespace {
 
@@ -41,17 +42,21 @@ Blocks until the TiDB cluster's PD is ready, then exits 0.
                            http://<cluster>-pd.<namespace>:2379, https with --pd.tls.ca-file)
   --timeout DURATION       give up after this long (exit 1); default 0 = wait forever
   --request-timeout DUR    timeout of each PD request (default 5s)
-  --interval DURATION      pause between tries (default 1s)
+  --interval DURATION      pause between tries (default 1s, at least 100ms)
   --pd.tls.ca-file PATH    CA to verify PD
   --pd.tls.cert-file PATH  client certificate for PD mTLS
   --pd.tls.key-file PATH   client key for PD mTLS
   --termination-log PATH   where the reason goes when giving up (default /dev/termination-log)
   --log.level LEVEL        debug, info, warn, error (default info)
   --log.format FORMAT      logfmt or json (default logfmt)
+  --version                print the version and exit
   -h, --help               this text
 
-Durations are Go-style: 90s, 5m, 1h30m.
+Durations are Go-style: 90s, 5m, 1h30m. The PD URL must be http:// or https://.
 )";
+
+// Below this, --interval would make wait-for-pd a busy loop against PD (--interval=0 spun).
+constexpr int64_t kMinIntervalMs = 100;
 
 std::atomic<bool> g_stop{false};
 std::mutex g_mu;
@@ -70,6 +75,7 @@ struct Flags {
   podwait::LogLevel log_level = podwait::LogLevel::kInfo;
   podwait::LogFormat log_format = podwait::LogFormat::kLogfmt;
   bool help = false;
+  bool version = false;
 };
 
 using podwait::FlagKind;
@@ -142,11 +148,17 @@ std::string ParseArgs(int argc, char** argv, Flags* f) {
     f->help = true;
     return "";
   }
-  if (parsed.value->action == podwait::FlagAction::kVersion) return "unknown flag --version";
+  if (parsed.value->action == podwait::FlagAction::kVersion) {
+    f->version = true;
+    return "";
+  }
   if (!parsed.value->positional.empty()) {
     return "unexpected argument \"" + parsed.value->positional[0] + "\"";
   }
   if (f->request_timeout_ms <= 0) return "--request-timeout must be positive";
+  if (f->interval_ms < kMinIntervalMs) {
+    return "--interval must be at least " + std::to_string(kMinIntervalMs) + "ms";
+  }
   if (!f->mode) return "one of --leader or --initialized is required";
   if (f->tls.cert_file.empty() != f->tls.key_file.empty()) {
     return "--pd.tls.cert-file and --pd.tls.key-file go together";
@@ -161,6 +173,9 @@ std::string ParseArgs(int argc, char** argv, Flags* f) {
     f->pd_url = std::string(scheme) + "://" + cluster + "-pd." + ns + ":2379";
   }
   while (!f->pd_url.empty() && f->pd_url.back() == '/') f->pd_url.pop_back();
+  if (std::string scheme_error; !podwait::CheckUrlScheme(f->pd_url, &scheme_error)) {
+    return "--pd-url: " + scheme_error;
+  }
   return "";
 }
 
@@ -177,6 +192,10 @@ int main(int argc, char** argv) {
   std::string error = ParseArgs(argc, argv, &flags);
   if (flags.help) {
     std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (flags.version && error.empty()) {
+    std::printf("wait-for-pd, version %s (revision: %s)\n", podwait::kVersion, podwait::kRevision);
     return 0;
   }
   if (!error.empty()) {

@@ -36,6 +36,13 @@ App::~App() { Stop(); }
 void App::EvaluateOnce() {
   if (ca_status_) pipeline_.SetCaStatus(ca_status_->Read());
   pipeline_.Evaluate(clock_.Now());
+  status_log_.Observe(
+      sync_.AllSynced(), pipeline_.Snapshot(),
+      [this] {
+        return std::pair<size_t, size_t>(pipeline_.registry().Clusters().size(),
+                                         pipeline_.pods().Size());
+      },
+      clock_.MonotonicMs());
 }
 
 void App::EvaluationLoop() {
@@ -119,7 +126,7 @@ void App::InstallHandlers() {
       reply.body = "ready\n";
     } else {
       reply.status = 503;
-      reply.body = "not ready: waiting for the first sync of:";
+      reply.body = "not ready: not in sync with the API server:";
       for (const auto& [name, synced] : sync_.Snapshot()) {
         if (!synced) reply.body += " " + name;
       }
@@ -178,6 +185,7 @@ Result<bool> App::Start() {
       ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), env_.env, &error);
   if (!endpoint) return Result<bool>::Fail(error);
   LogKubeEndpoint(*endpoint);
+  LogWatchScope(config_);
   tokens_ = MakeTokenSource(*endpoint, env_);
   kube_.endpoint = *endpoint;
   kube_.tokens = tokens_.get();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "exporter/app/observers.h"
+#include "exporter/app/status_log.h"
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/ca_status.h"
 #include "exporter/common/clock.h"
@@ -62,6 +63,7 @@ class App {
   SyncStatus sync_;
 
   Pipeline pipeline_;
+  StatusLog status_log_;  // evaluation thread only
 
   // Sources.
   std::unique_ptr<TokenSource> tokens_;

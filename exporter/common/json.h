@@ -125,10 +125,13 @@ inline bool Bool(const rapidjson::Value* v, const char* name, bool fallback = fa
   return m->GetBool();
 }
 // An RFC 3339 timestamp member in ms, or 0 when absent or malformed.
+// A time member, or 0 when absent, not RFC 3339, or implausible (before 2000: Go's zero time
+// "0001-01-01T00:00:00Z" and the like, which would make waits of 6.4e10 s); implausible ones are
+// counted in ImplausibleTimestamps().
 inline Timestamp Time(const rapidjson::Value* v, const char* name) {
   std::string_view s = Str(v, name);
   if (s.empty()) return 0;
-  return ParseRfc3339(s).value_or(0);
+  return PlausibleTime(ParseRfc3339(s).value_or(0));
 }
 
 }  // namespace podwait::json

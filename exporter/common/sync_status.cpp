@@ -12,6 +12,12 @@ void SyncStatus::MarkSynced(const std::string& name) {
   synced_[name] = true;
 }
 
+void SyncStatus::MarkOutOfSync(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = synced_.find(name);
+  if (it != synced_.end()) it->second = false;
+}
+
 void SyncStatus::Unregister(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   synced_.erase(name);

@@ -6,14 +6,16 @@
 
 namespace podwait {
 
-// Which sources have completed their first sync. /readyz is ready when every registered source
-// has synced at least once. Thread-safe.
+// Which sources are in sync. /readyz is ready when every registered source has synced and has
+// not fallen out of sync since (a watch that cannot stay open). Thread-safe.
 class SyncStatus {
  public:
   // Adds a source that must sync before the process is ready.
   void Register(const std::string& name);
-  // Marks a source as having synced once (it stays counted as synced after that).
+  // Marks a source as synced (its first full list, or a watch working again).
   void MarkSynced(const std::string& name);
+  // A source that had synced keeps failing: not ready until it is marked synced again.
+  void MarkOutOfSync(const std::string& name);
   // Removes a source that turned out not to exist (e.g. a CRD that is not installed).
   void Unregister(const std::string& name);
   bool AllSynced() const;

@@ -1,5 +1,6 @@
 #include "exporter/common/time_format.h"
 
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <ctime>
@@ -30,6 +31,24 @@ int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<uint64_t> g_implausible{0};
+}  // namespace
+
+Timestamp PlausibleTime(Timestamp t) {
+  if (t == 0 || t >= kEarliestPlausibleTime) return t;
+  g_implausible.fetch_add(1, std::memory_order_relaxed);
+  return 0;
+}
+
+Timestamp NotInTheFuture(Timestamp t, Timestamp now, Timestamp max_skew) {
+  if (t == 0 || now == 0 || t <= now + max_skew) return t;
+  g_implausible.fetch_add(1, std::memory_order_relaxed);
+  return now;
+}
+
+uint64_t ImplausibleTimestamps() { return g_implausible.load(std::memory_order_relaxed); }
 
 std::optional<Timestamp> ParseRfc3339(std::string_view text) {
   int year, month, day, hour, minute, second;

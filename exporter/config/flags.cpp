@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "exporter/common/flag_table.h"
+#include "exporter/common/label_values.h"
 #include "exporter/common/time_format.h"
 #include "exporter/model/autoscalers.h"
 
@@ -290,6 +291,13 @@ FlagParseResult ParseFlags(const std::vector<std::string>& args) {
 }
 
 Result<bool> CheckConfig(const Config& config) {
+  for (const std::string& ns : config.namespaces) {
+    if (!IsDns1123Label(ns)) {
+      return Result<bool>::Fail(
+          "flag --namespaces: \"" + ns.substr(0, 80) +
+          "\" is not a namespace name (lower-case letters, digits and '-', at most 63)");
+    }
+  }
   if (config.shard >= config.total_shards) {
     return Result<bool>::Fail("flag --shard must be below --total-shards");
   }

@@ -85,15 +85,24 @@ class FileHttpClient final : public HttpClient {
   }
 };
 
+// The largest dump explain reads (kubectl get pods -o json of ~15,000 pods); parsing takes a few
+// times its size in memory, so a larger one would end in bad_alloc.
+constexpr size_t kMaxInputBytes = size_t{256} << 20;
+
 Result<std::string> ReadInput(const std::string& path, std::istream& in) {
-  if (path == "-") {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return Result<std::string>::Ok(ss.str());
-  }
   std::string text, why;
-  if (!ReadWholeFile(path, &text, &why)) {
-    return Result<std::string>::Fail(path + ": cannot open the file (" + why + ")");
+  if (path == "-") {
+    if (!ReadStreamLimited(in, kMaxInputBytes, &text, &why)) {
+      return Result<std::string>::Fail("standard input: " + why +
+                                       "; dump fewer objects (one namespace, a selector)");
+    }
+    return Result<std::string>::Ok(std::move(text));
+  }
+  if (!ReadFileLimited(path, kMaxInputBytes, &text, &why)) {
+    return Result<std::string>::Fail(why.rfind("larger than", 0) == 0
+                                         ? path + ": " + why +
+                                               "; dump fewer objects (one namespace, a selector)"
+                                         : path + ": cannot open the file (" + why + ")");
   }
   return Result<std::string>::Ok(std::move(text));
 }

@@ -1,8 +1,10 @@
 #include "exporter/kube/reflector.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <random>
+#include <unordered_set>
 
 #include "exporter/common/json.h"
 #include "exporter/common/log.h"
@@ -118,6 +120,50 @@ void Reflector::CountParseError(const std::string& what) {
 
 void Reflector::Restart(const std::string& reason) { observer_->OnRestart(reason); }
 
+void Reflector::BackOff() {
+  const int64_t now = ctx_.env.clock->MonotonicMs();
+  if (now - last_backoff_ms_ >= opts_.backoff_reset_ms) backoff_.Reset();
+  last_backoff_ms_ = now;
+  observer_->OnSynced(false);
+  if (++failures_in_a_row_ >= opts_.unready_after_failures && synced_once_ && !out_of_sync_) {
+    out_of_sync_ = true;
+    ctx_.sync->MarkOutOfSync(opts_.name);
+    LogWarn("out of sync: the list or watch keeps failing",
+            {{"resource", opts_.name}, {"failures", std::to_string(failures_in_a_row_)}});
+  }
+  SleepMs(backoff_.Next(retry_after_s_));
+  retry_after_s_ = -1;
+}
+
+void Reflector::Healthy() {
+  failures_in_a_row_ = 0;
+  observer_->OnSynced(true);
+  if (!synced_once_.exchange(true) || out_of_sync_) {
+    if (out_of_sync_) LogInfo("in sync again", {{"resource", opts_.name}});
+    out_of_sync_ = false;
+    ctx_.sync->MarkSynced(opts_.name);
+  }
+}
+
+bool Reflector::WaitForBudget() {
+  if (ctx_.budget) {
+    const int64_t wait = ctx_.budget->Reserve(ctx_.env.clock->MonotonicMs());
+    if (wait > 0) SleepMs(wait);
+  }
+  return !stop_;
+}
+
+bool Reflector::ReportTransport(const HttpResponse& response) {
+  if (!ctx_.server_log || response.cancelled) return false;
+  const int64_t now = ctx_.env.clock->MonotonicMs();
+  if (response.error.empty() || response.status != 0) {
+    ctx_.server_log->OnAnswer(opts_.name, ctx_.endpoint.api_url, now);
+    return false;
+  }
+  ctx_.server_log->OnTransportError(opts_.name, ctx_.endpoint.api_url, response.error, now);
+  return true;
+}
+
 std::string Reflector::Url(bool watch, const std::string& continue_token) const {
   std::string url = ctx_.endpoint.api_url + opts_.path + "?";
   if (watch) {
@@ -166,6 +212,9 @@ HttpRequest Reflector::PageRequest(const std::string& continue_token) const {
 }
 
 void Reflector::StartPrefetch(const std::string& continue_token) {
+  // Only with a token of the request budget at hand; otherwise the page is asked for (after the
+  // wait) when it is needed.
+  if (ctx_.budget && ctx_.budget->Reserve(ctx_.env.clock->MonotonicMs()) > 0) return;
   if (!prefetch_client_) prefetch_client_ = ctx_.env.http();
   prefetch_token_ = continue_token;
   prefetch_cancel_ = stop_.load();
@@ -206,6 +255,10 @@ Reflector::Outcome Reflector::List() {
   std::string continue_token;
   std::string rv;
   size_t items = 0;
+  int64_t pages = 0;
+  // Hashes of the continue tokens of this list: a server that hands one out twice would page
+  // forever.
+  std::unordered_set<size_t> tokens_seen;
   const int64_t start = ctx_.env.clock->MonotonicMs();
   for (;;) {
     if (stop_) {
@@ -220,8 +273,13 @@ Reflector::Outcome Reflector::List() {
       resp = prefetch_.get();
     } else {
       DropPrefetch();
+      if (!WaitForBudget()) {
+        handler_.OnListAbort();
+        return Outcome::kStopped;
+      }
       resp = client_->Get(PageRequest(continue_token), opts_.max_page_bytes);
     }
+    ++pages;
     if (resp.cancelled || stop_) {
       handler_.OnListAbort();
       return Outcome::kStopped;
@@ -230,31 +288,35 @@ Reflector::Outcome Reflector::List() {
       handler_.OnListAbort();
       return Outcome::kNotFound;
     }
+    const bool transport_error = ReportTransport(resp);
     if (resp.error.empty() && resp.status == 410 && !continue_token.empty()) {
-      // The continue token expired between pages: the snapshot is gone, start over.
+      // The continue token expired between pages: the snapshot is gone, list again from the
+      // start (after a backoff step: a server that always says so must not be paged at once).
+      DropPrefetch();
       Restart("expired_continue");
       LogInfo("list continue token expired; listing again", {{"resource", opts_.name}});
       handler_.OnListAbort();
-      handler_.OnListBegin();
-      continue_token.clear();
-      items = 0;
-      continue;
+      return Outcome::kRetry;
     }
     if (!resp.ok()) {
       const std::string reason = FailureReason(resp);
       Restart(reason);
       handler_.OnListAbort();
-      LogWarn("list failed", {{"resource", opts_.name},
-                              {"reason", reason},
-                              {"status", std::to_string(resp.status)},
-                              {"error", resp.error}});
+      // A server that cannot be reached is logged once for all resources (ApiServerLog).
+      if (!transport_error) {
+        LogWarn("list failed", {{"resource", opts_.name},
+                                {"reason", reason},
+                                {"status", std::to_string(resp.status)},
+                                {"error", resp.error}});
+      }
       return Outcome::kRetry;
     }
     // Ask for the next page before parsing this one, so that the server sends it meanwhile: its
     // continue token is in this page's metadata, which the API server writes before the items.
     // A page whose metadata comes later is parsed first and the next one asked for after it.
     if (std::optional<std::string> next = json::PeekMemberString(resp.body, "metadata", "continue");
-        next && !next->empty()) {
+        next && !next->empty() && pages < opts_.max_list_pages &&
+        tokens_seen.count(std::hash<std::string>()(*next)) == 0) {
       StartPrefetch(*next);
     }
     // One page DOM at a time, parsed in place in the response buffer, without the subtrees no
@@ -278,6 +340,18 @@ Reflector::Outcome Reflector::List() {
       continue_token.clear();
     }
     if (continue_token.empty()) break;
+    const bool repeated = !tokens_seen.insert(std::hash<std::string>()(continue_token)).second;
+    if (repeated || pages >= opts_.max_list_pages) {
+      DropPrefetch();
+      Restart(repeated ? "continue_loop" : "too_many_pages");
+      LogWarn(repeated ? "list failed: the server repeated a continue token"
+                       : "list failed: more pages than the limit",
+              {{"resource", opts_.name},
+               {"pages", std::to_string(pages)},
+               {"max_pages", std::to_string(opts_.max_list_pages)}});
+      handler_.OnListAbort();
+      return Outcome::kRetry;
+    }
   }
   DropPrefetch();  // a peeked token that was not the page's (never from a real API server)
   handler_.OnListEnd(rv);
@@ -304,6 +378,14 @@ void Reflector::HandleWatchLine(std::string_view line) {
     return;
   }
   observer_->OnWatchEvent(ev.type, ctx_.env.clock->Now());
+  const bool real = ev.type == WatchEventType::kAdded || ev.type == WatchEventType::kModified ||
+                    ev.type == WatchEventType::kDeleted;
+  if (real) ++stream_real_events_;
+  if (!stream_healthy_ && ev.type != WatchEventType::kError &&
+      (real || ctx_.env.clock->MonotonicMs() - stream_start_ms_ >= opts_.short_watch_ms)) {
+    stream_healthy_ = true;
+    Healthy();
+  }
   switch (ev.type) {
     case WatchEventType::kBookmark:
       SetResourceVersion(ObjectResourceVersion(*ev.object));
@@ -344,14 +426,13 @@ Reflector::Outcome Reflector::Watch() {
   stream_gone_ = false;
   stream_error_ = false;
   stream_lines_ = 0;
+  stream_real_events_ = 0;
+  stream_healthy_ = false;
   uint64_t oversized_seen = splitter_.oversized();
-  bool receiving = false;
+  if (!WaitForBudget()) return Outcome::kStopped;
+  stream_start_ms_ = ctx_.env.clock->MonotonicMs();
   watches_++;
   HttpResponse resp = client_->Stream(req, [&](std::string_view chunk) {
-    if (!receiving) {
-      receiving = true;
-      observer_->OnSynced(true);
-    }
     splitter_.Feed(chunk, [this](std::string_view line) {
       if (!stream_gone_ && !stream_error_) HandleWatchLine(line);
     });
@@ -361,7 +442,7 @@ Reflector::Outcome Reflector::Watch() {
     return !stop_ && !stream_gone_ && !stream_error_;
   });
   if (stop_ || resp.cancelled) return Outcome::kStopped;
-  if (receiving) backoff_.Reset();
+  const bool transport_error = ReportTransport(resp);
   if (stream_gone_) {
     Restart("gone");
     LogInfo("watch resourceVersion expired; relisting", {{"resource", opts_.name}});
@@ -380,16 +461,29 @@ Reflector::Outcome Reflector::Watch() {
   if (!resp.error.empty() || resp.status < 200 || resp.status >= 300) {
     const std::string reason = FailureReason(resp);
     Restart(reason);
-    LogWarn("watch failed", {{"resource", opts_.name},
-                             {"reason", reason},
-                             {"status", std::to_string(resp.status)},
-                             {"error", resp.error}});
+    if (!transport_error) {
+      LogWarn("watch failed", {{"resource", opts_.name},
+                               {"reason", reason},
+                               {"status", std::to_string(resp.status)},
+                               {"error", resp.error}});
+    }
+    return Outcome::kRetry;
+  }
+  retry_after_s_ = -1;
+  // A clean close: the server's timeoutSeconds, or a server (or a proxy in front of it) that
+  // closes at once after some bytes (an HTML page, a bad line, a lone BOOKMARK). Only a watch
+  // that brought real events or stayed open for short_watch_ms is resumed at once.
+  const int64_t lasted_ms = ctx_.env.clock->MonotonicMs() - stream_start_ms_;
+  if (stream_real_events_ == 0 && lasted_ms < opts_.short_watch_ms) {
+    Restart("short_watch");
+    LogDebug("watch closed without events within a second; backing off",
+             {{"resource", opts_.name},
+              {"ms", std::to_string(lasted_ms)},
+              {"lines", std::to_string(stream_lines_)}});
     return Outcome::kRetry;
   }
   Restart("closed");
-  retry_after_s_ = -1;
-  // A server that closes watches at once must not make us spin.
-  return receiving ? Outcome::kClosed : Outcome::kRetry;
+  return Outcome::kClosed;
 }
 
 void Reflector::Run() {
@@ -402,12 +496,11 @@ void Reflector::Run() {
       if (o == Outcome::kOk) {
         ++lists_;
         need_list = false;
-        backoff_.Reset();
-        observer_->OnSynced(true);
+        // Fresh, but not yet healthy again: that takes a watch that stays open (Healthy()).
+        if (!out_of_sync_) observer_->OnSynced(true);
         if (!synced_once_.exchange(true)) ctx_.sync->MarkSynced(opts_.name);
         continue;
       }
-      observer_->OnSynced(false);
       if (o == Outcome::kNotFound) {
         if (handler_.OnNotFound()) {
           LogInfo("resource not served by the API server; not watching it",
@@ -420,7 +513,7 @@ void Reflector::Run() {
         Restart("not_found");
         retry_after_s_ = -1;
       }
-      SleepMs(backoff_.Next(retry_after_s_));
+      BackOff();
       continue;
     }
     const Outcome o = Watch();
@@ -430,13 +523,14 @@ void Reflector::Run() {
       case Outcome::kClosed:
         break;  // resume at once from the last resourceVersion
       case Outcome::kGone:
-        observer_->OnSynced(false);
+        // The relist goes through the backoff too: a server that answers every watch with
+        // 410 must not get a full list each time.
         observer_->OnRelist();
         need_list = true;
+        BackOff();
         break;
       default:
-        observer_->OnSynced(false);
-        SleepMs(backoff_.Next(retry_after_s_));
+        BackOff();
         break;
     }
   }

@@ -23,6 +23,7 @@
 #include "exporter/common/json.h"
 #include "exporter/common/sync_status.h"
 #include "exporter/kube/endpoint.h"
+#include "exporter/kube/request_budget.h"
 #include "exporter/kube/token_source.h"
 #include "exporter/kube/watch_protocol.h"
 #include "exporter/net/environment.h"
@@ -94,6 +95,11 @@ struct KubeContext {
   Environment env;                     // clock and HTTP clients
   ReflectorObserverFactory observers;  // empty: health is not reported
   SyncStatus* sync = nullptr;          // required
+  // Shared by every reflector made from this context and its copies (one API server): the
+  // client-side request budget (client-go's default is 5 QPS, burst 10; podwait lists pages of
+  // many resources at start, so more) and the log of its connection failures.
+  std::shared_ptr<RequestBudget> budget = std::make_shared<RequestBudget>(20, 100);
+  std::shared_ptr<ApiServerLog> server_log = std::make_shared<ApiServerLog>();
 };
 
 struct ReflectorOptions {
@@ -108,8 +114,23 @@ struct ReflectorOptions {
   // bookmarks about once a minute). Also the client-side deadline of a list page is list_timeout.
   int64_t idle_timeout_s = 180;
   Timestamp list_timeout = kMinute;
-  int64_t backoff_initial_ms = 500;
+  // Every restart of the list or the watch (a failure, a watch that ended without a real event
+  // within short_watch_ms, a relist after 410 Gone, a bad continue token) waits one step of one
+  // backoff: drawn from [d/2, d], d = backoff_initial_ms doubling up to backoff_max_ms, so
+  // 0.8-1.6 s first and 15-30 s at the cap, like client-go's reflector (800 ms, factor 2,
+  // jitter 1.0, 30 s). The steps start again from the first once backoff_reset_ms pass without
+  // a restart (client-go's resetDuration).
+  int64_t backoff_initial_ms = 1600;
   int64_t backoff_max_ms = 30'000;
+  int64_t backoff_reset_ms = 2 * 60'000;
+  // A watch that closes cleanly within this time without an ADDED, MODIFIED or DELETED event
+  // failed (client-go: "very short watch"); one that lasts longer or brings events is resumed at
+  // once. A watch counts as healthy (synced again) on a real event or any event after this time.
+  int64_t short_watch_ms = 1000;
+  // Failed restarts in a row after which the resource counts as out of sync for /readyz.
+  int unready_after_failures = 3;
+  // A list longer than this many pages, or whose continue token repeats, is an error.
+  int64_t max_list_pages = 10'000;
   size_t max_line_bytes = 16u << 20;  // longer watch lines (oversized objects) are skipped
   size_t max_page_bytes = 512u << 20;
   // Subtrees of each object that the handler never reads: list pages and watch events are parsed
@@ -174,6 +195,14 @@ class Reflector {
   // Classifies a failed response; returns the restart reason label.
   std::string FailureReason(const HttpResponse& response);
   void Restart(const std::string& reason);
+  // Sleeps one backoff step before the next attempt (the one way to restart after a failure).
+  void BackOff();
+  // A watch proved it stays open: in sync again.
+  void Healthy();
+  // Waits for a token of the API server's request budget; false when stopped meanwhile.
+  bool WaitForBudget();
+  // Feeds the API server's connection log; true when the failure was a transport error.
+  bool ReportTransport(const HttpResponse& response);
   void SleepMs(int64_t ms);
   void SetResourceVersion(std::string_view rv);
   void UpdateObjects();
@@ -195,7 +224,10 @@ class Reflector {
   mutable std::mutex mu_;  // guards rv_ and the sleep
   std::condition_variable cv_;
   std::string rv_;
-  int64_t retry_after_s_ = -1;  // from the last failed response
+  int64_t retry_after_s_ = -1;                // from the last failed response
+  int64_t last_backoff_ms_ = -1'000'000'000;  // monotonic time of the last backoff step
+  int failures_in_a_row_ = 0;
+  bool out_of_sync_ = false;  // reported to SyncStatus as out of sync
 
   const json::SkipPaths list_skip_;  // opts_.skip_fields under "items.[]"
   // The next list page, fetched while the reflector thread parses the current one: its own client
@@ -212,6 +244,9 @@ class Reflector {
   bool stream_gone_ = false;
   bool stream_error_ = false;
   uint64_t stream_lines_ = 0;
+  uint64_t stream_real_events_ = 0;  // ADDED, MODIFIED, DELETED
+  int64_t stream_start_ms_ = 0;
+  bool stream_healthy_ = false;
   int64_t last_parse_warn_ms_ = -1'000'000;
 
   std::thread thread_;

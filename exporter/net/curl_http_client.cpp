@@ -1,5 +1,6 @@
 #include <curl/curl.h>
 
+#include <cerrno>
 #include <cstring>
 #include <mutex>
 
@@ -11,6 +12,46 @@ namespace {
 void GlobalInitOnce() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// What a failed transfer tells the operator: the kind of failure (refused, DNS, timeout, TLS) and
+// libcurl's detail, which names the host and port.
+std::string DescribeError(CURLcode rc, long os_errno, const char* detail) {
+  std::string kind;
+  switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      kind = "DNS: cannot resolve the host";
+      break;
+    case CURLE_COULDNT_CONNECT:
+      kind = os_errno != 0
+                 ? std::string("cannot connect: ") + std::strerror(static_cast<int>(os_errno))
+                 : "cannot connect";
+      break;
+    case CURLE_OPERATION_TIMEDOUT:
+      kind = "timeout";
+      break;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CLIENTCERT:
+      kind = "TLS";
+      break;
+    case CURLE_UNSUPPORTED_PROTOCOL:
+      kind = "scheme not allowed (only http and https)";
+      break;
+    default:
+      kind = curl_easy_strerror(rc);
+      break;
+  }
+  if (detail != nullptr && detail[0] != '\0') kind += std::string(": ") + detail;
+  return kind;
 }
 
 struct TransferState {
@@ -49,16 +90,7 @@ size_t HeaderCallback(char* data, size_t size, size_t nitems, void* userdata) {
     value.remove_suffix(1);
   }
   if (name == "retry-after") {
-    long long secs = 0;
-    bool digits = !value.empty();
-    for (char ch : value) {
-      if (ch < '0' || ch > '9') {
-        digits = false;
-        break;
-      }
-      secs = secs * 10 + (ch - '0');
-    }
-    if (digits) st->retry_after_s = secs;
+    if (std::optional<int64_t> secs = ParseRetryAfter(value)) st->retry_after_s = *secs;
   } else if (name == "content-type") {
     st->content_type = std::string(value);
   }
@@ -136,7 +168,15 @@ class CurlHttpClient final : public HttpClient {
     st.max_body = max_body;
     st.curl = curl_;
 
+    HttpResponse refused;
+    if (!CheckUrlScheme(request.url, &refused.error)) return refused;
+    char detail[CURL_ERROR_SIZE] = {};
+    curl_easy_setopt(curl_, CURLOPT_ERRORBUFFER, detail);
     curl_easy_setopt(curl_, CURLOPT_URL, request.url.c_str());
+    // Only http and https, also for redirects (which are not followed anyway): a URL from a
+    // Cluster's status or a flag must not make libcurl speak gopher, file, dict, ... .
+    curl_easy_setopt(curl_, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl_, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl_, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(curl_, CURLOPT_ACCEPT_ENCODING, "");  // gzip when the server offers it
@@ -190,9 +230,11 @@ class CurlHttpClient final : public HttpClient {
         response.error = "response body too large";
       } else if (rc == CURLE_OPERATION_TIMEDOUT) {
         response.timed_out = true;
-        response.error = "timeout";
+        response.error = DescribeError(rc, 0, detail);
       } else {
-        response.error = curl_easy_strerror(rc);
+        long os_errno = 0;
+        curl_easy_getinfo(curl_, CURLINFO_OS_ERRNO, &os_errno);
+        response.error = DescribeError(rc, os_errno, detail);
       }
     }
     return response;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,6 +64,14 @@ class HttpClient {
   virtual HttpResponse Stream(const HttpRequest& request,
                               const std::function<bool(std::string_view)>& on_data) = 0;
 };
+
+// Whether `url` uses http or https (case-insensitive), the only schemes podwait sends requests
+// with; otherwise false with *error naming the refused scheme.
+bool CheckUrlScheme(std::string_view url, std::string* error);
+
+// A Retry-After header's value in seconds (delay-seconds; an HTTP date is not used by the API
+// server or PD), capped at one day; nullopt when it is not a number.
+std::optional<int64_t> ParseRetryAfter(std::string_view value);
 
 // libcurl implementation. Thread-compatible (one per thread); curl_global_init is done once.
 std::unique_ptr<HttpClient> MakeCurlHttpClient();

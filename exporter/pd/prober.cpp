@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "exporter/common/label_values.h"
 #include "exporter/common/log.h"
 
 namespace podwait {
@@ -67,7 +68,7 @@ PdFacts ProbePd(PdClient& client, Timestamp now, bool with_config) {
       if (s.IsTiFlash()) {
         ++f.tiflash_stores;
       } else {
-        ++f.tikv_stores[s.state_name];
+        ++f.tikv_stores[std::string(StoreStateLabel(s.state_name))];
       }
     }
   } else if (stores.not_bootstrapped) {

@@ -68,8 +68,8 @@ EventParseResult ParseEvent(const rapidjson::Value& object, const EventParseOpti
       std::max({Time(&object, "lastTimestamp"), Time(&object, "deprecatedLastTimestamp"),
                 Time(series, "lastObservedTime"), event_time});
   if (last == 0) last = first;
-  ev.first = first;
-  ev.last = last;
+  ev.first = NotInTheFuture(first, options.now);
+  ev.last = NotInTheFuture(last, options.now);
 
   int64_t count = Int(series, "count");
   if (count <= 0) count = Int(&object, "count");
@@ -89,8 +89,14 @@ EventSource::EventSource(EventStore& store, const PodStore* pods, const Clock& c
 
 void EventSource::OnListBegin() { staged_.clear(); }
 
+EventParseOptions EventSource::Options() const {
+  EventParseOptions o = options_;
+  o.now = clock_.Now();
+  return o;
+}
+
 bool EventSource::OnListItem(const rapidjson::Value& object) {
-  EventParseResult r = ParseEvent(object, options_);
+  EventParseResult r = ParseEvent(object, Options());
   if (!r.ok) return false;
   if (r.relevant) staged_.push_back(std::move(r.event));
   return true;
@@ -105,7 +111,7 @@ void EventSource::OnListEnd(const std::string&) {
 void EventSource::OnListAbort() { staged_ = {}; }
 
 bool EventSource::OnEvent(WatchEventType type, const rapidjson::Value& object) {
-  EventParseResult r = ParseEvent(object, options_);
+  EventParseResult r = ParseEvent(object, Options());
   if (!r.ok) return false;
   if (r.relevant) {
     if (type == WatchEventType::kDeleted) {

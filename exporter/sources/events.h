@@ -37,6 +37,8 @@ bool IsRelevantEventReason(std::string_view reason);
 
 struct EventParseOptions {
   size_t max_message_bytes = 1024;
+  // When set, times more than an hour after `now` are taken as `now` (NotInTheFuture).
+  Timestamp now = 0;
 };
 
 struct EventParseResult {
@@ -73,6 +75,9 @@ class EventSource final : public ReflectorHandler {
   size_t Prune();
 
  private:
+  // options_ with `now` set from the clock.
+  EventParseOptions Options() const;
+
   EventStore& store_;
   const PodStore* const pods_;
   const Clock& clock_;

@@ -117,6 +117,13 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
   }
   pod.resource_version = std::string(Str(meta, "resourceVersion"));
   pod.created = Time(meta, "creationTimestamp");
+  if (pod.created == 0 && json::Member(*meta, "creationTimestamp") != nullptr &&
+      !json::Member(*meta, "creationTimestamp")->IsNull()) {
+    // Empty, not RFC 3339, or before 2000 (Go's zero time): every wait would be measured from
+    // 1970 or year 1 (6.4e10 s).
+    result.error = "pod without a plausible metadata.creationTimestamp";
+    return result;
+  }
   pod.deleted = Time(meta, "deletionTimestamp");
   if (const rapidjson::Value* labels = Object(meta, "labels")) {
     pod.cluster = std::string(Str(labels, options.cluster_label.c_str()));

@@ -3,7 +3,9 @@
 #include <rapidjson/document.h>
 
 #include "exporter/common/json.h"
+#include "exporter/common/log.h"
 #include "exporter/common/time_format.h"
+#include "exporter/net/http_client.h"
 
 namespace podwait {
 namespace {
@@ -199,6 +201,13 @@ V2Parse<v2::Cluster> ParseV2Cluster(const Value& object) {
   c.tls = r.Bool(r.Object(m->spec, "tlsCluster", "spec.tlsCluster"), "enabled",
                  "spec.tlsCluster.enabled");
   c.pd_url = r.String(m->status, "pd", "status.pd");
+  if (std::string refused; !c.pd_url.empty() && !CheckUrlScheme(c.pd_url, &refused)) {
+    // Whoever can write a Cluster's status must not steer the prober's bytes at another
+    // service (gopher://, dict://, ...): the URL is dropped, the PD URL template applies.
+    LogWarn("ignoring a v2 Cluster's status.pd",
+            {{"cluster", c.namespace_ + "/" + c.name}, {"error", refused}});
+    c.pd_url.clear();
+  }
   c.cluster_id = r.String(m->status, "id", "status.id");
   c.conditions = Conditions(r, m->status);
   return Done(r, std::move(c));

@@ -1,5 +1,6 @@
 #include "exporter/state/dependency_store.h"
 
+#include "exporter/common/label_values.h"
 #include "exporter/common/log.h"
 #include "exporter/common/shard.h"
 
@@ -133,7 +134,8 @@ std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
     v.tc_pd_members_unhealthy =
         static_cast<int>(tc->second.pd_members.size()) - v.tc_pd_members_healthy;
     v.tc_pd_has_leader = !tc->second.pd_leader.empty();
-    for (const auto& s : tc->second.tikv_stores) ++v.tc_tikv_stores[s.state];
+    for (const auto& s : tc->second.tikv_stores)
+      ++v.tc_tikv_stores[std::string(StoreStateLabel(s.state))];
     for (const char* c : {"pd", "tidb", "tikv", "tiflash"}) v.failover_members[c] = 0;
     for (const auto& f : tc->second.failure_members) ++v.failover_members[f.component];
   }

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "exporter/common/label_values.h"
+
 namespace podwait {
 namespace {
 
@@ -32,7 +34,7 @@ v2::ClusterFacts V2Store::Compute(const Entry& e) {
     } else if (inst.component == "tikv") {
       ++f.tikv_instances;
       if (inst.IsReady() && inst.store_state == "Serving") ++f.tikv_serving_ready;
-      if (!inst.store_state.empty()) ++states[inst.store_state];
+      if (!inst.store_state.empty()) ++states[std::string(StoreStateLabel(inst.store_state))];
     }
   }
   f.tikv_store_states.assign(states.begin(), states.end());

@@ -167,5 +167,37 @@ TEST_F(WaitForPdSim, BadFlagsAndHelp) {
   EXPECT_THAT(out, HasSubstr("--initialized"));
 }
 
+// --interval=0 spun against PD; only a sane minimum is accepted.
+TEST_F(WaitForPdSim, AnIntervalBelowTheMinimumIsRefused) {
+  std::string out;
+  for (const char* interval : {"--interval=0", "--interval=0s", "--interval=10ms"}) {
+    EXPECT_EQ(
+        RunCommand({BinaryPath("wait-for-pd"), "--leader", interval, "--pd-url=http://x"}, &out), 2)
+        << interval;
+    EXPECT_THAT(out, HasSubstr("--interval must be at least 100ms")) << interval;
+  }
+}
+
+// file://, gopher:// ... never reach libcurl: a clear error naming the scheme, exit 2.
+TEST_F(WaitForPdSim, APdUrlOfAnotherSchemeIsRefused) {
+  std::string out;
+  for (const std::string url : {"file:///etc/passwd", "gopher://127.0.0.1:6379/_x",
+                                "dict://127.0.0.1:11211/stats", "basic-pd:2379"}) {
+    EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--leader", "--pd-url=" + url}, &out), 2)
+        << url;
+    EXPECT_THAT(out, HasSubstr("only http and https")) << url << out;
+  }
+  EXPECT_THAT(out, HasSubstr("without an http:// or https:// scheme"));
+  RunCommand({BinaryPath("wait-for-pd"), "--leader", "--pd-url=gopher://h:1/"}, &out);
+  EXPECT_THAT(out, HasSubstr("\"gopher\""));
+}
+
+TEST_F(WaitForPdSim, VersionIsPrinted) {
+  std::string out;
+  EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--version"}, &out), 0);
+  EXPECT_THAT(out, ::testing::StartsWith("wait-for-pd, version "));
+  EXPECT_THAT(out, HasSubstr("revision: "));
+}
+
 }  // namespace
 }  // namespace podwait::testing

@@ -142,5 +142,18 @@ TEST(Flags, RoutePrefixDefaultsToTheExternalUrlsPath) {
   EXPECT_EQ(ParseFlags({"--web.external-url=https://h:8443"}).config.route_prefix, "");
 }
 
+// --namespaces went into URL paths unchecked ("x/../../y").
+TEST(ParseFlags, NamespacesMustBeDns1123Labels) {
+  for (const char* bad : {"x/../../y", "Tidb", "-a", "a-", "a_b", "a.b", "%2e%2e"}) {
+    FlagParseResult r = ParseFlags({std::string("--namespaces=ok,") + bad});
+    EXPECT_EQ(r.action, FlagParseResult::Action::kError) << bad;
+    EXPECT_THAT(r.error, HasSubstr("is not a namespace name")) << bad;
+  }
+  EXPECT_EQ(ParseFlags({"--namespaces=" + std::string(64, 'a')}).action,
+            FlagParseResult::Action::kError);
+  FlagParseResult ok = ParseFlags({"--namespaces=tidb-prod,a,0x," + std::string(63, 'a')});
+  EXPECT_NE(ok.action, FlagParseResult::Action::kError) << ok.error;
+}
+
 }  // namespace
 }  // namespace podwait

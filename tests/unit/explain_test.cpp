@@ -8,6 +8,7 @@
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -195,6 +196,23 @@ TEST(Explain, V2ObjectsMakeAReadyTikvPodWithItsInstanceNotReadyWait) {
                                   R"("metadata":{"namespace":"tidb-v2","name":"x"},"status":7})"}));
   EXPECT_EQ(bad.code, 1);
   EXPECT_THAT(bad.err, HasSubstr("TiKV tidb-v2/x"));
+}
+
+// -f /dev/zero, or a dump larger than memory allows, ended in std::bad_alloc (SIGABRT).
+TEST(Explain, HugeInputIsAClearErrorNotAnAbort) {
+  Result zero = Explain({"-f", "/dev/zero"});
+  EXPECT_EQ(zero.code, 1);
+  EXPECT_THAT(zero.err, HasSubstr("/dev/zero: larger than the limit of 256 MiB"));
+
+  // A sparse 4 GiB file: refused by its size, without reading it.
+  const std::string huge = testing::MakeTempDir() + "/pods.json";
+  ASSERT_EQ(truncate(huge.c_str(), 0), -1);  // not there yet
+  { std::ofstream(huge) << "{"; }
+  ASSERT_EQ(truncate(huge.c_str(), int64_t{4} << 30), 0);
+  Result big = Explain({"-f", huge});
+  EXPECT_EQ(big.code, 1);
+  EXPECT_THAT(big.err, HasSubstr("larger than the limit of 256 MiB (4096 MiB)"));
+  EXPECT_THAT(big.err, HasSubstr("dump fewer objects"));
 }
 
 TEST(Explain, BadInputIsAClearErrorNamingTheFile) {

@@ -627,5 +627,165 @@ TEST_F(ReflectorTest, StopsPromptlyDuringAnIdleWatchAndDuringBackoff) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
 }
 
+// --- servers that would make a naive reflector hammer them (issue: hot loops) -----------------
+
+// A watch that answers 200 and closes after bytes that are not a real event: an HTML login page
+// from a proxy, one bad line, a lone BOOKMARK. Each is a failure that backs off, never progress.
+TEST_F(ReflectorTest, AWatchThatClosesWithoutEventsBacksOff) {
+  opts_.backoff_initial_ms = 400;  // steps of 0.2-0.4 s, then 0.4-0.8 s, ...
+  opts_.backoff_max_ms = 800;
+  script_.Push(ListPage({PodJson("a", "5")}, "10"));
+  const std::string html = "<!DOCTYPE html><html><body>Sign in</body></html>\n";
+  for (int i = 0; i < 20; ++i) {
+    script_.Push(WatchStream(i % 3 == 0 ? html : i % 3 == 1 ? "garbage\n" : Bookmark("10")));
+  }
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(2));
+  std::this_thread::sleep_for(1s);
+  // Before: all 20 answers were used up within milliseconds (~3,500 watches/s on loopback).
+  // Now: a handful of steps fit into a second.
+  EXPECT_LT(script_.Requests(), 10u);
+  EXPECT_GE(metrics_.WatchRestarts("pods", "short_watch").Value(), 1);
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "closed").Value(), 0);
+  EXPECT_EQ(r->lists(), 1u);
+  r->Stop();
+}
+
+// A watch that brings a real event and ends cleanly is resumed at once.
+TEST_F(ReflectorTest, AWatchWithRealEventsIsResumedAtOnce) {
+  opts_.backoff_initial_ms = 60'000;
+  script_.Push(ListPage({}, "10"));
+  script_.Push(WatchStream(Event("ADDED", PodJson("a", "11"))));
+  script_.Push(WatchStream(Event("ADDED", PodJson("b", "12"))));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(4));  // no 30-60 s backoff between the watches
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "closed").Value(), 2);
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "short_watch").Value(), 0);
+  r->Stop();
+}
+
+// ERROR 410 right after every list: the relist is rate-limited by the same backoff.
+TEST_F(ReflectorTest, RelistsAfter410AreBackedOff) {
+  opts_.backoff_initial_ms = 400;
+  opts_.backoff_max_ms = 800;
+  const std::string expired =
+      Event("ERROR", R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+                     R"("message":"too old resource version","reason":"Expired","code":410})");
+  for (int i = 0; i < 20; ++i) {
+    script_.Push(ListPage({PodJson("a", std::to_string(10 + i))}, std::to_string(10 + i)));
+    script_.Push(WatchStream(expired));
+  }
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(2));
+  std::this_thread::sleep_for(1s);
+  // Before: ~1,700 full lists a second; all 20 lists would be gone at once.
+  EXPECT_LT(r->lists(), 5u);
+  EXPECT_GE(metrics_.WatchRelists("pods").Value(), 1);
+  r->Stop();
+}
+
+// A continue token that comes back is an error, not a list that pages forever.
+TEST_F(ReflectorTest, ARepeatedContinueTokenFailsTheList) {
+  opts_.backoff_initial_ms = 60'000;
+  script_.Push(ListPage({PodJson("a", "5")}, "10", "same"));
+  for (int i = 0; i < 5; ++i) script_.Push(ListPage({PodJson("b", "6")}, "10", "same"));
+  auto r = StartReflector();
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return metrics_.WatchRestarts("pods", "continue_loop").Value() == 1; }, 5s));
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(script_.Requests(), 2u);  // the first page and the one that repeated its token
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "abort"}));
+  EXPECT_TRUE(handler_.objects().empty());
+  EXPECT_FALSE(r->synced());
+  r->Stop();
+}
+
+// Tokens that never end: the list stops at max_list_pages.
+TEST_F(ReflectorTest, AnEndlessListStopsAtThePageLimit) {
+  opts_.backoff_initial_ms = 60'000;
+  opts_.max_list_pages = 5;
+  for (int i = 0; i < 50; ++i) {
+    script_.Push(ListPage({PodJson("p" + std::to_string(i), "5")}, "10", "t" + std::to_string(i)));
+  }
+  auto r = StartReflector();
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return metrics_.WatchRestarts("pods", "too_many_pages").Value() == 1; }, 5s));
+  std::this_thread::sleep_for(100ms);
+  EXPECT_LE(script_.Requests(), 6u);
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "abort"}));
+  r->Stop();
+}
+
+// /readyz and podwait_watch_synced while the watch cannot stay open, and after it can again.
+TEST_F(ReflectorTest, ReadinessTellsTheTruthWhileTheWatchCannotStayOpen) {
+  opts_.unready_after_failures = 3;
+  script_.Push(ListPage({PodJson("a", "5")}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(2));
+  EXPECT_TRUE(sync_.AllSynced());
+  EXPECT_EQ(metrics_.WatchSynced("pods").Value(), 1);
+  for (int i = 0; i < 3; ++i) script_.Push(WatchStream("<html>proxy login</html>\n"));
+  ASSERT_TRUE(testing::WaitFor([&] { return !sync_.AllSynced(); }, 5s));
+  EXPECT_EQ(metrics_.WatchSynced("pods").Value(), 0);
+  EXPECT_TRUE(r->synced());  // it did sync once; it is out of sync now
+  script_.Push(WatchStreamThenIdle(Event("ADDED", PodJson("b", "11"))));
+  ASSERT_TRUE(testing::WaitFor([&] { return sync_.AllSynced(); }, 5s));
+  EXPECT_EQ(metrics_.WatchSynced("pods").Value(), 1);
+  r->Stop();
+}
+
+// One budget for every reflector of a server: a server that ends each watch after one real event
+// (progress, so no backoff) still gets no more than burst + qps * t requests.
+TEST_F(ReflectorTest, TheRequestBudgetBoundsEvenWatchesThatMakeProgress) {
+  ctx_.budget = std::make_shared<RequestBudget>(/*qps=*/5, /*burst=*/5);
+  script_.Push(ListPage({}, "10"));
+  for (int i = 0; i < 200; ++i) {
+    script_.Push(
+        WatchStream(Event("ADDED", PodJson("a" + std::to_string(i), "1" + std::to_string(i)))));
+  }
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(2));
+  std::this_thread::sleep_for(1s);
+  EXPECT_LT(script_.Requests(), 30u);  // 5 at once + ~5 a second; before: all 200 at once
+  EXPECT_GT(ctx_.budget->delayed(), 0u);
+  r->Stop();
+}
+
+TEST(RequestBudget, BurstThenQps) {
+  RequestBudget budget(/*qps=*/10, /*burst=*/2);
+  EXPECT_EQ(budget.Reserve(1000), 0);
+  EXPECT_EQ(budget.Reserve(1000), 0);
+  EXPECT_EQ(budget.Reserve(1000), 100);  // the third waits one token's time
+  EXPECT_EQ(budget.Reserve(1000), 200);  // and the fourth queues behind it
+  EXPECT_EQ(budget.Reserve(1300), 0);    // 300 ms later the debt is paid and one token is back
+  EXPECT_EQ(budget.Reserve(10'000), 0);  // refills up to the burst only
+  EXPECT_EQ(budget.Reserve(10'000), 0);
+  EXPECT_EQ(budget.Reserve(10'000), 100);
+  EXPECT_EQ(budget.requests(), 8u);
+  EXPECT_EQ(budget.delayed(), 3u);
+}
+
+// 22 resources failing alike against an unreachable server are one problem: one line per backoff
+// step of the server, not one per resource and attempt.
+TEST(ApiServerLog, OneLinePerStepForResourcesFailingAlike) {
+  ApiServerLog log(/*first_step_ms=*/800, /*max_step_ms=*/30'000);
+  const std::string cause = "cannot connect: Connection refused: Failed to connect to 10.0.0.1";
+  for (int64_t t = 0; t < 10'000; t += 50) {
+    for (int r = 0; r < 22; ++r) {
+      log.OnTransportError("pods/ns" + std::to_string(r), "https://10.0.0.1:6443", cause, t);
+    }
+  }
+  // Lines at 0, 0.8, 2.4, 5.6 s (then 12 s): 4 in the first 10 s, instead of 22 x 200.
+  EXPECT_EQ(log.lines(), 4u);
+  // A different cause is a different problem, reported on its own.
+  EXPECT_TRUE(log.OnTransportError("configmaps", "https://10.0.0.1:6443", "timeout", 10'000));
+  log.OnAnswer("pods/ns0", "https://10.0.0.1:6443", 11'000);  // "reachable again"
+  EXPECT_EQ(log.lines(), 6u);
+  log.OnAnswer("pods/ns1", "https://10.0.0.1:6443", 11'000);  // said once
+  EXPECT_EQ(log.lines(), 6u);
+  // Down again: reported at once.
+  EXPECT_TRUE(log.OnTransportError("pods/ns0", "https://10.0.0.1:6443", cause, 12'000));
+}
+
 }  // namespace
 }  // namespace podwait

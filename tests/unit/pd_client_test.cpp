@@ -231,6 +231,26 @@ TEST(ProbePdTest, HealthyClusterWithTiFlash) {
                           "/pd/api/v1/stores", "/pd/api/v1/config/replicate"));
 }
 
+// podwait_tikv_stores{state} takes its value from PD: states PD never names are one "other"
+// series, however many a PD makes up. The stores answer is made up in the shape of PD's
+// server/api/store.go StoresInfo (count, stores[].store.{id,address,state_name}).
+TEST(ProbePdTest, MadeUpStoreStatesAreCountedAsOther) {
+  ScriptedHttp http;
+  ServeHealthyCluster(&http);
+  std::string stores = R"({"count":1003,"stores":[)";
+  stores += R"({"store":{"id":1,"address":"basic-tikv-0:20160","state_name":"Up"}},)";
+  stores += R"({"store":{"id":2,"address":"basic-tikv-1:20160","state_name":"Tombstone"}},)";
+  for (int i = 0; i < 1000; ++i) {
+    stores += R"({"store":{"id":)" + std::to_string(10 + i) +
+              R"(,"address":"x:1","state_name":"made-up-)" + std::to_string(i) + R"("}},)";
+  }
+  stores += R"({"store":{"id":3,"address":"basic-tikv-2:20160","state_name":"Up"}}]})";
+  http.by_path["/pd/api/v1/stores"] = ScriptedHttp::Body(200, stores);
+  PdClient client(http, Options());
+  PdFacts f = ProbePd(client, 42);
+  EXPECT_THAT(f.tikv_stores, ElementsAre(Pair("Tombstone", 1), Pair("Up", 2), Pair("other", 1000)));
+}
+
 TEST(ProbePdTest, WithoutConfigTheReplicateConfigIsNotAsked) {
   ScriptedHttp http;
   ServeHealthyCluster(&http);

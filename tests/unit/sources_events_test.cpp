@@ -133,6 +133,45 @@ TEST(ParseEvent, MessageIsBoundedAndTimesFallBack) {
   EXPECT_EQ(r.event.count, 1);
 }
 
+// A TriggeredScaleUp dated 2999 kept its pod scale_up forever (it never aged past the scale-up
+// timeout); a year-1 time made waits of 6.4e10 s. Times far ahead become "now" (then age), times
+// before 2000 are unknown; both are counted.
+TEST(ParseEvent, NonsenseTimesAreClampedOrIgnoredAndCounted) {
+  std::string text = kCoreTriggeredScaleUp;
+  auto set = [&](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  set(R"("lastTimestamp": "2024-05-02T10:03:05Z")", R"("lastTimestamp": "2999-01-01T00:00:00Z")");
+  set(R"("firstTimestamp": "2024-05-02T10:00:05Z")", R"("firstTimestamp": "0001-01-01T00:00:00Z")");
+  const uint64_t before = ImplausibleTimestamps();
+  EventParseOptions opts;
+  opts.now = T("2024-05-02T10:05:00Z");
+  EventParseResult r = ParseEvent(Parse(text), opts);
+  ASSERT_TRUE(r.ok && r.relevant) << r.error;
+  EXPECT_EQ(r.event.last, opts.now);
+  // firstTimestamp (year 1) is unknown: the creationTimestamp stands in.
+  EXPECT_EQ(r.event.first, T("2024-05-02T10:00:05Z"));
+  EXPECT_EQ(ImplausibleTimestamps() - before, 2u);
+
+  // Within an hour ahead (clock skew between nodes) a time is kept as it is.
+  opts.now = T("2024-05-02T09:30:00Z");
+  set(R"("lastTimestamp": "2999-01-01T00:00:00Z")", R"("lastTimestamp": "2024-05-02T10:03:05Z")");
+  EXPECT_EQ(ParseEvent(Parse(text), opts).event.last, T("2024-05-02T10:03:05Z"));
+}
+
+TEST(EventSource, AnEventFromTheFarFutureIsStoredAsNow) {
+  FakeClock clock(T("2024-05-02T10:10:00Z"));
+  EventStore events;
+  EventSource source(events, nullptr, clock, "tidb");
+  std::string text = kCoreTriggeredScaleUp;
+  const std::string last = R"("lastTimestamp": "2024-05-02T10:03:05Z")";
+  text.replace(text.find(last), last.size(), R"("lastTimestamp": "2999-12-31T23:59:59Z")");
+  EXPECT_TRUE(source.OnEvent(WatchEventType::kAdded, Parse(text)));
+  auto stored = events.EventsFor("tidb", "basic-tikv-2");
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].last, T("2024-05-02T10:10:00Z"));
+}
+
 rapidjson::Document EventFor(const std::string& pod, const std::string& reason,
                              const std::string& uid, const std::string& last) {
   return Parse(R"({"metadata":{"uid":")" + uid + R"("},

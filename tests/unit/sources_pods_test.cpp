@@ -204,6 +204,31 @@ TEST(ParsePod, RealUnboundPvcStatus) {
               ::testing::HasSubstr("unbound immediate PersistentVolumeClaims"));
 }
 
+// An empty or year-1 creationTimestamp measured waits from 1970 or year 1 (6.4e10 s): such a pod
+// is a counted parse error (the API server always sets a real one); a year-1 condition time is
+// unknown.
+TEST(ParsePod, ANonsenseCreationTimeIsAnError) {
+  for (const char* created :
+       {R"("creationTimestamp": "",)", R"("creationTimestamp": "0001-01-01T00:00:00Z",)",
+        R"("creationTimestamp": "yesterday",)"}) {
+    rapidjson::Document doc;
+    doc.Parse((std::string(R"({"metadata": {"name": "p", "namespace": "tidb", "uid": "u1", )") +
+               created + R"( "resourceVersion": "1"}, "status": {"phase": "Pending"}})")
+                  .c_str());
+    PodParseResult r = ParsePod(doc, PodParseOptions{});
+    EXPECT_FALSE(r.ok) << created;
+    EXPECT_EQ(r.error, "pod without a plausible metadata.creationTimestamp") << created;
+  }
+  rapidjson::Document doc;
+  doc.Parse(R"({"metadata": {"name": "p", "namespace": "tidb", "uid": "u1",
+    "creationTimestamp": "2024-05-02T10:00:00Z"}, "status": {"phase": "Pending",
+    "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+      "lastTransitionTime": "0001-01-01T00:00:00Z"}]}})");
+  PodParseResult r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.pod.Condition("PodScheduled")->last_transition, 0);
+}
+
 TEST(ParsePod, CustomLabelKeysDeletionAndTerminatedContainers) {
   // Made up, in the shape of a tidb-operator TiKV pod being deleted after a crash loop.
   rapidjson::Document doc;
@@ -380,7 +405,8 @@ TEST(ParsePod, MalformedDocumentsAreErrorsAndOddFieldsAreIgnored) {
     EXPECT_FALSE(r.error.empty());
   }
   rapidjson::Document doc;
-  doc.Parse(R"({"metadata":{"name":"a","namespace":"n","uid":"u","creationTimestamp":"yesterday",
+  // (A creationTimestamp that is not a plausible time is an error: ANonsenseCreationTimeIsAnError.)
+  doc.Parse(R"({"metadata":{"name":"a","namespace":"n","uid":"u",
     "labels":{"app.kubernetes.io/instance":5}},
     "spec":{"initContainers":"x"},
     "status":{"phase":3,"conditions":[{"status":"True"},"junk",{"type":"Ready","status":"maybe"}],

@@ -25,6 +25,17 @@ rapidjson::Document Load(const std::string& relative) {
 
 Timestamp T(const char* s) { return ParseRfc3339(s).value(); }
 
+// Whoever can write a Cluster's status must not steer the prober at another service.
+TEST(ParseV2Cluster, APdUrlOfAnotherSchemeIsDropped) {
+  rapidjson::Document doc = Load("objects/cluster-waiting.json");
+  for (const char* url : {"gopher://10.0.0.5:6379/_SET%20x%201", "file:///etc/passwd", "pd:2379"}) {
+    doc["status"]["pd"].SetString(url, doc.GetAllocator());
+    auto c = ParseV2Cluster(doc);
+    ASSERT_TRUE(c.ok()) << c.error;
+    EXPECT_EQ(c.value->pd_url, "") << url;
+  }
+}
+
 TEST(ParseV2Cluster, WaitingClusterHasThePdUrlButNoId) {
   auto c = ParseV2Cluster(Load("objects/cluster-waiting.json"));
   ASSERT_TRUE(c.ok()) << c.error;

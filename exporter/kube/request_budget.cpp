@@ -1,0 +1,83 @@
+#include "exporter/kube/request_budget.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "exporter/common/log.h"
+
+namespace podwait {
+
+RequestBudget::RequestBudget(double qps, double burst)
+    : qps_(std::max(0.001, qps)), burst_(std::max(1.0, burst)), tokens_(burst_) {}
+
+int64_t RequestBudget::Reserve(int64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (last_ms_ >= 0 && now_ms > last_ms_) {
+    tokens_ = std::min(burst_, tokens_ + static_cast<double>(now_ms - last_ms_) * qps_ / 1000);
+  }
+  last_ms_ = std::max(last_ms_, now_ms);
+  tokens_ -= 1;
+  ++requests_;
+  if (tokens_ >= 0) return 0;
+  ++delayed_;
+  return static_cast<int64_t>(std::ceil(-tokens_ * 1000 / qps_));
+}
+
+uint64_t RequestBudget::requests() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return requests_;
+}
+
+uint64_t RequestBudget::delayed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return delayed_;
+}
+
+ApiServerLog::ApiServerLog(int64_t first_step_ms, int64_t max_step_ms)
+    : first_step_ms_(std::max<int64_t>(1, first_step_ms)),
+      max_step_ms_(std::max(first_step_ms_, max_step_ms)) {}
+
+bool ApiServerLog::OnTransportError(const std::string& resource, const std::string& address,
+                                    const std::string& cause, int64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  failing_.insert(resource);
+  if (down_since_ms_ < 0) down_since_ms_ = now_ms;
+  auto [it, first] = causes_.try_emplace(cause);
+  Cause& c = it->second;
+  if (!first && now_ms < c.next_ms) {
+    ++c.suppressed;
+    return false;
+  }
+  c.step_ms = first ? first_step_ms_ : std::min(max_step_ms_, c.step_ms * 2);
+  c.next_ms = now_ms + c.step_ms;
+  LogWarn("cannot reach the API server",
+          {{"address", address},
+           {"error", cause},
+           {"resources_failing", std::to_string(failing_.size())},
+           {"down_for_s", std::to_string((now_ms - down_since_ms_) / 1000)},
+           {"suppressed", std::to_string(c.suppressed)},
+           {"next_report_in_ms", std::to_string(c.step_ms)}});
+  c.suppressed = 0;
+  ++lines_;
+  return true;
+}
+
+void ApiServerLog::OnAnswer(const std::string& resource, const std::string& address,
+                            int64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  failing_.erase(resource);
+  if (down_since_ms_ < 0) return;
+  LogInfo("API server reachable again",
+          {{"address", address}, {"down_for_s", std::to_string((now_ms - down_since_ms_) / 1000)}});
+  ++lines_;
+  causes_.clear();
+  failing_.clear();
+  down_since_ms_ = -1;
+}
+
+uint64_t ApiServerLog::lines() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lines_;
+}
+
+}  // namespace podwait
