@@ -5,6 +5,7 @@
 
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/messages.h"
+#include "exporter/classify/volumes.h"
 #include "exporter/common/time_format.h"
 #include "exporter/model/vocabulary.h"
 
@@ -56,6 +57,7 @@ struct Context {
   const AutoscalerState& autoscaler;
   const ClassifierOptions& opt;
   Timestamp now;
+  const PodVolumeFacts* volumes = nullptr;  // nullptr: unknown
   // The earliest time a comparison made so far (Past) will answer differently; 0: none.
   mutable Timestamp recheck_at = 0;
 };
@@ -251,14 +253,22 @@ const NodeGroupStatus* FindGroup(const AutoscalerState& as, std::string_view nam
 // would fit), constraints (the pod's own requirements exclude every node), or unknown.
 enum class FitVerdict : uint8_t { kResource, kConstraint, kUnknown };
 
-// The scheduler reports, per node, the first filter that failed. Filters that check the node's
-// taints, affinity, ports and room run in that order (NodeUnschedulable, TaintToleration,
-// NodeAffinity, NodePorts, NodeResourcesFit), so a node reported short of room passed the pod's
-// taint and affinity checks: a node like it with room would take the pod. Hence any resource
-// reason makes the mix `capacity`. Node-specific reasons (being deleted, not ready, cordoned,
-// control plane) are not the pod's constraints: if nothing else fails, fresh nodes would fit.
-FitVerdict Judge(const FitError& fit, std::string_view* why) {
+// The scheduler reports, per node, the first filter that failed, in kube-scheduler's default order
+// (scheduler_filters.h): a node reported short of room passed the filters before NodeResourcesFit
+// (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts) — a node like it with
+// room would take the pod, so a resource reason beside those constraints makes the mix
+// `capacity` — but was never checked by the volume filters after it; ConstraintDecidesMix
+// (volumes.h) says when a constraint decides anyway. Node-specific reasons (being deleted, not
+// ready, cordoned, control plane) are not the pod's constraints: if nothing else fails, fresh
+// nodes would fit. `note` (optional) gets why a constraint decided a mix.
+FitVerdict Judge(const FitError& fit, const PodVolumeFacts* volumes, std::string_view* why,
+                 std::string* note = nullptr) {
   if (const FitReason* res = DominantReason(fit.reasons, FitKind::kResource)) {
+    if (auto mixed = ConstraintDecidesMix(fit, volumes)) {
+      *why = mixed->reason;
+      if (note != nullptr) *note = std::move(mixed->note);
+      return FitVerdict::kConstraint;
+    }
     *why = res->reason;
     return FitVerdict::kResource;
   }
@@ -284,8 +294,8 @@ Classification FromFit(Timestamp start, FitVerdict verdict, std::string_view why
 // may not grow (backoff, max size, cluster limits) makes it `capacity`, whatever the other groups
 // say; so do resource reasons (the pod is bigger than any group's nodes: a real shortfall). Only
 // constraint reasons (no group's nodes match the pod) make it `constraints`.
-Classification FromRefusal(Timestamp start, const ScaleUpRefusal& refusal, const FitError& fit,
-                           const EventRecord& e) {
+Classification FromRefusal(const Context& ctx, Timestamp start, const ScaleUpRefusal& refusal,
+                           const FitError& fit, const EventRecord& e) {
   std::string evidence = EventEvidence(e);
   for (std::string_view limit :
        {r::kScaleUpBackoff, r::kMaxNodeGroupSize, r::kNodepoolLimit, r::kMaxClusterSize}) {
@@ -305,7 +315,7 @@ Classification FromRefusal(Timestamp start, const ScaleUpRefusal& refusal, const
   }
   // No reason we know (the oldest CA wrote none): the scheduler's message decides.
   std::string_view why;
-  FitVerdict v = Judge(fit, &why);
+  FitVerdict v = Judge(fit, ctx.volumes, &why);
   return FromFit(start, v, why, evidence);
 }
 
@@ -394,7 +404,7 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
     }
     if (e.reason == "NotTriggerScaleUp") {
       if (auto refusal = ParseNotTriggerScaleUp(e.message)) {
-        return FromRefusal(start, *refusal, fit, e);
+        return FromRefusal(ctx, start, *refusal, fit, e);
       }
     }
     if (e.reason == "FailedScheduling") {
@@ -424,7 +434,8 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
   }
 
   std::string_view why;
-  FitVerdict v = Judge(fit, &why);
+  std::string mix_note;
+  FitVerdict v = Judge(fit, ctx.volumes, &why, &mix_note);
   if (v == FitVerdict::kResource && ctx.autoscaler.cluster_autoscaler &&
       !ctx.autoscaler.forced_none) {
     // No pod-specific verdict (events expire after an hour; pods that fit on nodes already being
@@ -442,7 +453,8 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
       }
     }
   }
-  return FromFit(start, v, why, scheduler_evidence);
+  return FromFit(start, v, why,
+                 mix_note.empty() ? scheduler_evidence : mix_note + "; " + scheduler_evidence);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -680,11 +692,11 @@ Classification ClassifyWaitingPod(Context& ctx, std::span<const EventRecord> eve
 Classification Classify(const PodRecord& pod, std::span<const EventRecord> events,
                         const ClusterDependencies* deps, const AutoscalerState& autoscaler,
                         const ClassifierOptions& options, Timestamp now,
-                        const InstanceReadiness* instance) {
+                        const InstanceReadiness* instance, const PodVolumeFacts* volumes) {
   if (pod.deleted != 0) return NotWaiting("being deleted");
   if (pod.phase == PodPhase::kSucceeded) return NotWaiting("Succeeded");
   if (pod.phase == PodPhase::kFailed) return NotWaiting("Failed");
-  Context ctx{pod, {}, deps, autoscaler, options, now};
+  Context ctx{pod, {}, deps, autoscaler, options, now, volumes};
   Classification c;
   if (pod.IsReady()) {
     if (instance == nullptr || instance->ready != ConditionStatus::kFalse) {

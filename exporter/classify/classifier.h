@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "exporter/classify/volumes.h"
 #include "exporter/common/clock.h"
 #include "exporter/model/types.h"
 #include "exporter/model/v2.h"
@@ -48,11 +49,14 @@ inline constexpr size_t kMaxEvidenceLength = 512;
 //           has none (v1) or it is not known. A Ready pod whose instance is Ready=False is waiting
 //           (stage starting from the condition's lastTransitionTime, classified like a running
 //           pod that is not ready, reason instance_not_ready when no dependency explains it).
+//   volumes: what is known of the pod's PersistentVolumes (local PV pinned to a node, or not);
+//           nullptr when unknown. Only the mixing rule of an unscheduled pod reads it.
 // Returns waiting=false for Ready (pod and, when given, instance), Succeeded, Failed and deleted
 // pods.
 Classification Classify(const PodRecord& pod, std::span<const EventRecord> events,
                         const ClusterDependencies* deps, const AutoscalerState& autoscaler,
                         const ClassifierOptions& options, Timestamp now,
-                        const InstanceReadiness* instance = nullptr);
+                        const InstanceReadiness* instance = nullptr,
+                        const PodVolumeFacts* volumes = nullptr);
 
 }  // namespace podwait

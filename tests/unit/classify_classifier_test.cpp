@@ -18,6 +18,8 @@
 #include <sstream>
 
 #include "exporter/classify/classifier.h"
+#include "exporter/classify/event_normalizer.h"
+#include "exporter/classify/volumes.h"
 #include "exporter/common/time_format.h"
 #include "exporter/model/vocabulary.h"
 
@@ -290,6 +292,7 @@ struct Row {
   AutoscalerState autoscaler;
   std::function<void(ClassifierOptions&)> options;
   std::optional<InstanceReadiness> instance;  // the pod's v2 instance's Ready condition
+  std::optional<PodVolumeFacts> volumes;      // what the PVC/PV watch knows of its volumes
   Timestamp now = 0;
   // expected
   bool waiting = true;
@@ -344,6 +347,10 @@ struct Row {
   }
   Row& Instance(ConditionStatus ready, std::string why, Timestamp since) {
     instance = InstanceReadiness{ready, std::move(why), "TiKV", since};
+    return *this;
+  }
+  Row& Volumes(VolumePinning pinning, std::string pv = "", std::string node = "") {
+    volumes = PodVolumeFacts{pinning, std::move(pv), std::move(node)};
     return *this;
   }
   Row& Now(Timestamp t) {
@@ -446,6 +453,41 @@ std::vector<Row> Rows() {
               At("10:00:20"))
           .Now(At("10:05:00"))
           .Expect(S::kUnscheduled, C::kCapacity, r::kMaxClusterSize, t0));
+  // ===== aggregated events (client-go's correlator: "(combined from similar events): ...") ====
+  // A pod waiting past ~10 minutes: CA's NotTriggerScaleUp, whose counts change every loop, is
+  // aggregated. The group in backoff among tainted groups is still `capacity`, not the
+  // scheduler's `constraints`; the newest verdict is the aggregate's lastTimestamp.
+  add(Row("AggregatedNotTriggerBackoffAmongTaintedGroups", kUnsched)
+          .Ca()
+          .With(FitMessage("0/4 nodes are available: 4 node(s) had untolerated taint "
+                           "{dedicated: tidb-tikv}."))
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "(combined from similar events): pod didn't trigger scale-up: 3 node(s) had "
+              "untolerated taint {dedicated: analytics}, 1 in backoff after failed scale-up",
+              At("10:10:00"), At("10:40:00"), 31)
+          .Now(At("10:41:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpBackoff, t0, "in backoff"));
+  add(Row("AggregatedTriggeredScaleUpMeasuredFromLastObservation", kUnsched)
+          .Ca()
+          .Ev("TriggeredScaleUp", "cluster-autoscaler",
+              "(combined from similar events): " + kTriggered, At("10:00:30"), At("10:20:00"), 12)
+          .Now(At("10:30:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0, "eks-tikv-ng 3->4"));
+  add(Row("AggregatedKarpenterFailedSchedulingNodepoolLimit", kUnsched)
+          .Karpenter()
+          .Ev("FailedScheduling", "karpenter",
+              "(combined from similar events): Failed to schedule pod, all available instance "
+              "types exceed limits for nodepool \"default\"",
+              At("10:00:10"), At("10:30:00"), 25)
+          .Now(At("10:31:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kNodepoolLimit, t0, "exceed limits"));
+  // Karpenter < v0.20: NominatePod "Pod should schedule on <node>".
+  add(Row("LegacyKarpenterNominatePod", kUnsched)
+          .Karpenter()
+          .Ev("NominatePod", "karpenter",
+              "Pod should schedule on ip-192-168-55-10.us-west-2.compute.internal", At("10:00:05"))
+          .Now(At("10:03:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0, "ip-192-168-55-10"));
   add(Row("NotTriggerBackoff", kUnsched)
           .Ca()
           .Ev("NotTriggerScaleUp", "cluster-autoscaler",
@@ -750,10 +792,55 @@ std::vector<Row> Rows() {
                            "conflict."))
           .Now(At("10:10:00"))
           .Expect(S::kUnscheduled, C::kConstraints, r::kVolumeNodeAffinity, t0));
-  // The node in the volume's zone is short of memory: a node with room there would fit.
+  // The node in the volume's zone is short of memory: a node with room there would fit — known
+  // only from the PV (zonal: not pinned to one node). VolumeBinding runs after NodeResourcesFit.
   add(Row("VolumeZoneNodeShortOfMemory", kUnsched)
           .With(FitMessage("0/3 nodes are available: 1 Insufficient memory, 2 node(s) had volume "
                            "node affinity conflict."))
+          .Volumes(VolumePinning::kNotNode)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // ===== the mixing rule and kube-scheduler's filter order (scheduler_filters.h) =============
+  // The canonical TiKV failure: its local PV pinned to a node that is gone; the other nodes are
+  // short of cpu and were never checked against the volume. No added node can host it.
+  const std::string tikv_local_pv_gone =
+      "0/4 nodes are available: 1 node(s) had volume node affinity conflict, 3 Insufficient "
+      "cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 "
+      "No preemption victims found for incoming pod.";
+  add(Row("LocalPvNodeGoneBesideInsufficientCpu", kUnsched)
+          .With(FitMessage(tikv_local_pv_gone))
+          .Volumes(VolumePinning::kNode, "local-pv-3f1a2b", "ip-10-0-3-17.ec2.internal")
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kVolumeNodeAffinity, t0,
+                  "pinned to node ip-10-0-3-17.ec2.internal"));
+  add(Row("LateVolumeConflictBesideInsufficientCpuVolumesUnknown", kUnsched)
+          .With(FitMessage(tikv_local_pv_gone))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kVolumeNodeAffinity, t0,
+                  "placement unknown"));
+  add(Row("ZonalPvBesideInsufficientCpu", kUnsched)
+          .With(FitMessage(tikv_local_pv_gone))
+          .Volumes(VolumePinning::kNotNode)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientCpu, t0));
+  // The autoscaler's verdict, when it spoke, decides before the scheduler's message.
+  add(Row("LateVolumeConflictButCaScalesUp", kUnsched)
+          .Ca()
+          .With(FitMessage(tikv_local_pv_gone))
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
+  // Older schedulers listed every failed predicate of every node (the counts add up to more than
+  // N): a constraint all nodes report excludes them all, whatever else they lack.
+  add(Row("EveryNodeConstraintOldScheduler", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 1 Insufficient cpu, 3 node(s) didn't match "
+                           "node selector."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kNodeAffinity, t0, "every node"));
+  // Kubernetes 1.6/1.7 wrote a double colon.
+  add(Row("Kubernetes16FitError", kUnsched)
+          .With(FitMessage("No nodes are available that match all of the following predicates:: "
+                           "Insufficient memory (3)."))
           .Now(At("10:10:00"))
           .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
   add(Row("UnknownSchedulerMessage", kUnsched)
@@ -1259,6 +1346,7 @@ Built Build(const Row& row) {
     ev.first = e.first;
     ev.last = e.last;
     ev.count = e.count;
+    NormalizeEvent(&ev);  // as ParseEvent does: rows may give the aggregated form
     b.events.push_back(std::move(ev));
   }
   return b;
@@ -1269,7 +1357,7 @@ Classification RunRow(const Row& row, const Built& b) {
   if (row.options) row.options(opt);
   const ClusterDependencies* deps = row.deps ? &*row.deps : nullptr;
   return Classify(b.pod, b.events, deps, row.autoscaler, opt, row.now,
-                  row.instance ? &*row.instance : nullptr);
+                  row.instance ? &*row.instance : nullptr, row.volumes ? &*row.volumes : nullptr);
 }
 
 class ClassifierTable : public ::testing::TestWithParam<Row> {};
