@@ -433,6 +433,11 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
                    since);
   }
 
+  // A ResourceClaim being created or allocated: not a verdict yet.
+  if (const FitReason* pending = DominantReason(fit.reasons, FitKind::kTransient)) {
+    return Waiting(Stage::kUnscheduled, WaitClass::kScheduling, pending->reason, start,
+                   scheduler_evidence);
+  }
   std::string_view why;
   std::string mix_note;
   FitVerdict v = Judge(fit, ctx.volumes, &why, &mix_note);
@@ -455,6 +460,23 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
   }
   return FromFit(start, v, why,
                  mix_note.empty() ? scheduler_evidence : mix_note + "; " + scheduler_evidence);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Volumes and the sandbox (before any container starts; volumes.h)
+
+// A volume or the sandbox holds the containers back: `starting` with its reason within the volume
+// grace, `volume` past it. The sandbox condition alone (no event) says nothing within the grace:
+// every pod starts with PodReadyToStartContainers=False for a moment.
+std::optional<Classification> VolumeOrSandboxWait(const Context& ctx, Stage stage,
+                                                  Timestamp start) {
+  std::optional<VolumeWait> w = FindVolumeWait(ctx.pod, ctx.events, start);
+  if (!w) return std::nullopt;
+  if (Past(ctx, start, ctx.opt.volume_grace)) {
+    return Waiting(stage, WaitClass::kVolume, w->reason, start, std::move(w->evidence));
+  }
+  if (!w->from_event) return std::nullopt;
+  return Waiting(stage, WaitClass::kStarting, w->reason, start, std::move(w->evidence));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -482,6 +504,7 @@ Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
     }
     return Waiting(stage, p->wait_class, p->reason, start, ProblemEvidence(*p));
   }
+  if (auto v = VolumeOrSandboxWait(ctx, stage, start)) return *v;
 
   // The init container that runs now: the first that has not completed.
   const ContainerStatus* current = nullptr;
@@ -603,6 +626,26 @@ Classification RunningNotReady(const Context& ctx, Stage stage, Timestamp start,
   return Waiting(stage, WaitClass::kNotReady, own_reason, start, what, ago_since);
 }
 
+// A PD member that runs but is not Ready while PD has no leader, is not initialized, or is not
+// ready at all (no Ready PD pod): PD is forming its quorum, and the member waits for its peers —
+// which may themselves wait for nodes. `starting`/pd_bootstrap within --pd.bootstrap-grace of the
+// stage start, then `not_ready`/pd_bootstrap. A member that was Ready and lost it is not
+// bootstrapping (a lost quorum is `not_ready` at once, as before).
+std::optional<Classification> PdBootstrapWait(const Context& ctx, Stage stage, Timestamp start,
+                                              const std::string& what, bool lost_readiness) {
+  if (ctx.pod.component != "pd" || ctx.deps == nullptr || lost_readiness) return std::nullopt;
+  const DependencyStatus& pd = ctx.deps->Get(Dependency::kPd);
+  if (pd.readiness != Readiness::kNotReady) return std::nullopt;
+  const std::string evidence = what + "; pd not ready" +
+                               (pd.reason == DependencyReason::kNone
+                                    ? ""
+                                    : " (" + std::string(DependencyReasonName(pd.reason)) + ")") +
+                               ": forming its quorum";
+  WaitClass c =
+      Past(ctx, start, ctx.opt.pd_bootstrap_grace) ? WaitClass::kNotReady : WaitClass::kStarting;
+  return Waiting(stage, c, r::kPdBootstrap, start, evidence);
+}
+
 Classification ClassifyStarting(const Context& ctx, Timestamp start) {
   const PodRecord& pod = ctx.pod;
   const Stage stage = Stage::kStarting;
@@ -614,6 +657,7 @@ Classification ClassifyStarting(const Context& ctx, Timestamp start) {
     }
     return Waiting(stage, p->wait_class, p->reason, start, ProblemEvidence(*p));
   }
+  if (auto v = VolumeOrSandboxWait(ctx, stage, start)) return *v;
 
   if (pod.containers.empty()) {
     return Waiting(stage, WaitClass::kStarting, r::kContainerCreating, start,
@@ -647,6 +691,7 @@ Classification ClassifyStarting(const Context& ctx, Timestamp start) {
   // A pod that was Ready and lost it (Ready changed after Initialized did) is not starting up.
   bool lost_readiness = ready != nullptr && initialized != nullptr &&
                         ready->last_transition > initialized->last_transition;
+  if (auto b = PdBootstrapWait(ctx, stage, start, what, lost_readiness)) return *b;
   return RunningNotReady(ctx, stage, start, std::move(what), r::kReadinessProbe, lost_readiness);
 }
 

@@ -30,6 +30,16 @@ struct ClassifierOptions {
   // A pod still waiting this long after its dependencies became ready is `dependency_stuck`; a
   // freshly started pod is `starting` this long before a failing readiness probe is `not_ready`.
   Timestamp dependency_ready_grace = kDefaultDependencyReadyGrace;
+  // A running PD member that is not Ready while PD has no leader or is not initialized is forming
+  // its quorum: `starting`/pd_bootstrap this long from its stage start, then
+  // `not_ready`/pd_bootstrap (--pd.bootstrap-grace).
+  Timestamp pd_bootstrap_grace = kDefaultPdBootstrapGrace;
+  // A pod whose containers are held back by a volume (multi-attach, attach or mount failure) or
+  // its sandbox is `starting` this long from its stage start, then `volume`: the attach-detach
+  // controller force-detaches a volume still attached elsewhere after 6 minutes
+  // (maxWaitForUnmountDuration) and the kubelet waits about 2 more to mount it; a volume not
+  // attached and mounted by then will not be without help.
+  Timestamp volume_grace = 8 * kMinute;
   // Init containers that wait for a dependency (wait-for-pd and the like).
   std::vector<std::string> dependency_init_containers = {
       std::string(kDefaultDependencyInitContainer)};

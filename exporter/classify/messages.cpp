@@ -195,8 +195,22 @@ FitReason NormalizeFitReason(std::string_view text, int count) {
   }
   if (Contains(l, "too many pods")) return Make(r::kTooManyPods, K::kResource, text, count);
   if (Contains(l, "free ports")) return Make(r::kHostPortConflict, K::kResource, text, count);
-  if (Contains(l, "max volume count") || Contains(l, "cannot allocate all claims") ||
-      Contains(l, "no instance type satisfied resources") ||
+  // Dynamic resource allocation (pkg/scheduler/framework/plugins/dynamicresources).
+  if (Contains(l, "cannot allocate all claims") || Contains(l, "not available on the node") ||
+      Contains(l, "cannot be allocated for the node")) {
+    return Make(r::kDraClaimsUnallocatable, K::kResource, text, count);
+  }
+  if (Contains(l, "resourceclaim") || Contains(l, "resource claim")) {
+    if (Contains(l, "being allocated") || Contains(l, "process of being allocated") ||
+        Contains(l, "waiting for dynamic resource controller") ||
+        Contains(l, "waiting for resource driver")) {
+      return Make(r::kDraClaimPending, K::kTransient, text, count);
+    }
+    if (Contains(l, "not found") || Contains(l, "being deleted")) {
+      return Make(r::kDraClaimMissing, K::kConstraint, text, count);
+    }
+  }
+  if (Contains(l, "max volume count") || Contains(l, "no instance type satisfied resources") ||
       Contains(l, "no instance type has enough resources")) {
     return Make(r::kInsufficientResources, K::kResource, text, count);
   }

@@ -251,6 +251,18 @@ const std::vector<Flag>& Flags() {
       DurationFlag("dependency.ready-grace",
                    "How long a pod may still wait after its dependencies became ready.",
                    &Config::dependency_ready_grace),
+      {"pd.bootstrap-grace", Kind::kDuration,
+       "How long a running PD member may wait for its peers (no leader, not initialized) before "
+       "it is not_ready; at least 3m.",
+       [](Config& c, const std::string& v) {
+         auto d = ParseDuration(v);
+         if (!d || *d < kMinPdBootstrapGrace) {
+           return std::string("expects a duration of at least 3m, got \"") + v + "\"";
+         }
+         c.pd_bootstrap_grace = *d;
+         return std::string();
+       },
+       [](const Config& c) { return FormatDuration(c.pd_bootstrap_grace); }},
       ListFlag("dependency.init-containers", "Init containers that wait for dependencies.",
                &Config::dependency_init_containers),
       {"dependency.map", Kind::kString, "Which dependencies each component waits for.",

@@ -28,11 +28,15 @@ namespace podwait {
 //    (the v1alpha5 Machine era): Karpenter is provisioning capacity for the pod.
 //  - Preempted: the pod lost its node to a higher-priority pod.
 //  - NominatePod / Nominate: Karpenter before v0.20 (NormalizeEvent makes them Nominated).
+//  - FailedAttachVolume (the attach-detach controller: multi-attach, attach errors), FailedMount
+//    (the kubelet's volume manager: mount timeouts and errors), FailedCreatePodSandBox (the
+//    kubelet: CNI and runtime errors; pkg/kubelet/events/event.go): the `volume` class.
 // Pod-creation failures (FailedCreate) are reported on the StatefulSet, not the pod, so a
 // pod-scoped event watch never sees them.
 inline constexpr std::string_view kRelevantEventReasons[] = {
-    "FailedScheduling", "Scheduled", "TriggeredScaleUp", "NotTriggerScaleUp", "Nominated",
-    "NominatedMachine", "Preempted", "NominatePod",      "Nominate",
+    "FailedScheduling", "Scheduled",          "TriggeredScaleUp", "NotTriggerScaleUp",
+    "Nominated",        "NominatedMachine",   "Preempted",        "NominatePod",
+    "Nominate",         "FailedAttachVolume", "FailedMount",      "FailedCreatePodSandBox",
 };
 bool IsRelevantEventReason(std::string_view reason);
 

@@ -2,6 +2,7 @@
 
 #include "exporter/common/log.h"
 #include "exporter/common/shard.h"
+#include "exporter/state/dependency_times.h"
 
 namespace podwait {
 namespace {
@@ -124,12 +125,16 @@ DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
 }
 
 DependencyStatus ApplyTransition(const DependencyStatus& previous, DependencyStatus next,
-                                 Readiness* last_known, Timestamp now) {
+                                 Readiness* last_known, Timestamp now, Timestamp cluster_since) {
   switch (next.readiness) {
     case Readiness::kReady:
-      next.ready_since = (*last_known == Readiness::kReady && previous.ready_since != 0)
-                             ? previous.ready_since
-                             : now;
+      if (*last_known == Readiness::kReady && previous.ready_since != 0) {
+        next.ready_since = previous.ready_since;
+      } else if (*last_known == Readiness::kUnknown && cluster_since > 0 && cluster_since <= now) {
+        next.ready_since = cluster_since;  // first sight: the cluster knows since when
+      } else {
+        next.ready_since = now;
+      }
       *last_known = Readiness::kReady;
       break;
     case Readiness::kNotReady:
@@ -159,8 +164,8 @@ void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
   const Timestamp now = clock_.Now();
   for (Dependency d : kAllDependencies) {
     const int i = static_cast<int>(d);
-    DependencyStatus next =
-        ApplyTransition(e->deps.Get(d), eval.deps.Get(d), &e->last_known[i], now);
+    DependencyStatus next = ApplyTransition(e->deps.Get(d), eval.deps.Get(d), &e->last_known[i],
+                                            now, ClusterReadySince(in, d));
     const DependencyStatus& prev = e->deps.Get(d);
     if (next.readiness != prev.readiness || next.reason != prev.reason) {
       LogDebug("dependency changed", {{"namespace", key.namespace_},
