@@ -8,6 +8,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <optional>
+
 #include "exporter/classify/classifier.h"
 #include "exporter/state/dependency_store.h"
 #include "exporter/state/dependency_times.h"
@@ -68,21 +71,28 @@ TEST(ClusterReadySince, FromTidbClusterAndV2Instances) {
 
 class RestartTest : public ::testing::Test {
  protected:
-  // One exporter process: a store at `now` that learns the cluster from its pods, its
-  // TidbCluster (optional) and a PD probe.
-  ClusterDependencies Run(Timestamp now, bool with_tc) {
-    FakeClock clock(now);
-    DependencyStore store(config_, clock);
+  // One exporter process starting at `now`: a store that knows the cluster from its pods and,
+  // when given, its TidbCluster status.
+  DependencyStore& Start(Timestamp now, std::optional<TidbClusterStatus> tc) {
+    clock_ = std::make_unique<FakeClock>(now);
+    store_ = std::make_unique<DependencyStore>(config_, *clock_);
     ClusterInfo info;
     info.from_pods = true;
     info.ready_pd_pods = 3;
-    store.SyncClusters({{key_, info}});
-    if (with_tc) store.OnTidbCluster(Tc(key_));
+    store_->SyncClusters({{key_, info}});
+    if (tc) store_->OnTidbCluster(*tc);
+    return *store_;
+  }
+  // ... and its first PD probe, answered by a healthy PD.
+  ClusterDependencies Run(Timestamp now, bool with_tc) {
+    DependencyStore& store = Start(now, with_tc ? std::optional(Tc(key_)) : std::nullopt);
     store.OnPdProbe(key_, HealthyPd());
     return *store.Get(key_);
   }
   Config config_;
   const ClusterKey key_{"ns", "c"};
+  std::unique_ptr<FakeClock> clock_;
+  std::unique_ptr<DependencyStore> store_;
 };
 
 TEST_F(RestartTest, ReadySinceIsTheClustersNotTheExportersStart) {
@@ -98,31 +108,21 @@ TEST_F(RestartTest, WithoutClusterTimesFirstSightIsTheFallback) {
 }
 
 TEST_F(RestartTest, TransitionWatchedLiveIsDatedByTheExporter) {
-  FakeClock clock(kFirstStart);
-  DependencyStore store(config_, clock);
-  ClusterInfo info;
-  info.from_pods = true;
-  store.SyncClusters({{key_, info}});
-  store.OnTidbCluster(Tc(key_));
+  DependencyStore& store = Start(kFirstStart, Tc(key_));
   PdFacts no_leader = HealthyPd();
   no_leader.has_leader = false;
   store.OnPdProbe(key_, no_leader);
   EXPECT_EQ(store.Get(key_)->pd.readiness, Readiness::kNotReady);
-  clock.Advance(kMinute);
+  clock_->Advance(kMinute);
   store.OnPdProbe(key_, HealthyPd());
   EXPECT_EQ(store.Get(key_)->pd.ready_since, kFirstStart + kMinute)
       << "a transition the exporter saw happen is dated by its clock, not by stale member times";
 }
 
 TEST_F(RestartTest, FutureClusterTimeIsNotTrusted) {
-  FakeClock clock(kFirstStart);
-  DependencyStore store(config_, clock);
-  ClusterInfo info;
-  info.from_pods = true;
-  store.SyncClusters({{key_, info}});
   TidbClusterStatus tc = Tc(key_);
   tc.pd_healthy_since = kFirstStart + 60 * kMinute;  // a skewed controller clock
-  store.OnTidbCluster(tc);
+  DependencyStore& store = Start(kFirstStart, tc);
   store.OnPdProbe(key_, HealthyPd());
   EXPECT_EQ(store.Get(key_)->pd.ready_since, kFirstStart);
 }
