@@ -7,6 +7,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/common/log.h"
+#include "exporter/model/readiness_source.h"
 #include "exporter/model/types.h"
 
 namespace podwait {
@@ -17,6 +18,11 @@ struct Config {
   std::string listen_address = ":9877";
   std::string telemetry_path = "/metrics";
   std::string web_config_file;  // exporter-toolkit web config: TLS, basic auth, headers
+  // As Prometheus: the URL users reach the exporter at (for links it hands out, such as the
+  // runbook's), and the path prefix every endpoint is served under ("" = "/"; defaults to the
+  // external URL's path). Both without a trailing slash after parsing.
+  std::string external_url;
+  std::string route_prefix;
   // Logging
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kLogfmt;
@@ -62,7 +68,7 @@ struct Config {
   std::string pd_key_file;
   // Per-cluster TLS: <dir>/<namespace>/<cluster>/{ca.crt,tls.crt,tls.key}
   std::string pd_tls_dir;
-  std::string readiness_source = "both";  // pd-api | tidbcluster | both
+  ReadinessSource readiness_source = ReadinessSource::kBoth;
 
   // Classification
   std::string autoscaler = "auto";  // auto | cluster-autoscaler | karpenter | none

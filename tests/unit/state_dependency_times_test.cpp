@@ -1,4 +1,4 @@
-// Dependency readiness dated from the cluster's own transition times (exporter/state/
+// Dependency readiness dated from the cluster's own transition times (exporter/classify/
 // dependency_times.h), across an exporter restart: a new DependencyStore that first sees PD and
 // TiKV ready dates them from the TidbCluster members' / v2 instances' lastTransitionTime, not from
 // its own start, so a pod stuck behind a long-ready PD is dependency_stuck at once. Inputs are
@@ -13,7 +13,7 @@
 
 #include "exporter/classify/classifier.h"
 #include "exporter/state/dependency_store.h"
-#include "exporter/state/dependency_times.h"
+#include "exporter/classify/dependency_times.h"
 
 namespace podwait {
 namespace {

@@ -8,8 +8,8 @@
 // restart) from these, falling back to the time it first saw it; a transition it watches happen
 // is dated by its own clock.
 
+#include "exporter/classify/dependencies.h"
 #include "exporter/model/types.h"
-#include "exporter/state/dependency_store.h"
 
 namespace podwait {
 

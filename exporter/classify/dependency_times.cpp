@@ -1,4 +1,4 @@
-#include "exporter/state/dependency_times.h"
+#include "exporter/classify/dependency_times.h"
 
 #include <algorithm>
 
