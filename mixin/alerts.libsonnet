@@ -78,6 +78,14 @@
             + 'volumes rule out every node; adding nodes of the same kind will not help.',
           ),
           podAlert(
+            'PodVolumeOrSandboxStuck',
+            'volume',
+            'A TiDB pod cannot start: a volume cannot be attached or mounted, or its sandbox cannot be created.',
+            ': class {{ $labels.class }}, reason {{ $labels.reason }}. None of its containers has '
+            + 'started past the volume grace (a volume still attached to another node, a mount '
+            + 'timeout, a CNI or runtime error).',
+          ),
+          podAlert(
             'PodStuckAfterDependencyReady',
             'dependency_stuck',
             'A TiDB pod still waits on its dependency although the dependency is ready.',

@@ -42,6 +42,7 @@
       PodScaleUpTooSlow: { severity: 'warning', 'for': '10m', keepFiringFor: '5m' },
       PodUnschedulableConstraints: { severity: 'warning', 'for': '10m', keepFiringFor: '5m' },
       PodStuckAfterDependencyReady: { severity: 'warning', 'for': '5m', keepFiringFor: '5m' },
+      PodVolumeOrSandboxStuck: { severity: 'warning', 'for': '2m', keepFiringFor: '5m' },
       TiDBDependencyNotReady: { severity: 'critical', 'for': '10m', keepFiringFor: '5m' },
       TiDBFailoverDuringDependencyWait: { severity: 'warning', 'for': '1m', keepFiringFor: '15m' },
       PodWaitingOnDependency: { severity: 'info', 'for': '', keepFiringFor: '5m' },
@@ -77,6 +78,7 @@
       ['crashloop', 'semi-dark-red'],
       ['config', 'light-red'],
       ['not_ready', 'light-orange'],
+      ['volume', 'semi-dark-orange'],
     ],
     storeColors: [
       ['Up', 'green'],

@@ -191,7 +191,7 @@ local g = import 'lib/grafana.libsonnet';
                  steps=[['blue', null]]),
           g.stat('Pods waiting on a shortfall',
                  'Pods whose wait is not expected: capacity (nothing adds the missing resources), '
-                 + 'dependency_stuck, constraints, image, crashloop, config, not_ready. This is the '
+                 + 'dependency_stuck, constraints, image, crashloop, config, not_ready, volume. This is the '
                  + 'real pending-pods signal for capacity planning.',
                  'short',
                  g.targets([['sum(%s{%s, class!~"%s"}) or vector(0)' % [r.pods, s, expectedRe], 'pods']]),

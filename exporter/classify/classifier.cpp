@@ -6,6 +6,7 @@
 
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/messages.h"
+#include "exporter/classify/volumes.h"
 #include "exporter/common/time_format.h"
 #include "exporter/model/vocabulary.h"
 
@@ -57,6 +58,7 @@ struct Context {
   const AutoscalerState& autoscaler;
   const ClassifierOptions& opt;
   Timestamp now;
+  const PodVolumeFacts* volumes = nullptr;  // nullptr: unknown
   // The earliest time a comparison made so far (Past) will answer differently; 0: none.
   mutable Timestamp recheck_at = 0;
 };
@@ -235,14 +237,22 @@ const NodeGroupStatus* FindGroup(const AutoscalerState& as, std::string_view nam
 // would fit), constraints (the pod's own requirements exclude every node), or unknown.
 enum class FitVerdict : uint8_t { kResource, kConstraint, kUnknown };
 
-// The scheduler reports, per node, the first filter that failed. Filters that check the node's
-// taints, affinity, ports and room run in that order (NodeUnschedulable, TaintToleration,
-// NodeAffinity, NodePorts, NodeResourcesFit), so a node reported short of room passed the pod's
-// taint and affinity checks: a node like it with room would take the pod. Hence any resource
-// reason makes the mix `capacity`. Node-specific reasons (being deleted, not ready, cordoned,
-// control plane) are not the pod's constraints: if nothing else fails, fresh nodes would fit.
-FitVerdict Judge(const FitError& fit, std::string_view* why) {
+// The scheduler reports, per node, the first filter that failed, in kube-scheduler's default order
+// (scheduler_filters.h): a node reported short of room passed the filters before NodeResourcesFit
+// (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts) — a node like it with
+// room would take the pod, so a resource reason beside those constraints makes the mix
+// `capacity` — but was never checked by the volume filters after it; ConstraintDecidesMix
+// (volumes.h) says when a constraint decides anyway. Node-specific reasons (being deleted, not
+// ready, cordoned, control plane) are not the pod's constraints: if nothing else fails, fresh
+// nodes would fit. `note` (optional) gets why a constraint decided a mix.
+FitVerdict Judge(const FitError& fit, const PodVolumeFacts* volumes, std::string_view* why,
+                 std::string* note = nullptr) {
   if (const FitReason* res = DominantReason(fit.reasons, FitKind::kResource)) {
+    if (auto mixed = ConstraintDecidesMix(fit, volumes)) {
+      *why = mixed->reason;
+      if (note != nullptr) *note = std::move(mixed->note);
+      return FitVerdict::kConstraint;
+    }
     *why = res->reason;
     return FitVerdict::kResource;
   }
@@ -268,8 +278,8 @@ Classification FromFit(Timestamp start, FitVerdict verdict, std::string_view why
 // may not grow (backoff, max size, cluster limits) makes it `capacity`, whatever the other groups
 // say; so do resource reasons (the pod is bigger than any group's nodes: a real shortfall). Only
 // constraint reasons (no group's nodes match the pod) make it `constraints`.
-Classification FromRefusal(Timestamp start, const ScaleUpRefusal& refusal, const FitError& fit,
-                           const EventRecord& e) {
+Classification FromRefusal(const Context& ctx, Timestamp start, const ScaleUpRefusal& refusal,
+                           const FitError& fit, const EventRecord& e) {
   std::string evidence = EventEvidence(e);
   for (std::string_view limit :
        {r::kScaleUpBackoff, r::kMaxNodeGroupSize, r::kNodepoolLimit, r::kMaxClusterSize}) {
@@ -289,7 +299,7 @@ Classification FromRefusal(Timestamp start, const ScaleUpRefusal& refusal, const
   }
   // No reason we know (the oldest CA wrote none): the scheduler's message decides.
   std::string_view why;
-  FitVerdict v = Judge(fit, &why);
+  FitVerdict v = Judge(fit, ctx.volumes, &why);
   return FromFit(start, v, why, evidence);
 }
 
@@ -353,7 +363,7 @@ std::optional<Classification> FromAutoscalerVerdict(const Context& ctx, Timestam
   }
   if (e.reason == "NotTriggerScaleUp") {
     if (auto refusal = ParseNotTriggerScaleUp(e.message)) {
-      return FromRefusal(start, *refusal, fit, e);
+      return FromRefusal(ctx, start, *refusal, fit, e);
     }
   }
   if (e.reason == "FailedScheduling") {
@@ -414,8 +424,14 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
                    since);
   }
 
+  // A ResourceClaim being created or allocated: not a verdict yet.
+  if (const FitReason* pending = DominantReason(fit.reasons, FitKind::kTransient)) {
+    return Waiting(Stage::kUnscheduled, WaitClass::kScheduling, pending->reason, start,
+                   scheduler_evidence);
+  }
   std::string_view why;
-  FitVerdict v = Judge(fit, &why);
+  std::string mix_note;
+  FitVerdict v = Judge(fit, ctx.volumes, &why, &mix_note);
   if (v == FitVerdict::kResource && ctx.autoscaler.Present(AutoscalerKind::kClusterAutoscaler)) {
     // No pod-specific verdict (events expire after an hour; pods that fit on nodes already being
     // added get none): the CA status ConfigMap is the next best evidence.
@@ -432,7 +448,25 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
       }
     }
   }
-  return FromFit(start, v, why, scheduler_evidence);
+  return FromFit(start, v, why,
+                 mix_note.empty() ? scheduler_evidence : mix_note + "; " + scheduler_evidence);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Volumes and the sandbox (before any container starts; volumes.h)
+
+// A volume or the sandbox holds the containers back: `starting` with its reason within the volume
+// grace, `volume` past it. The sandbox condition alone (no event) says nothing within the grace:
+// every pod starts with PodReadyToStartContainers=False for a moment.
+std::optional<Classification> VolumeOrSandboxWait(const Context& ctx, Stage stage,
+                                                  Timestamp start) {
+  std::optional<VolumeWait> w = FindVolumeWait(ctx.pod, ctx.events, start);
+  if (!w) return std::nullopt;
+  if (Past(ctx, start, ctx.opt.volume_grace)) {
+    return Waiting(stage, WaitClass::kVolume, w->reason, start, std::move(w->evidence));
+  }
+  if (!w->from_event) return std::nullopt;
+  return Waiting(stage, WaitClass::kStarting, w->reason, start, std::move(w->evidence));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -460,6 +494,7 @@ Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
     }
     return Waiting(stage, p->wait_class, p->reason, start, ProblemEvidence(*p));
   }
+  if (auto v = VolumeOrSandboxWait(ctx, stage, start)) return *v;
 
   // The init container that runs now: the first that has not completed.
   const ContainerStatus* current = nullptr;
@@ -581,6 +616,26 @@ Classification RunningNotReady(const Context& ctx, Stage stage, Timestamp start,
   return Waiting(stage, WaitClass::kNotReady, own_reason, start, what, ago_since);
 }
 
+// A PD member that runs but is not Ready while PD has no leader, is not initialized, or is not
+// ready at all (no Ready PD pod): PD is forming its quorum, and the member waits for its peers —
+// which may themselves wait for nodes. `starting`/pd_bootstrap within --pd.bootstrap-grace of the
+// stage start, then `not_ready`/pd_bootstrap. A member that was Ready and lost it is not
+// bootstrapping (a lost quorum is `not_ready` at once, as before).
+std::optional<Classification> PdBootstrapWait(const Context& ctx, Stage stage, Timestamp start,
+                                              const std::string& what, bool lost_readiness) {
+  if (ctx.pod.component != "pd" || ctx.deps == nullptr || lost_readiness) return std::nullopt;
+  const DependencyStatus& pd = ctx.deps->Get(Dependency::kPd);
+  if (pd.readiness != Readiness::kNotReady) return std::nullopt;
+  const std::string evidence = what + "; pd not ready" +
+                               (pd.reason == DependencyReason::kNone
+                                    ? ""
+                                    : " (" + std::string(DependencyReasonName(pd.reason)) + ")") +
+                               ": forming its quorum";
+  WaitClass c =
+      Past(ctx, start, ctx.opt.pd_bootstrap_grace) ? WaitClass::kNotReady : WaitClass::kStarting;
+  return Waiting(stage, c, r::kPdBootstrap, start, evidence);
+}
+
 Classification ClassifyStarting(const Context& ctx, Timestamp start) {
   const PodRecord& pod = ctx.pod;
   const Stage stage = Stage::kStarting;
@@ -592,6 +647,7 @@ Classification ClassifyStarting(const Context& ctx, Timestamp start) {
     }
     return Waiting(stage, p->wait_class, p->reason, start, ProblemEvidence(*p));
   }
+  if (auto v = VolumeOrSandboxWait(ctx, stage, start)) return *v;
 
   if (pod.containers.empty()) {
     return Waiting(stage, WaitClass::kStarting, r::kContainerCreating, start,
@@ -625,6 +681,7 @@ Classification ClassifyStarting(const Context& ctx, Timestamp start) {
   // A pod that was Ready and lost it (Ready changed after Initialized did) is not starting up.
   bool lost_readiness = ready != nullptr && initialized != nullptr &&
                         ready->last_transition > initialized->last_transition;
+  if (auto b = PdBootstrapWait(ctx, stage, start, what, lost_readiness)) return *b;
   return RunningNotReady(ctx, stage, start, std::move(what), r::kReadinessProbe, lost_readiness);
 }
 
@@ -670,11 +727,11 @@ Classification ClassifyWaitingPod(Context& ctx, std::span<const EventRecord> eve
 Classification Classify(const PodRecord& pod, std::span<const EventRecord> events,
                         const ClusterDependencies* deps, const AutoscalerState& autoscaler,
                         const ClassifierOptions& options, Timestamp now,
-                        const InstanceReadiness* instance) {
+                        const InstanceReadiness* instance, const PodVolumeFacts* volumes) {
   if (pod.deleted != 0) return NotWaiting("being deleted");
   if (pod.phase == PodPhase::kSucceeded) return NotWaiting("Succeeded");
   if (pod.phase == PodPhase::kFailed) return NotWaiting("Failed");
-  Context ctx{pod, {}, deps, autoscaler, options, now};
+  Context ctx{pod, {}, deps, autoscaler, options, now, volumes};
   Classification c;
   if (pod.IsReady()) {
     if (instance == nullptr || instance->ready != ConditionStatus::kFalse) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "exporter/classify/volumes.h"
 #include "exporter/common/clock.h"
 #include "exporter/model/types.h"
 #include "exporter/model/v2.h"
@@ -29,6 +30,16 @@ struct ClassifierOptions {
   // A pod still waiting this long after its dependencies became ready is `dependency_stuck`; a
   // freshly started pod is `starting` this long before a failing readiness probe is `not_ready`.
   Timestamp dependency_ready_grace = kDefaultDependencyReadyGrace;
+  // A running PD member that is not Ready while PD has no leader or is not initialized is forming
+  // its quorum: `starting`/pd_bootstrap this long from its stage start, then
+  // `not_ready`/pd_bootstrap (--pd.bootstrap-grace).
+  Timestamp pd_bootstrap_grace = kDefaultPdBootstrapGrace;
+  // A pod whose containers are held back by a volume (multi-attach, attach or mount failure) or
+  // its sandbox is `starting` this long from its stage start, then `volume`: the attach-detach
+  // controller force-detaches a volume still attached elsewhere after 6 minutes
+  // (maxWaitForUnmountDuration) and the kubelet waits about 2 more to mount it; a volume not
+  // attached and mounted by then will not be without help.
+  Timestamp volume_grace = 8 * kMinute;
   // Init containers that wait for a dependency (wait-for-pd and the like).
   std::vector<std::string> dependency_init_containers = {
       std::string(kDefaultDependencyInitContainer)};
@@ -48,11 +59,14 @@ inline constexpr size_t kMaxEvidenceLength = 512;
 //           has none (v1) or it is not known. A Ready pod whose instance is Ready=False is waiting
 //           (stage starting from the condition's lastTransitionTime, classified like a running
 //           pod that is not ready, reason instance_not_ready when no dependency explains it).
+//   volumes: what is known of the pod's PersistentVolumes (local PV pinned to a node, or not);
+//           nullptr when unknown. Only the mixing rule of an unscheduled pod reads it.
 // Returns waiting=false for Ready (pod and, when given, instance), Succeeded, Failed and deleted
 // pods.
 Classification Classify(const PodRecord& pod, std::span<const EventRecord> events,
                         const ClusterDependencies* deps, const AutoscalerState& autoscaler,
                         const ClassifierOptions& options, Timestamp now,
-                        const InstanceReadiness* instance = nullptr);
+                        const InstanceReadiness* instance = nullptr,
+                        const PodVolumeFacts* volumes = nullptr);
 
 }  // namespace podwait

@@ -121,12 +121,16 @@ DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
 }
 
 DependencyStatus ApplyTransition(const DependencyStatus& previous, DependencyStatus next,
-                                 Readiness* last_known, Timestamp now) {
+                                 Readiness* last_known, Timestamp now, Timestamp cluster_since) {
   switch (next.readiness) {
     case Readiness::kReady:
-      next.ready_since = (*last_known == Readiness::kReady && previous.ready_since != 0)
-                             ? previous.ready_since
-                             : now;
+      if (*last_known == Readiness::kReady && previous.ready_since != 0) {
+        next.ready_since = previous.ready_since;
+      } else if (*last_known == Readiness::kUnknown && cluster_since > 0 && cluster_since <= now) {
+        next.ready_since = cluster_since;  // first sight: the cluster knows since when
+      } else {
+        next.ready_since = now;
+      }
       *last_known = Readiness::kReady;
       break;
     case Readiness::kNotReady:

@@ -21,9 +21,11 @@
 //    (the API when it answers, the TidbCluster status otherwise).
 //
 // ready_since: set when a dependency becomes ready after having been not ready (or on the first
-// sight of it ready). An unknown spell in between keeps it: ready -> unknown -> ready is the same
-// ready period as far as anyone can tell; ready -> not ready -> ready starts a new one. It keeps
-// its last value while not ready ("when it last became ready"; 0 if never seen ready).
+// sight of it ready: then from the cluster's own transition times where they exist,
+// classify/dependency_times.h, so that an exporter restart does not restart the ready grace). An
+// unknown spell in between keeps it: ready -> unknown -> ready is the same ready period as far as
+// anyone can tell; ready -> not ready -> ready starts a new one. It keeps its last value while not
+// ready ("when it last became ready"; 0 if never seen ready).
 
 #include <cstdint>
 #include <string_view>
@@ -62,7 +64,10 @@ DependencyEvaluation EvaluateDependencies(const DependencyInputs& in);
 
 // Applies one evaluation to the previous status of a dependency: keeps or sets ready_since per
 // the rules above. *last_known is the last non-unknown readiness seen (kUnknown before any).
+// cluster_since: the cluster's own date of the readiness (classify/dependency_times.h), 0 when
+// none; a dependency seen ready for the first time (after an exporter restart) is dated from it
+// when it is not in the future, else from `now`.
 DependencyStatus ApplyTransition(const DependencyStatus& previous, DependencyStatus next,
-                                 Readiness* last_known, Timestamp now);
+                                 Readiness* last_known, Timestamp now, Timestamp cluster_since = 0);
 
 }  // namespace podwait

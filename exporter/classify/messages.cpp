@@ -7,6 +7,7 @@
 #include <limits>
 #include <system_error>
 
+#include "exporter/classify/scheduler_filters.h"
 #include "exporter/model/vocabulary.h"
 
 namespace podwait {
@@ -158,6 +159,11 @@ std::vector<std::pair<int, std::string_view>> SplitCounted(std::string_view list
 
 FitReason NormalizeFitReason(std::string_view text, int count) {
   text = Trim(text);
+  if (std::string_view legacy = MessageForLegacyPredicate(text); !legacy.empty()) {
+    FitReason r = NormalizeFitReason(legacy, count);
+    r.text = std::string(text);
+    return r;
+  }
   while (!text.empty() && (text.back() == '.' || text.back() == ',')) {
     text.remove_suffix(1);
     text = Trim(text);
@@ -189,8 +195,22 @@ FitReason NormalizeFitReason(std::string_view text, int count) {
   }
   if (Contains(l, "too many pods")) return Make(r::kTooManyPods, K::kResource, text, count);
   if (Contains(l, "free ports")) return Make(r::kHostPortConflict, K::kResource, text, count);
-  if (Contains(l, "max volume count") || Contains(l, "cannot allocate all claims") ||
-      Contains(l, "no instance type satisfied resources") ||
+  // Dynamic resource allocation (pkg/scheduler/framework/plugins/dynamicresources).
+  if (Contains(l, "cannot allocate all claims") || Contains(l, "not available on the node") ||
+      Contains(l, "cannot be allocated for the node")) {
+    return Make(r::kDraClaimsUnallocatable, K::kResource, text, count);
+  }
+  if (Contains(l, "resourceclaim") || Contains(l, "resource claim")) {
+    if (Contains(l, "being allocated") || Contains(l, "process of being allocated") ||
+        Contains(l, "waiting for dynamic resource controller") ||
+        Contains(l, "waiting for resource driver")) {
+      return Make(r::kDraClaimPending, K::kTransient, text, count);
+    }
+    if (Contains(l, "not found") || Contains(l, "being deleted")) {
+      return Make(r::kDraClaimMissing, K::kConstraint, text, count);
+    }
+  }
+  if (Contains(l, "max volume count") || Contains(l, "no instance type satisfied resources") ||
       Contains(l, "no instance type has enough resources")) {
     return Make(r::kInsufficientResources, K::kResource, text, count);
   }
@@ -249,7 +269,13 @@ FitError ParseFitError(std::string_view message) {
   std::string_view list;
   constexpr std::string_view kAvail = " nodes are available:";
   constexpr std::string_view kOld = "No nodes are available that match all of the predicates: ";
-  size_t avail = m.find(kAvail);
+  // 1.6 and 1.7 (pkg/scheduler/core/generic_scheduler.go): a double colon.
+  constexpr std::string_view kOlder =
+      "No nodes are available that match all of the following predicates:: ";
+  // The header is looked for in the first sentence only: a preemption or plugin-error tail
+  // (". preemption: 0/5 nodes are available: ...") is not the list of why nodes did not fit.
+  const size_t first_end = m.find(". ");
+  size_t avail = m.substr(0, first_end).find(kAvail);
   if (avail != std::string_view::npos) {
     size_t slash = m.substr(0, avail).rfind('/');
     int total = -1;
@@ -259,6 +285,8 @@ FitError ParseFitError(std::string_view message) {
     list = m.substr(avail + kAvail.size());
   } else if (StartsWithNoCase(m, kOld)) {
     list = m.substr(kOld.size());
+  } else if (StartsWithNoCase(m, kOlder)) {
+    list = m.substr(kOlder.size());
   } else {
     // Not a FitError (e.g. "persistentvolumeclaim \"x\" not found", a plugin error): one reason.
     out.reasons.push_back(NormalizeFitReason(m, -1));

@@ -46,6 +46,9 @@ enum class FitKind : uint8_t {
   // An autoscaler limit: max node group size, max cluster size, Karpenter nodepool limits,
   // scale-up backoff. A group could fit the pod but may not grow.
   kLimit,
+  // Not a verdict yet: something the pod needs is being made right now (a ResourceClaim being
+  // created or allocated). The pod is `scheduling`.
+  kTransient,
   kUnknown,
 };
 

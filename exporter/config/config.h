@@ -75,6 +75,7 @@ struct Config {
   Timestamp autoscaler_decision_grace = kDefaultDecisionGrace;
   Timestamp autoscaler_provision_timeout = kDefaultProvisionTimeout;
   Timestamp dependency_ready_grace = kDefaultDependencyReadyGrace;
+  Timestamp pd_bootstrap_grace = kDefaultPdBootstrapGrace;
   std::vector<std::string> dependency_init_containers = {
       std::string(kDefaultDependencyInitContainer)};
   // component -> dependencies it waits for

@@ -179,6 +179,10 @@ const std::vector<Flag>& Flags() {
       DurationFlag("dependency.ready-grace",
                    "How long a pod may still wait after its dependencies became ready.",
                    &Config::dependency_ready_grace),
+      DurationFlag("pd.bootstrap-grace",
+                   "How long a running PD member may wait for its peers (no leader, not "
+                   "initialized) before it is not_ready; at least 3m.",
+                   &Config::pd_bootstrap_grace),
       ListFlag("dependency.init-containers", "Init containers that wait for dependencies.",
                &Config::dependency_init_containers),
       {"dependency.map", Kind::kString, "Which dependencies each component waits for.",
@@ -303,6 +307,10 @@ Result<bool> CheckConfig(const Config& config) {
   }
   if (config.telemetry_path.empty() || config.telemetry_path[0] != '/') {
     return Result<bool>::Fail("flag --web.telemetry-path must start with /");
+  }
+  if (config.pd_bootstrap_grace < kMinPdBootstrapGrace) {
+    return Result<bool>::Fail("flag --pd.bootstrap-grace expects a duration of at least 3m, got " +
+                              FormatDuration(config.pd_bootstrap_grace));
   }
   return Result<bool>::Ok(true);
 }

@@ -12,6 +12,7 @@ EvaluatorOptions EvaluatorOptionsFromConfig(const Config& config) {
   o.classifier.decision_grace = config.autoscaler_decision_grace;
   o.classifier.provision_timeout = config.autoscaler_provision_timeout;
   o.classifier.dependency_ready_grace = config.dependency_ready_grace;
+  o.classifier.pd_bootstrap_grace = config.pd_bootstrap_grace;
   o.classifier.dependency_init_containers = config.dependency_init_containers;
   o.classifier.dependency_map = config.dependency_map;
   o.autoscaler_mode = ParseAutoscalerMode(config.autoscaler).value_or(AutoscalerMode::kAuto);

@@ -29,7 +29,8 @@ struct TidbFailureMember {
 struct TidbStoreStatus {
   std::string id;
   std::string pod_name;
-  std::string state;  // Up, Down, Offline, Tombstone (as PD reported to the operator)
+  std::string state;              // Up, Down, Offline, Tombstone (as PD reported to the operator)
+  Timestamp last_transition = 0;  // lastTransitionTime of its state; 0 when not written
 };
 
 struct TidbClusterStatus {
@@ -38,7 +39,10 @@ struct TidbClusterStatus {
   std::string resource_version;
   // status.pd.members: member name -> health
   std::map<std::string, bool> pd_members;
-  std::string pd_leader;                     // status.pd.leader.name; empty when none
+  std::string pd_leader;  // status.pd.leader.name; empty when none
+  // The latest lastTransitionTime of the healthy PD members (when the last of them turned
+  // healthy); 0 when none is written. The cluster's own date of PD's readiness.
+  Timestamp pd_healthy_since = 0;
   std::vector<TidbStoreStatus> tikv_stores;  // status.tikv.stores (TiKV only; TiFlash is separate)
   bool tikv_bootstrapped = false;            // status.tikv.bootStrapped
   std::vector<TidbFailureMember> failure_members;  // all four components

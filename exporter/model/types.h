@@ -145,6 +145,10 @@ const DependencyMap& DefaultDependencyMap();
 inline constexpr Timestamp kDefaultDecisionGrace = 60 * kSecond;
 inline constexpr Timestamp kDefaultProvisionTimeout = 15 * kMinute;
 inline constexpr Timestamp kDefaultDependencyReadyGrace = 2 * kMinute;
+// A PD member waiting for its peers to form a quorum (--pd.bootstrap-grace): PD members wait for
+// peers that may themselves wait for nodes (a scale-up takes minutes), so minutes, never under 3.
+inline constexpr Timestamp kDefaultPdBootstrapGrace = 5 * kMinute;
+inline constexpr Timestamp kMinPdBootstrapGrace = 3 * kMinute;
 inline constexpr std::string_view kDefaultDependencyInitContainer = "wait-for-pd";
 
 // A TiDB cluster: the namespace and the value of the cluster label (the TidbCluster name).

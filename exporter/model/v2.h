@@ -138,6 +138,10 @@ struct ClusterFacts {
   int pd_instances_ready = 0;
   int tikv_instances = 0;
   int tikv_serving_ready = 0;  // TiKV instances Ready=True with state Serving
+  // The latest Ready lastTransitionTime of the Ready PD instances / the Ready, Serving TiKV
+  // instances; 0 when none is written. The cluster's own dates of readiness.
+  Timestamp pd_ready_since = 0;
+  Timestamp tikv_ready_since = 0;
   std::vector<std::pair<std::string, int>> tikv_store_states;  // status.state -> count, sorted
   bool operator==(const ClusterFacts&) const = default;
 };

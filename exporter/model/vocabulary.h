@@ -34,6 +34,7 @@ enum class WaitClass : uint8_t {
   kScheduling,
   kStarting,
   kNotReady,
+  kVolume,
 };
 
 // A set of stages or classes, as a bit set of their enum values.
@@ -99,6 +100,9 @@ inline constexpr ClassInfo kClasses[] = {
      "normal start-up"},
     {WaitClass::kNotReady, "not_ready", false, StageSet(Stage::kStarting),
      "running, but readiness fails with its dependencies ready"},
+    {WaitClass::kVolume, "volume", false, StageSet(Stage::kInitializing, Stage::kStarting),
+     "a volume cannot be attached or mounted, or the pod sandbox cannot be created, past the "
+     "volume grace"},
 };
 inline constexpr int kStageCount = static_cast<int>(std::size(kStages));
 inline constexpr int kWaitClassCount = static_cast<int>(std::size(kClasses));
@@ -117,62 +121,78 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
 // text) ever reaches a label. exporter/classify/README.md says, for each, the evidence.
 //
 // PODWAIT_REASONS(X) calls X(constant, name, classes...) once per reason.
-#define PODWAIT_REASONS(X)                                                                    \
-  /* unscheduled: resources short */                                                          \
-  X(kInsufficientCpu, "insufficient_cpu", kCapacity)                                          \
-  X(kInsufficientMemory, "insufficient_memory", kCapacity)                                    \
-  /* any other resource: ephemeral-storage, GPUs, hugepages, volume slots, DRA devices */     \
-  X(kInsufficientResources, "insufficient_resources", kCapacity)                              \
-  X(kTooManyPods, "too_many_pods", kCapacity)                                                 \
-  X(kHostPortConflict, "host_port_conflict", kCapacity)                                       \
-  /* every node that could fit is going away or unusable: a fresh node would fit */           \
-  X(kNodesUnavailable, "nodes_unavailable", kCapacity)                                        \
-  X(kNoNodes, "no_nodes", kCapacity)                                                          \
-  /* unscheduled: an autoscaler cannot add capacity */                                        \
-  X(kMaxNodeGroupSize, "max_node_group_size", kCapacity)                                      \
-  X(kMaxClusterSize, "max_cluster_size", kCapacity)                                           \
-  X(kNodepoolLimit, "nodepool_limit", kCapacity) /* Karpenter spec.limits */                  \
-  X(kScaleUpBackoff, "scale_up_backoff", kCapacity)                                           \
-  X(kScaleUpTimeout, "scale_up_timeout", kCapacity)                                           \
-  /* unscheduled: more nodes cannot fix it */                                                 \
-  X(kNodeAffinity, "node_affinity", kConstraints)                                             \
-  X(kUntoleratedTaint, "untolerated_taint", kConstraints)                                     \
-  X(kPodAffinity, "pod_affinity", kConstraints)                                               \
-  X(kPodAntiAffinity, "pod_anti_affinity", kConstraints)                                      \
-  X(kTopologySpread, "topology_spread", kConstraints)                                         \
-  X(kUnboundPvc, "unbound_pvc", kConstraints)                                                 \
-  X(kVolumeNodeAffinity, "volume_node_affinity", kConstraints)                                \
-  X(kUnschedulableOther, "unschedulable_other", kConstraints)                                 \
-  /* unscheduled: an autoscaler is adding capacity */                                         \
-  X(kScaleUpInProgress, "scale_up_in_progress", kScaleUp)                                     \
-  X(kKarpenterNominated, "karpenter_nominated", kScaleUp)                                     \
-  /* unscheduled: nobody has decided yet */                                                   \
-  X(kAwaitingDecision, "awaiting_decision", kScheduling)                                      \
-  X(kNoSchedulerDecision, "no_scheduler_decision", kScheduling)                               \
-  X(kSchedulingGated, "scheduling_gated", kGated)                                             \
-  /* containers that cannot run */                                                            \
-  X(kImagePull, "image_pull", kImage)                                                         \
-  X(kInvalidImage, "invalid_image", kImage)                                                   \
-  X(kCrashLoop, "crash_loop", kCrashloop)                                                     \
-  X(kContainerConfig, "container_config", kConfig)                                            \
-  /* dependencies */                                                                          \
-  X(kPdNotReady, "pd_not_ready", kDependency)                                                 \
-  X(kNoPdLeader, "no_pd_leader", kDependency)                                                 \
-  X(kClusterNotInitialized, "cluster_not_initialized", kDependency)                           \
-  X(kTikvNotReady, "tikv_not_ready", kDependency)                                             \
-  X(kNoTikvStoreUp, "no_tikv_store_up", kDependency)                                          \
-  X(kDependencyReady, "dependency_ready", kDependency, kDependencyStuck)                      \
-  /* the dependency's readiness cannot be told: the stage's plain class, never dependency */  \
-  X(kDependencyUnknown, "dependency_unknown", kStarting, kNotReady)                           \
-  /* normal start-up and readiness */                                                         \
-  X(kPodInitializing, "pod_initializing", kStarting)                                          \
-  X(kContainerCreating, "container_creating", kStarting)                                      \
-  X(kContainerWaiting, "container_waiting", kStarting)                                        \
-  X(kInitRunning, "init_running", kStarting)                                                  \
-  X(kReadinessProbe, "readiness_probe", kStarting, kNotReady)                                 \
-  /* the pod is Ready but its tidb-operator v2 instance is not (a v2 TiKV without a readiness \
-     probe whose store does not serve yet) */                                                 \
-  X(kInstanceNotReady, "instance_not_ready", kStarting, kNotReady)
+#define PODWAIT_REASONS(X)                                                                      \
+  /* unscheduled: resources short */                                                            \
+  X(kInsufficientCpu, "insufficient_cpu", kCapacity)                                            \
+  X(kInsufficientMemory, "insufficient_memory", kCapacity)                                      \
+  /* any other resource: ephemeral-storage, GPUs, hugepages, volume slots, DRA devices */       \
+  X(kInsufficientResources, "insufficient_resources", kCapacity)                                \
+  X(kTooManyPods, "too_many_pods", kCapacity)                                                   \
+  X(kHostPortConflict, "host_port_conflict", kCapacity)                                         \
+  /* every node that could fit is going away or unusable: a fresh node would fit */             \
+  X(kNodesUnavailable, "nodes_unavailable", kCapacity)                                          \
+  X(kNoNodes, "no_nodes", kCapacity)                                                            \
+  /* unscheduled: an autoscaler cannot add capacity */                                          \
+  X(kMaxNodeGroupSize, "max_node_group_size", kCapacity)                                        \
+  X(kMaxClusterSize, "max_cluster_size", kCapacity)                                             \
+  X(kNodepoolLimit, "nodepool_limit", kCapacity) /* Karpenter spec.limits */                    \
+  X(kScaleUpBackoff, "scale_up_backoff", kCapacity)                                             \
+  X(kScaleUpTimeout, "scale_up_timeout", kCapacity)                                             \
+  /* unscheduled: more nodes cannot fix it */                                                   \
+  X(kNodeAffinity, "node_affinity", kConstraints)                                               \
+  X(kUntoleratedTaint, "untolerated_taint", kConstraints)                                       \
+  X(kPodAffinity, "pod_affinity", kConstraints)                                                 \
+  X(kPodAntiAffinity, "pod_anti_affinity", kConstraints)                                        \
+  X(kTopologySpread, "topology_spread", kConstraints)                                           \
+  X(kUnboundPvc, "unbound_pvc", kConstraints)                                                   \
+  X(kVolumeNodeAffinity, "volume_node_affinity", kConstraints)                                  \
+  X(kUnschedulableOther, "unschedulable_other", kConstraints)                                   \
+  /* dynamic resource allocation (the scheduler's DynamicResources plugin): no node can         \
+     allocate the pod's ResourceClaims (judged like any resource reason), a claim that does not \
+     exist or is being deleted, and a claim being created or allocated right now */             \
+  X(kDraClaimsUnallocatable, "dra_claims_unallocatable", kCapacity)                             \
+  X(kDraClaimMissing, "dra_claim_missing", kConstraints)                                        \
+  X(kDraClaimPending, "dra_claim_pending", kScheduling)                                         \
+  /* unscheduled: an autoscaler is adding capacity */                                           \
+  X(kScaleUpInProgress, "scale_up_in_progress", kScaleUp)                                       \
+  X(kKarpenterNominated, "karpenter_nominated", kScaleUp)                                       \
+  /* unscheduled: nobody has decided yet */                                                     \
+  X(kAwaitingDecision, "awaiting_decision", kScheduling)                                        \
+  X(kNoSchedulerDecision, "no_scheduler_decision", kScheduling)                                 \
+  X(kSchedulingGated, "scheduling_gated", kGated)                                               \
+  /* containers that cannot run */                                                              \
+  X(kImagePull, "image_pull", kImage)                                                           \
+  X(kInvalidImage, "invalid_image", kImage)                                                     \
+  X(kCrashLoop, "crash_loop", kCrashloop)                                                       \
+  X(kContainerConfig, "container_config", kConfig)                                              \
+  /* dependencies */                                                                            \
+  X(kPdNotReady, "pd_not_ready", kDependency)                                                   \
+  X(kNoPdLeader, "no_pd_leader", kDependency)                                                   \
+  X(kClusterNotInitialized, "cluster_not_initialized", kDependency)                             \
+  X(kTikvNotReady, "tikv_not_ready", kDependency)                                               \
+  X(kNoTikvStoreUp, "no_tikv_store_up", kDependency)                                            \
+  X(kDependencyReady, "dependency_ready", kDependency, kDependencyStuck)                        \
+  /* the dependency's readiness cannot be told: the stage's plain class, never dependency */    \
+  X(kDependencyUnknown, "dependency_unknown", kStarting, kNotReady)                             \
+  /* normal start-up and readiness */                                                           \
+  X(kPodInitializing, "pod_initializing", kStarting)                                            \
+  X(kContainerCreating, "container_creating", kStarting)                                        \
+  X(kContainerWaiting, "container_waiting", kStarting)                                          \
+  X(kInitRunning, "init_running", kStarting)                                                    \
+  X(kReadinessProbe, "readiness_probe", kStarting, kNotReady)                                   \
+  /* a running PD member, not Ready, while PD has no leader or is not initialized: forming its  \
+     quorum (--pd.bootstrap-grace) */                                                           \
+  X(kPdBootstrap, "pd_bootstrap", kStarting, kNotReady)                                         \
+  /* the pod is Ready but its tidb-operator v2 instance is not (a v2 TiKV without a readiness   \
+     probe whose store does not serve yet) */                                                   \
+  X(kInstanceNotReady, "instance_not_ready", kStarting, kNotReady)                              \
+  /* volumes and the pod sandbox, before any container starts: `starting` within the volume     \
+     grace, `volume` past it */                                                                 \
+  X(kVolumeMultiAttach, "volume_multi_attach", kStarting, kVolume)                              \
+  X(kVolumeAttachFailed, "volume_attach_failed", kStarting, kVolume)                            \
+  X(kVolumeMountTimeout, "volume_mount_timeout", kStarting, kVolume)                            \
+  X(kVolumeMountFailed, "volume_mount_failed", kStarting, kVolume)                              \
+  X(kSandboxCreation, "sandbox_creation", kStarting, kVolume)
 
 namespace reason {
 #define PODWAIT_REASON_CONSTANT(constant, name, ...) \

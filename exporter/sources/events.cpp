@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "exporter/classify/event_normalizer.h"
 #include "exporter/common/json.h"
 #include "exporter/kube/watch_protocol.h"
 #include "exporter/sources/pods.h"
@@ -75,6 +76,7 @@ EventParseResult ParseEvent(const rapidjson::Value& object, const EventParseOpti
   if (count <= 0) count = Int(&object, "count");
   if (count <= 0) count = Int(&object, "deprecatedCount");
   ev.count = static_cast<int32_t>(std::clamp<int64_t>(count, 1, INT32_MAX));
+  NormalizeEvent(&ev);
   return result;
 }
 

@@ -27,11 +27,16 @@ namespace podwait {
 //  - Nominated (Karpenter v0.32+, "Pod should schedule on: nodeclaim/x") and NominatedMachine
 //    (the v1alpha5 Machine era): Karpenter is provisioning capacity for the pod.
 //  - Preempted: the pod lost its node to a higher-priority pod.
+//  - NominatePod / Nominate: Karpenter before v0.20 (NormalizeEvent makes them Nominated).
+//  - FailedAttachVolume (the attach-detach controller: multi-attach, attach errors), FailedMount
+//    (the kubelet's volume manager: mount timeouts and errors), FailedCreatePodSandBox (the
+//    kubelet: CNI and runtime errors; pkg/kubelet/events/event.go): the `volume` class.
 // Pod-creation failures (FailedCreate) are reported on the StatefulSet, not the pod, so a
 // pod-scoped event watch never sees them.
 inline constexpr std::string_view kRelevantEventReasons[] = {
-    "FailedScheduling", "Scheduled",        "TriggeredScaleUp", "NotTriggerScaleUp",
-    "Nominated",        "NominatedMachine", "Preempted",
+    "FailedScheduling", "Scheduled",          "TriggeredScaleUp", "NotTriggerScaleUp",
+    "Nominated",        "NominatedMachine",   "Preempted",        "NominatePod",
+    "Nominate",         "FailedAttachVolume", "FailedMount",      "FailedCreatePodSandBox",
 };
 bool IsRelevantEventReason(std::string_view reason);
 
@@ -53,7 +58,8 @@ struct EventParseResult {
 // (regarding, note, reportingController, deprecated* fields, eventTime, series).
 // first = firstTimestamp, else eventTime, else creationTimestamp; last = the latest of
 // lastTimestamp, series.lastObservedTime and eventTime (else first); count = series.count, else
-// count, else 1.
+// count, else 1. The record then goes through NormalizeEvent (classify/event_normalizer.h): the
+// aggregation prefix dropped, a legacy Karpenter nomination in today's form.
 EventParseResult ParseEvent(const rapidjson::Value& object, const EventParseOptions& options = {});
 
 // Keeps an EventStore current from an event reflector (fieldSelector=involvedObject.kind=Pod).

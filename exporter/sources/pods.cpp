@@ -18,9 +18,14 @@ ConditionStatus ParseConditionStatus(std::string_view s) {
   return ConditionStatus::kUnknown;
 }
 
-// The pod conditions classification reads; others (PodReadyToStartContainers, DisruptionTarget,
-// readiness gates) are not kept, to keep records small.
-bool IsKeptCondition(std::string_view type) {
+// The pod conditions classification reads; others (DisruptionTarget, readiness gates) are not
+// kept, to keep records small. PodReadyToStartContainers (PodHasNetwork before 1.29) is kept only
+// while False: the sandbox is not ready (classify/volumes.h).
+bool IsKeptCondition(const rapidjson::Value& c) {
+  std::string_view type = Str(&c, "type");
+  if (type == "PodReadyToStartContainers" || type == "PodHasNetwork") {
+    return ParseConditionStatus(Str(&c, "status")) == ConditionStatus::kFalse;
+  }
   return type == "PodScheduled" || type == "Initialized" || type == "ContainersReady" ||
          type == "Ready";
 }
@@ -167,11 +172,11 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
   }
   if (conds != nullptr) {
     size_t kept = 0;
-    for (const auto& c : conds->GetArray()) kept += IsKeptCondition(Str(&c, "type"));
+    for (const auto& c : conds->GetArray()) kept += IsKeptCondition(c);
     pod.conditions.reserve(kept);
     for (const auto& c : conds->GetArray()) {
       std::string_view type = Str(&c, "type");
-      if (!IsKeptCondition(type)) continue;
+      if (!IsKeptCondition(c)) continue;
       PodCondition cond;
       cond.type = std::string(type);
       cond.status = ParseConditionStatus(Str(&c, "status"));

@@ -2,6 +2,8 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
+
 #include "exporter/common/json.h"
 #include "exporter/common/time_format.h"
 
@@ -148,8 +150,12 @@ TidbClusterParse ParseTidbCluster(const Value& object) {
         if (health != nullptr && !health->IsBool()) {
           return fail("status.pd.members health is not a boolean");
         }
-        tc.pd_members[std::string(m.name.GetString(), m.name.GetStringLength())] =
-            health != nullptr && health->GetBool();
+        const bool healthy = health != nullptr && health->GetBool();
+        tc.pd_members[std::string(m.name.GetString(), m.name.GetStringLength())] = healthy;
+        if (healthy) {
+          tc.pd_healthy_since =
+              std::max(tc.pd_healthy_since, json::Time(&m.value, "lastTransitionTime"));
+        }
       }
     }
     const Value* leader = nullptr;
@@ -180,6 +186,7 @@ TidbClusterParse ParseTidbCluster(const Value& object) {
           return fail("status.tikv.stores: " + error);
         }
         if (!id.empty()) store.id = id;
+        store.last_transition = json::Time(&s.value, "lastTransitionTime");
         tc.tikv_stores.push_back(std::move(store));
       }
     }

@@ -1,5 +1,6 @@
 #include "exporter/state/dependency_store.h"
 
+#include "exporter/classify/dependency_times.h"
 #include "exporter/common/label_values.h"
 #include "exporter/common/log.h"
 #include "exporter/common/shard.h"
@@ -21,8 +22,8 @@ void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
   const Timestamp now = clock_.Now();
   for (Dependency d : kAllDependencies) {
     const int i = static_cast<int>(d);
-    DependencyStatus next =
-        ApplyTransition(e->deps.Get(d), eval.deps.Get(d), &e->last_known[i], now);
+    DependencyStatus next = ApplyTransition(e->deps.Get(d), eval.deps.Get(d), &e->last_known[i],
+                                            now, ClusterReadySince(in, d));
     const DependencyStatus& prev = e->deps.Get(d);
     if (next.readiness != prev.readiness || next.reason != prev.reason) {
       LogDebug("dependency changed", {{"namespace", key.namespace_},

@@ -1,5 +1,6 @@
 #include "exporter/state/v2_store.h"
 
+#include <algorithm>
 #include <set>
 
 #include "exporter/common/label_values.h"
@@ -30,10 +31,16 @@ v2::ClusterFacts V2Store::Compute(const Entry& e) {
   for (const auto& [key, inst] : e.instances) {
     if (inst.component == "pd") {
       ++f.pd_instances;
-      if (inst.IsReady()) ++f.pd_instances_ready;
+      if (inst.IsReady()) {
+        ++f.pd_instances_ready;
+        f.pd_ready_since = std::max(f.pd_ready_since, inst.ready->last_transition);
+      }
     } else if (inst.component == "tikv") {
       ++f.tikv_instances;
-      if (inst.IsReady() && inst.store_state == "Serving") ++f.tikv_serving_ready;
+      if (inst.IsReady() && inst.store_state == "Serving") {
+        ++f.tikv_serving_ready;
+        f.tikv_ready_since = std::max(f.tikv_ready_since, inst.ready->last_transition);
+      }
       if (!inst.store_state.empty()) ++states[std::string(StoreStateLabel(inst.store_state))];
     }
   }

@@ -49,6 +49,18 @@ TEST(ExporterScenarios, OriginalReportThenPdReadyAndPodsMoveOn) {
   }
   EXPECT_TRUE(Has(text, "podwait_pod_waiting_seconds",
                   {{"pod", "demo-tikv-0"}, {"stage", "unscheduled"}, {"class", "scale_up"}}));
+  // PD forming its quorum is an expected wait (--pd.bootstrap-grace): no red on the first screen.
+  // (A PD pod already Ready, once PD has its leader, is not waiting.)
+  for (int i = 0; i < 3; ++i) {
+    for (const Sample& pd : FindSamples(text, "podwait_pod_waiting_seconds",
+                                        {{"pod", "demo-pd-" + std::to_string(i)}})) {
+      EXPECT_EQ(pd.labels.at("class"), "starting") << "demo-pd-" << i;
+      EXPECT_EQ(pd.labels.at("reason"), "pd_bootstrap") << "demo-pd-" << i;
+    }
+  }
+  EXPECT_TRUE(FindSamples(text, "podwait_pod_waiting_seconds",
+                          {{"namespace", "demo"}, {"class", "not_ready"}})
+                  .empty());
   EXPECT_TRUE(
       Has(text, "podwait_pod_waiting_seconds",
           {{"namespace", "shop"}, {"class", "capacity"}, {"reason", "max_node_group_size"}}));

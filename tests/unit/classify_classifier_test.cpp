@@ -18,6 +18,8 @@
 #include <sstream>
 
 #include "exporter/classify/classifier.h"
+#include "exporter/classify/event_normalizer.h"
+#include "exporter/classify/volumes.h"
 #include "exporter/common/time_format.h"
 #include "exporter/model/vocabulary.h"
 #include "exporter/sources/pods.h"
@@ -67,6 +69,8 @@ constexpr const char* kUnsched = "tests/fixtures/made-up/classify/tikv-unschedul
 constexpr const char* kInit = "tests/fixtures/made-up/classify/tidb-init-wait-for-pd.yaml";
 constexpr const char* kRunning = "tests/fixtures/made-up/classify/tikv-running-not-ready.yaml";
 constexpr const char* kReady = "tests/fixtures/made-up/classify/tikv-ready.yaml";
+constexpr const char* kVolumePod =
+    "tests/fixtures/made-up/classify/tikv-containercreating-volume.yaml";
 constexpr const char* kRealTaint =
     "tests/fixtures/real/k8s/pod-pending-unschedulable-autoscaler-taint.status.yaml";
 constexpr const char* kRealPvc =
@@ -151,6 +155,24 @@ Patch AddSidecar(std::string name, std::string state) {
     st["restartCount"] = 0;
     st["state"] = YAML::Load(state);
     d["status"]["containerStatuses"].push_back(st);
+  };
+}
+// A native sidecar (an init container with restartPolicy: Always, Kubernetes 1.29+), with that
+// state, in spec and status: the kubelet starts it before the main containers and keeps it running.
+Patch AddNativeSidecar(std::string name, std::string state) {
+  return [=](YAML::Node& d) {
+    YAML::Node spec;
+    spec["name"] = name;
+    spec["image"] = "busybox:1.36";
+    spec["restartPolicy"] = "Always";
+    d["spec"]["initContainers"].push_back(spec);
+    YAML::Node st;
+    st["name"] = name;
+    st["ready"] = false;
+    st["restartCount"] = 0;
+    st["started"] = true;
+    st["state"] = YAML::Load(state);
+    d["status"]["initContainerStatuses"].push_back(st);
   };
 }
 Patch RenameInit(std::string name) {
@@ -238,6 +260,7 @@ struct Row {
   AutoscalerState autoscaler;
   std::function<void(ClassifierOptions&)> options;
   std::optional<InstanceReadiness> instance;  // the pod's v2 instance's Ready condition
+  std::optional<PodVolumeFacts> volumes;      // what the PVC/PV watch knows of its volumes
   Timestamp now = 0;
   // expected
   bool waiting = true;
@@ -292,6 +315,10 @@ struct Row {
   }
   Row& Instance(ConditionStatus ready, std::string why, Timestamp since) {
     instance = InstanceReadiness{ready, std::move(why), "TiKV", since};
+    return *this;
+  }
+  Row& Volumes(VolumePinning pinning, std::string pv = "", std::string node = "") {
+    volumes = PodVolumeFacts{pinning, std::move(pv), std::move(node)};
     return *this;
   }
   Row& Now(Timestamp t) {
@@ -394,6 +421,41 @@ std::vector<Row> Rows() {
               At("10:00:20"))
           .Now(At("10:05:00"))
           .Expect(S::kUnscheduled, C::kCapacity, r::kMaxClusterSize, t0));
+  // ===== aggregated events (client-go's correlator: "(combined from similar events): ...") ====
+  // A pod waiting past ~10 minutes: CA's NotTriggerScaleUp, whose counts change every loop, is
+  // aggregated. The group in backoff among tainted groups is still `capacity`, not the
+  // scheduler's `constraints`; the newest verdict is the aggregate's lastTimestamp.
+  add(Row("AggregatedNotTriggerBackoffAmongTaintedGroups", kUnsched)
+          .Ca()
+          .With(FitMessage("0/4 nodes are available: 4 node(s) had untolerated taint "
+                           "{dedicated: tidb-tikv}."))
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "(combined from similar events): pod didn't trigger scale-up: 3 node(s) had "
+              "untolerated taint {dedicated: analytics}, 1 in backoff after failed scale-up",
+              At("10:10:00"), At("10:40:00"), 31)
+          .Now(At("10:41:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpBackoff, t0, "in backoff"));
+  add(Row("AggregatedTriggeredScaleUpMeasuredFromLastObservation", kUnsched)
+          .Ca()
+          .Ev("TriggeredScaleUp", "cluster-autoscaler",
+              "(combined from similar events): " + kTriggered, At("10:00:30"), At("10:20:00"), 12)
+          .Now(At("10:30:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0, "eks-tikv-ng 3->4"));
+  add(Row("AggregatedKarpenterFailedSchedulingNodepoolLimit", kUnsched)
+          .Karpenter()
+          .Ev("FailedScheduling", "karpenter",
+              "(combined from similar events): Failed to schedule pod, all available instance "
+              "types exceed limits for nodepool \"default\"",
+              At("10:00:10"), At("10:30:00"), 25)
+          .Now(At("10:31:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kNodepoolLimit, t0, "exceed limits"));
+  // Karpenter < v0.20: NominatePod "Pod should schedule on <node>".
+  add(Row("LegacyKarpenterNominatePod", kUnsched)
+          .Karpenter()
+          .Ev("NominatePod", "karpenter",
+              "Pod should schedule on ip-192-168-55-10.us-west-2.compute.internal", At("10:00:05"))
+          .Now(At("10:03:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0, "ip-192-168-55-10"));
   add(Row("NotTriggerBackoff", kUnsched)
           .Ca()
           .Ev("NotTriggerScaleUp", "cluster-autoscaler",
@@ -698,10 +760,55 @@ std::vector<Row> Rows() {
                            "conflict."))
           .Now(At("10:10:00"))
           .Expect(S::kUnscheduled, C::kConstraints, r::kVolumeNodeAffinity, t0));
-  // The node in the volume's zone is short of memory: a node with room there would fit.
+  // The node in the volume's zone is short of memory: a node with room there would fit — known
+  // only from the PV (zonal: not pinned to one node). VolumeBinding runs after NodeResourcesFit.
   add(Row("VolumeZoneNodeShortOfMemory", kUnsched)
           .With(FitMessage("0/3 nodes are available: 1 Insufficient memory, 2 node(s) had volume "
                            "node affinity conflict."))
+          .Volumes(VolumePinning::kNotNode)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // ===== the mixing rule and kube-scheduler's filter order (scheduler_filters.h) =============
+  // The canonical TiKV failure: its local PV pinned to a node that is gone; the other nodes are
+  // short of cpu and were never checked against the volume. No added node can host it.
+  const std::string tikv_local_pv_gone =
+      "0/4 nodes are available: 1 node(s) had volume node affinity conflict, 3 Insufficient "
+      "cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 "
+      "No preemption victims found for incoming pod.";
+  add(Row("LocalPvNodeGoneBesideInsufficientCpu", kUnsched)
+          .With(FitMessage(tikv_local_pv_gone))
+          .Volumes(VolumePinning::kNode, "local-pv-3f1a2b", "ip-10-0-3-17.ec2.internal")
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kVolumeNodeAffinity, t0,
+                  "pinned to node ip-10-0-3-17.ec2.internal"));
+  add(Row("LateVolumeConflictBesideInsufficientCpuVolumesUnknown", kUnsched)
+          .With(FitMessage(tikv_local_pv_gone))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kVolumeNodeAffinity, t0,
+                  "placement unknown"));
+  add(Row("ZonalPvBesideInsufficientCpu", kUnsched)
+          .With(FitMessage(tikv_local_pv_gone))
+          .Volumes(VolumePinning::kNotNode)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientCpu, t0));
+  // The autoscaler's verdict, when it spoke, decides before the scheduler's message.
+  add(Row("LateVolumeConflictButCaScalesUp", kUnsched)
+          .Ca()
+          .With(FitMessage(tikv_local_pv_gone))
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
+  // Older schedulers listed every failed predicate of every node (the counts add up to more than
+  // N): a constraint all nodes report excludes them all, whatever else they lack.
+  add(Row("EveryNodeConstraintOldScheduler", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 1 Insufficient cpu, 3 node(s) didn't match "
+                           "node selector."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kNodeAffinity, t0, "every node"));
+  // Kubernetes 1.6/1.7 wrote a double colon.
+  add(Row("Kubernetes16FitError", kUnsched)
+          .With(FitMessage("No nodes are available that match all of the following predicates:: "
+                           "Insufficient memory (3)."))
           .Now(At("10:10:00"))
           .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
   add(Row("UnknownSchedulerMessage", kUnsched)
@@ -719,6 +826,84 @@ std::vector<Row> Rows() {
               At("10:00:01"), At("10:03:00"), 4)
           .Now(At("10:10:00"))
           .Expect(S::kUnscheduled, C::kConstraints, r::kPodAntiAffinity, t0));
+
+  // ===== volumes and the sandbox (classify/volumes.h) ========================================
+  // A re-created TiKV pod whose RWO volume is still attached to its lost node. Messages: the
+  // attach-detach controller (pkg/controller/volume/attachdetach/reconciler/reconciler.go), the
+  // kubelet's volume manager (pkg/kubelet/volumemanager/volume_manager.go) and kuberuntime
+  // (FailedCreatePodSandBox, pkg/kubelet/events/event.go).
+  const std::string multi_attach =
+      "Multi-Attach error for volume \"pvc-5b2f7c1e-9a0d-4e3b-8c6f-1d2e3f4a5b6c\" Volume is "
+      "already exclusively attached to one node and can't be attached to another";
+  const std::string mount_timeout =
+      "Unable to attach or mount volumes: unmounted volumes=[tikv], unattached "
+      "volumes=[tikv kube-api-access-7xq2m]: timed out waiting for the condition";
+  const std::string sandbox =
+      "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network "
+      "for sandbox \"4f2a9c\": plugin type=\"aws-cni\" name=\"aws-cni\" failed (add): add cmd: "
+      "failed to assign an IP address to container";
+  const Timestamp vol_start = At("10:00:05");
+  add(Row("MultiAttachWithinVolumeGrace", kVolumePod)
+          .Ev("FailedAttachVolume", "attachdetach-controller", multi_attach, At("10:00:06"),
+              At("10:04:00"), 12)
+          .Now(At("10:05:00"))
+          .Expect(S::kStarting, C::kStarting, r::kVolumeMultiAttach, vol_start,
+                  "FailedAttachVolume: Multi-Attach error"));
+  add(Row("MultiAttachPastVolumeGrace", kVolumePod)
+          .Ev("FailedAttachVolume", "attachdetach-controller",
+              "(combined from similar events): " + multi_attach, At("10:00:06"), At("10:20:00"), 40)
+          .Now(At("10:20:30"))
+          .Expect(S::kStarting, C::kVolume, r::kVolumeMultiAttach, vol_start,
+                  "already exclusively attached"));
+  add(Row("MountTimeoutPastVolumeGrace", kVolumePod)
+          .Ev("FailedAttachVolume", "attachdetach-controller", multi_attach, At("10:00:06"))
+          .Ev("FailedMount", "kubelet", mount_timeout, At("10:02:08"), At("10:12:20"), 5)
+          .Now(At("10:13:00"))
+          .Expect(S::kStarting, C::kVolume, r::kVolumeMountTimeout, vol_start,
+                  "FailedMount: Unable to attach or mount volumes"));
+  add(Row("MountFailedConfigMapMissing", kVolumePod)
+          .Ev("FailedMount", "kubelet",
+              "MountVolume.SetUp failed for volume \"config\" : configmap \"demo-tikv-3961623\" "
+              "not found",
+              At("10:00:06"), At("10:09:00"), 9)
+          .Now(At("10:09:00"))
+          .Expect(S::kStarting, C::kVolume, r::kVolumeMountFailed, vol_start, "configmap"));
+  add(Row("AttachFailedCsi", kVolumePod)
+          .Ev("FailedAttachVolume", "attachdetach-controller",
+              "AttachVolume.Attach failed for volume \"pvc-5b2f7c1e\" : rpc error: code = "
+              "Internal desc = Could not attach volume \"vol-0a1b2c3d\" to node "
+              "\"i-0123456789abcdef0\": attachment of disk \"vol-0a1b2c3d\" failed, expected "
+              "device "
+              "to be attached but was attaching",
+              At("10:00:06"), At("10:03:00"), 4)
+          .Now(At("10:03:00"))
+          .Expect(S::kStarting, C::kStarting, r::kVolumeAttachFailed, vol_start,
+                  "AttachVolume.Attach failed"));
+  add(Row("SandboxCniFailurePastVolumeGrace", kVolumePod)
+          .Ev("FailedCreatePodSandBox", "kubelet", sandbox, At("10:00:07"), At("10:15:00"), 30)
+          .Now(At("10:15:00"))
+          .Expect(S::kStarting, C::kVolume, r::kSandboxCreation, vol_start,
+                  "Failed to create pod sandbox"));
+  // The sandbox condition alone: nothing within the grace (every pod starts so), `volume` past it.
+  add(Row("SandboxNotReadyConditionWithinGrace", kVolumePod)
+          .Now(At("10:01:00"))
+          .Expect(S::kStarting, C::kStarting, r::kContainerCreating, vol_start));
+  add(Row("SandboxNotReadyConditionPastGrace", kVolumePod)
+          .Now(At("10:30:00"))
+          .Expect(S::kStarting, C::kVolume, r::kSandboxCreation, vol_start,
+                  "PodReadyToStartContainers=False"));
+  // A sandbox failure of a pod in Init (its wait-for-pd not created yet).
+  add(Row("SandboxFailureInInit", kInit)
+          .With(InitState("{waiting: {reason: PodInitializing}}"))
+          .Ev("FailedCreatePodSandBox", "kubelet", sandbox, At("10:00:06"), At("10:10:00"), 20)
+          .Now(At("10:10:00"))
+          .Expect(S::kInitializing, C::kVolume, r::kSandboxCreation, At("10:00:05"),
+                  "FailedCreatePodSandBox"));
+  // An event of an earlier stage, or a container that runs: the volume was mounted after all.
+  add(Row("VolumeEventButContainerRunning", kRunning)
+          .Ev("FailedMount", "kubelet", mount_timeout, At("10:00:10"))
+          .Now(At("10:30:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kReadinessProbe, At("10:00:20")));
 
   // ===== initializing: dependency wait (wait-for-pd) =========================================
   const Timestamp scheduled = At("10:00:05");
@@ -951,6 +1136,129 @@ std::vector<Row> Rows() {
           .NoCluster()
           .Now(At("10:01:00"))
           .Expect(S::kStarting, C::kStarting, r::kReadinessProbe, initialized));
+  // ===== native sidecars (init containers with restartPolicy: Always) =========================
+  // tidb-operator v2 runs TiDB's slow log, TiFlash's log tailers and TiCDC's log sidecar this way
+  // (made up in that shape: the names follow v2's pod templates). The pod is Initialized once they
+  // have started; a main container waiting behind a running sidecar is `starting`, and the main
+  // container's rules (dependency, crash loop) are unchanged by it.
+  const std::string running = "{running: {startedAt: '2024-05-02T10:00:19Z'}}";
+  add(Row("SidecarTidbSlowlogRunningMainCreating", kRunning)
+          .With(Component("tidb"))
+          .With(RenameMain("tidb"))
+          .With(AddNativeSidecar("slowlog", running))
+          .With(MainState("{waiting: {reason: ContainerCreating}}"))
+          .Now(At("10:01:00"))
+          .Expect(S::kStarting, C::kStarting, r::kContainerCreating, initialized, "tidb"));
+  add(Row("SidecarTidbSlowlogRunningMainNotReadyPdDown", kRunning)
+          .With(Component("tidb"))
+          .With(RenameMain("tidb"))
+          .With(AddNativeSidecar("slowlog", running))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(At("10:05:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, initialized));
+  add(Row("SidecarTiflashLogTailersRunningMainInitializing", kRunning)
+          .With(Component("tiflash"))
+          .With(RenameMain("tiflash"))
+          .With(AddNativeSidecar("serverlog", running))
+          .With(AddNativeSidecar("errorlog", running))
+          .With(MainState("{waiting: {reason: PodInitializing}}"))
+          .Now(At("10:01:00"))
+          .Expect(S::kStarting, C::kStarting, r::kPodInitializing, initialized));
+  add(Row("SidecarTicdcRunningMainCrashLoopPdDown", kRunning)
+          .With(Component("ticdc"))
+          .With(RenameMain("ticdc"))
+          .With(AddNativeSidecar("ticdc-log", running))
+          .With(MainState("{waiting: {reason: CrashLoopBackOff, message: 'back-off 40s'}}", 3))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(At("10:05:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, initialized, "CrashLoopBackOff"));
+  // A sidecar that crash-loops is the pod's own problem, not a dependency wait.
+  add(Row("SidecarCrashLoopIsCrashloop", kRunning)
+          .With(Component("tidb"))
+          .With(RenameMain("tidb"))
+          .With(AddNativeSidecar(
+              "slowlog", "{waiting: {reason: CrashLoopBackOff, message: 'back-off 1m20s'}}"))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(At("10:05:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, initialized, "slowlog"));
+
+  // ===== dynamic resource allocation (pkg/scheduler/framework/plugins/dynamicresources) =======
+  // Made up after the plugin's Filter/PreFilter statuses as the scheduler's FitError lists them.
+  add(Row("DraCannotAllocateAllClaims", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 3 cannot allocate all claims. preemption: 0/3 "
+                           "nodes are available: 3 Preemption is not helpful for scheduling."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kDraClaimsUnallocatable, t0));
+  // The filters decide as for any resource reason: the node without the GPU label never reached
+  // DynamicResources; the other two passed every filter before it.
+  add(Row("DraUnallocatableBesideNodeAffinity", kUnsched)
+          .With(FitMessage("0/3 nodes are available: 1 node(s) didn't match Pod's node "
+                           "affinity/selector, 2 cannot allocate all claims."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kDraClaimsUnallocatable, t0));
+  add(Row("DraClaimNotFound", kUnsched)
+          .With(FitMessage("0/3 nodes are available: resourceclaim \"demo-tikv-0-gpu\" not found. "
+                           "preemption: 0/3 nodes are available: 3 Preemption is not helpful for "
+                           "scheduling."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kDraClaimMissing, t0, "not found"));
+  // Transient: the claim is being created from its template, or allocated for another pod.
+  add(Row("DraClaimBeingCreated", kUnsched)
+          .With(FitMessage("0/3 nodes are available: waiting for dynamic resource controller to "
+                           "create the resourceclaim \"demo-tikv-0-gpu-x7k2p\"."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kScheduling, r::kDraClaimPending, t0));
+  add(Row("DraClaimBeingAllocated", kUnsched)
+          .Ca()
+          .With(FitMessage("0/3 nodes are available: resource claim tidb/demo-tikv-0-gpu is in "
+                           "the process of being allocated."))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kScheduling, r::kDraClaimPending, t0, "being allocated"));
+
+  // ===== PD bootstrap (--pd.bootstrap-grace, default 5m) =====================================
+  // A running PD member, not Ready, while PD has no leader or is not initialized: it waits for
+  // its peers. Expected up to the grace, then a problem.
+  add(Row("PdBootstrapNoLeaderWithinGrace", kRunning)
+          .With(Component("pd"))
+          .With(RenameMain("pd"))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(At("10:03:00"))
+          .Expect(S::kStarting, C::kStarting, r::kPdBootstrap, initialized,
+                  "pd not ready (no_pd_leader): forming its quorum"));
+  add(Row("PdBootstrapExactlyAtGrace", kRunning)
+          .With(Component("pd"))
+          .With(RenameMain("pd"))
+          .WithDeps(PdDown("cluster_not_initialized"))
+          .Now(initialized + 5 * kMinute)
+          .Expect(S::kStarting, C::kStarting, r::kPdBootstrap, initialized));
+  add(Row("PdBootstrapPastGrace", kRunning)
+          .With(Component("pd"))
+          .With(RenameMain("pd"))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(initialized + 5 * kMinute + 1)
+          .Expect(S::kStarting, C::kNotReady, r::kPdBootstrap, initialized));
+  add(Row("PdBootstrapLongerGraceFlag", kRunning)
+          .With(Component("pd"))
+          .With(RenameMain("pd"))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Options([](ClassifierOptions& o) { o.pd_bootstrap_grace = 10 * kMinute; })
+          .Now(initialized + 8 * kMinute)
+          .Expect(S::kStarting, C::kStarting, r::kPdBootstrap, initialized));
+  // A member that was Ready and lost it is not bootstrapping: a lost quorum pages at once.
+  add(Row("PdLostReadinessNoLeader", kRunning)
+          .With(Component("pd"))
+          .With(RenameMain("pd"))
+          .With(Condition("Ready", "False", "ContainersNotReady",
+                          "containers with unready status: [pd]", "2024-05-02T11:30:00Z"))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(At("11:31:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kReadinessProbe, At("11:30:00")));
+  // PD has a leader: one member not Ready is its own readiness problem, as before.
+  add(Row("PdMemberNotReadyPdHealthy", kRunning)
+          .With(Component("pd"))
+          .With(RenameMain("pd"))
+          .Now(At("10:10:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kReadinessProbe, initialized));
   add(Row("TiflashWaitsForTikv", kRunning)
           .With(Component("tiflash"))
           .WithDeps(Deps(Ready(At("09:00:00")), NotReady("no_tikv_store_up")))
@@ -1082,10 +1390,12 @@ std::vector<Row> Rows() {
           .WithDeps(AllReady(V2At("08:10:00")))
           .Now(V2At("08:12:01"))
           .Expect(S::kStarting, C::kDependencyStuck, r::kDependencyReady, v2_tidb_init));
+  // PD forming its quorum: an expected wait within --pd.bootstrap-grace (was readiness_probe).
   add(Row("V2PdRunningNotReadyNoDependencies", kV2PdRunning)
           .WithDeps(PdDown("no_pd_leader"))
           .Now(V2At("08:01:00"))
-          .Expect(S::kStarting, C::kStarting, r::kReadinessProbe, V2At("08:00:06")));
+          .Expect(S::kStarting, C::kStarting, r::kPdBootstrap, V2At("08:00:06"),
+                  "forming its quorum"));
   // A v2 TiKV pod without a readiness probe is Ready; its TiKV instance is not (store Preparing).
   const Timestamp inst_since = V2At("08:00:10");
   add(Row("V2TikvPodReadyInstanceNotReadyPdDown", kV2TikvReady)
@@ -1207,6 +1517,7 @@ Built Build(const Row& row) {
     ev.first = e.first;
     ev.last = e.last;
     ev.count = e.count;
+    NormalizeEvent(&ev);  // as ParseEvent does: rows may give the aggregated form
     b.events.push_back(std::move(ev));
   }
   return b;
@@ -1217,7 +1528,7 @@ Classification RunRow(const Row& row, const Built& b) {
   if (row.options) row.options(opt);
   const ClusterDependencies* deps = row.deps ? &*row.deps : nullptr;
   return Classify(b.pod, b.events, deps, row.autoscaler, opt, row.now,
-                  row.instance ? &*row.instance : nullptr);
+                  row.instance ? &*row.instance : nullptr, row.volumes ? &*row.volumes : nullptr);
 }
 
 class ClassifierTable : public ::testing::TestWithParam<Row> {};

@@ -57,6 +57,18 @@ TEST(Flags, GoDurations) {
   EXPECT_EQ(r.config.pd_timeout, 250);
 }
 
+// --pd.bootstrap-grace: minutes, never under 3 (PD members wait for peers that may wait for
+// nodes).
+TEST(Flags, PdBootstrapGrace) {
+  EXPECT_EQ(ParseFlags({}).config.pd_bootstrap_grace, 5 * kMinute);
+  FlagParseResult r = ParseFlags({"--pd.bootstrap-grace=3m"});
+  ASSERT_EQ(r.action, Action::kRun) << r.error;
+  EXPECT_EQ(r.config.pd_bootstrap_grace, 3 * kMinute);
+  r = ParseFlags({"--pd.bootstrap-grace=2m59s"});
+  EXPECT_EQ(r.action, Action::kError);
+  EXPECT_THAT(r.error, HasSubstr("at least 3m"));
+}
+
 TEST(Flags, BooleansInAllSpellings) {
   EXPECT_FALSE(ParseFlags({"--no-metrics.pod-series"}).config.metrics_pod_series);
   EXPECT_FALSE(ParseFlags({"--metrics.pod-series=false"}).config.metrics_pod_series);

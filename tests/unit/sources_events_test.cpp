@@ -54,6 +54,66 @@ TEST(ParseEvent, CoreEventFromClusterAutoscaler) {
   EXPECT_EQ(e.count, 4);
 }
 
+// client-go's event correlator (k8s.io/client-go/tools/record/events_cache.go) after about ten
+// differently worded NotTriggerScaleUp events within ten minutes: a new event whose message is
+// "(combined from similar events): " + the newest message, and whose count and lastTimestamp
+// grow with each further one. Made up in that shape.
+TEST(ParseEvent, AggregatedEventIsNormalized) {
+  auto doc = Parse(R"({
+    "metadata": {"name": "basic-tikv-2.17c8f0a1b2c3ffff", "namespace": "tidb", "uid": "ev-agg"},
+    "involvedObject": {"kind": "Pod", "namespace": "tidb", "name": "basic-tikv-2", "uid": "p2"},
+    "reason": "NotTriggerScaleUp",
+    "message": "(combined from similar events): pod didn't trigger scale-up: 2 node(s) had untolerated taint {dedicated: tidb}, 1 in backoff after failed scale-up",
+    "source": {"component": "cluster-autoscaler"},
+    "firstTimestamp": "2024-05-02T10:10:05Z", "lastTimestamp": "2024-05-02T10:41:15Z",
+    "count": 31, "type": "Normal"})");
+  EventParseResult r = ParseEvent(doc);
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_TRUE(r.relevant);
+  EXPECT_EQ(r.event.message,
+            "pod didn't trigger scale-up: 2 node(s) had untolerated taint {dedicated: tidb}, 1 in "
+            "backoff after failed scale-up");
+  // The newest verdict is the aggregate's last observation.
+  EXPECT_EQ(r.event.last, T("2024-05-02T10:41:15Z"));
+  EXPECT_EQ(r.event.count, 31);
+}
+
+// events.k8s.io/v1 with a series: the newest observation is series.lastObservedTime.
+TEST(ParseEvent, AggregatedSeriesEventIsNormalized) {
+  auto doc = Parse(R"({
+    "metadata": {"name": "x.2", "namespace": "tidb", "uid": "ev-series"},
+    "regarding": {"kind": "Pod", "namespace": "tidb", "name": "basic-tidb-0", "uid": "p0"},
+    "reason": "FailedScheduling", "reportingController": "karpenter",
+    "note": "(combined from similar events): Failed to schedule pod, all available instance types exceed limits for nodepool \"default\"",
+    "eventTime": "2024-05-02T10:00:00.000000Z",
+    "series": {"count": 12, "lastObservedTime": "2024-05-02T10:30:00.000000Z"}})");
+  EventParseResult r = ParseEvent(doc);
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_TRUE(r.relevant);
+  EXPECT_EQ(r.event.message,
+            "Failed to schedule pod, all available instance types exceed limits for nodepool "
+            "\"default\"");
+  EXPECT_EQ(r.event.first, T("2024-05-02T10:00:00Z"));
+  EXPECT_EQ(r.event.last, T("2024-05-02T10:30:00Z"));
+  EXPECT_EQ(r.event.count, 12);
+}
+
+// Karpenter before v0.20: reason NominatePod, "Pod should schedule on <node>".
+TEST(ParseEvent, LegacyKarpenterNominatePod) {
+  auto doc = Parse(R"({
+    "metadata": {"name": "x.3", "namespace": "tidb", "uid": "ev-nom"},
+    "involvedObject": {"kind": "Pod", "namespace": "tidb", "name": "basic-tikv-0", "uid": "p1"},
+    "reason": "NominatePod", "message": "Pod should schedule on ip-192-168-55-10.ec2.internal",
+    "source": {"component": "karpenter"},
+    "firstTimestamp": "2022-06-01T08:00:00Z", "lastTimestamp": "2022-06-01T08:00:00Z",
+    "count": 1})");
+  EventParseResult r = ParseEvent(doc);
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_TRUE(r.relevant);
+  EXPECT_EQ(r.event.reason, "Nominated");
+  EXPECT_EQ(r.event.message, "Pod should schedule on node: ip-192-168-55-10.ec2.internal");
+}
+
 TEST(ParseEvent, KarpenterEventWithEventTimeAndSeries) {
   auto doc = Parse(R"({
     "metadata": {"name": "x.1", "namespace": "tidb", "uid": "ev-2"},

@@ -301,6 +301,22 @@ TEST(ParsePod, KeepsOnlyTheConditionsClassificationReads) {
   EXPECT_EQ(r.pod.conditions.capacity(), 4u);
 }
 
+// A sandbox that is not ready (PodReadyToStartContainers=False, Kubernetes 1.29+; PodHasNetwork
+// before) is kept: the `volume` class reads it (classify/volumes.h).
+TEST(ParsePod, KeepsTheSandboxConditionWhileFalse) {
+  rapidjson::Document doc;
+  doc.Parse(R"({"metadata":{"name":"a","namespace":"n","uid":"u"},"status":{"conditions":[
+    {"type":"PodReadyToStartContainers","status":"False","lastTransitionTime":"2024-05-02T10:00:05Z"},
+    {"type":"Initialized","status":"True"},{"type":"Ready","status":"False"},
+    {"type":"PodScheduled","status":"True"}]}})");
+  PodParseResult r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok);
+  const PodCondition* sandbox = r.pod.Condition("PodReadyToStartContainers");
+  ASSERT_NE(sandbox, nullptr);
+  EXPECT_EQ(sandbox->status, ConditionStatus::kFalse);
+  EXPECT_EQ(sandbox->last_transition, T("2024-05-02T10:00:05Z"));
+}
+
 // Made up, in the shape of a Ready tidb-operator TiKV pod (wait-for-pd init container done, main
 // container running), as podwait-sim's pod shorthand writes it.
 constexpr const char* kReadyTikv = R"({

@@ -43,7 +43,7 @@ constexpr const char* kTc = R"({
     "tikv": {
       "synced": true, "phase": "Normal", "bootStrapped": true,
       "stores": {
-        "1": {"id": "1", "podName": "basic-tikv-0", "ip": "basic-tikv-0.basic-tikv-peer.prod.svc", "leaderCount": 25, "state": "Up"},
+        "1": {"id": "1", "podName": "basic-tikv-0", "ip": "basic-tikv-0.basic-tikv-peer.prod.svc", "leaderCount": 25, "state": "Up", "lastTransitionTime": "2024-12-25T03:10:00Z"},
         "4": {"id": "4", "podName": "basic-tikv-1", "ip": "basic-tikv-1.basic-tikv-peer.prod.svc", "leaderCount": 0, "state": "Down"}
       },
       "failureStores": {
@@ -74,6 +74,11 @@ TEST(TidbClusterParseTest, ReadsStatusAndSpec) {
   ASSERT_EQ(tc.tikv_stores.size(), 2u);
   EXPECT_EQ(tc.TikvStoresIn("Up"), 1);
   EXPECT_EQ(tc.tikv_stores[1].pod_name, "basic-tikv-1");
+  // The cluster's own dates (docs/DESIGN.md §4: dependency readiness after a restart): the
+  // healthy members' lastTransitionTime (one written), the Up store's.
+  EXPECT_EQ(tc.pd_healthy_since, 1735095840000);                // 2024-12-25T03:04:00Z
+  EXPECT_EQ(tc.tikv_stores[0].last_transition, 1735096200000);  // 2024-12-25T03:10:00Z
+  EXPECT_EQ(tc.tikv_stores[1].last_transition, 0);
   EXPECT_EQ(tc.pd_replicas, 3);
   EXPECT_EQ(tc.tikv_replicas, 3);
   EXPECT_EQ(tc.tidb_replicas, 2);
