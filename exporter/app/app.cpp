@@ -15,6 +15,12 @@ namespace {
 
 constexpr Timestamp kEvaluationInterval = kSecond;
 
+HttpServerLimits ServerLimits(const Config& config) {
+  HttpServerLimits limits;
+  limits.max_requests = config.web_max_requests;
+  return limits;
+}
+
 }  // namespace
 
 App::App(Config config, const Clock& clock)
@@ -25,7 +31,8 @@ App::App(Config config, const Clock& clock)
       registry_(config_),
       dependencies_(config_, clock_),
       evaluator_(EvaluatorOptionsFromConfig(config_)),
-      changes_(pods_, &events_, &v2_) {
+      changes_(pods_, &events_, &v2_),
+      server_(ServerLimits(config_)) {
   registry_.SetListener([this](const std::map<ClusterKey, ClusterInfo>& clusters) {
     dependencies_.SyncClusters(clusters);
   });
@@ -47,8 +54,14 @@ App::App(Config config, const Clock& clock)
   v2_.SetListener([this](const ClusterKey& key, const v2::ClusterFacts& facts) {
     dependencies_.OnV2Cluster(key, facts);
   });
-  collectables_.push_back(self_metrics_.registry());
-  collectables_.push_back(std::make_shared<ProcessCollector>());
+  // --web.disable-exporter-metrics drops the exporter's metrics about itself (as node_exporter's
+  // does the process and Go ones); podwait_build_info stays.
+  if (!config_.disable_exporter_metrics) {
+    collectables_.push_back(self_metrics_.registry());
+    collectables_.push_back(std::make_shared<ProcessCollector>());
+  } else {
+    collectables_.push_back(self_metrics_.build_info_registry());
+  }
   waiting_collector_ = std::make_unique<WaitingCollector>([this] { return evaluator_.Snapshot(); },
                                                           clock_, config_.metrics_pod_series);
   dependency_collector_ = std::make_unique<DependencyCollector>(dependencies_);
@@ -145,49 +158,61 @@ void App::InstallHandlers() {
     const int64_t start = clock_.MonotonicMs();
     HttpServerReply reply;
     reply.content_type = kTextContentType;
+    if (const auto web_config = server_.WebConfigStatus();
+        web_config && !config_.disable_exporter_metrics) {
+      self_metrics_.SetWebConfigReload(web_config->successful, web_config->last_success);
+    }
     reply.body = RenderText(collectables_);
     // About as long as the last one: one allocation instead of a doubling series of copies.
     reply.body.reserve(last_scrape_bytes_.load(std::memory_order_relaxed) + 64 * 1024);
     dependency_collector_->AppendText(&reply.body);
     waiting_collector_->AppendText(&reply.body);
-    AppendInvalidUtf8Metrics(&reply.body);
+    if (!config_.disable_exporter_metrics) AppendInvalidUtf8Metrics(&reply.body);
     last_scrape_bytes_.store(reply.body.size(), std::memory_order_relaxed);
     reply.compressible = true;
     self_metrics_.ScrapeDuration().Observe(static_cast<double>(clock_.MonotonicMs() - start) /
                                            1000);
     return reply;
   });
-  server_.Handle("/healthz", [](const HttpServerRequest&) {
-    HttpServerReply reply;
-    reply.body = "ok\n";
-    return reply;
-  });
-  server_.Handle("/readyz", [this](const HttpServerRequest&) {
-    HttpServerReply reply;
-    if (sync_.AllSynced()) {
-      reply.body = "ready\n";
-    } else {
-      reply.status = 503;
-      reply.body = "not ready: waiting for the first sync of:";
-      for (const auto& [name, synced] : sync_.Snapshot()) {
-        if (!synced) reply.body += " " + name;
-      }
-      reply.body += "\n";
-    }
-    return reply;
-  });
+  // /livez and /healthz: the process answers (as the Kubernetes components' /livez).
+  for (const char* path : {"/healthz", "/livez"}) {
+    server_.Handle(
+        path,
+        [](const HttpServerRequest&) {
+          HttpServerReply reply;
+          reply.body = "ok\n";
+          return reply;
+        },
+        /*probe=*/true);
+  }
+  server_.Handle(
+      "/readyz",
+      [this](const HttpServerRequest&) {
+        HttpServerReply reply;
+        if (sync_.AllSynced()) {
+          reply.body = "ready\n";
+        } else {
+          reply.status = 503;
+          reply.body = "not ready: waiting for the first sync of:";
+          for (const auto& [name, synced] : sync_.Snapshot()) {
+            if (!synced) reply.body += " " + name;
+          }
+          reply.body += "\n";
+        }
+        return reply;
+      },
+      /*probe=*/true);
   server_.Handle("/api/v1/pods", [this](const HttpServerRequest& request) {
-    PodFilter filter;
-    auto get = [&request](const char* key) {
-      auto it = request.query.find(key);
-      return it == request.query.end() ? std::string() : it->second;
-    };
-    filter.namespace_ = get("namespace");
-    filter.cluster = get("cluster");
-    filter.wait_class = get("class");
     HttpServerReply reply;
+    std::string error;
+    const std::optional<PodFilter> filter = ParsePodFilter(request.query, &error);
+    if (!filter) {
+      reply.status = 400;
+      reply.body = error + "\n";
+      return reply;
+    }
     reply.content_type = "application/json";
-    reply.body = RenderPodsJson(MakeViewModel(), filter);
+    reply.body = RenderPodsJson(MakeViewModel(), *filter);
     reply.compressible = true;
     return reply;
   });
@@ -268,7 +293,7 @@ bool App::Start(std::string* error) {
   }
 
   InstallHandlers();
-  if (!server_.Start(config_.listen_address, error)) return false;
+  if (!server_.Start(config_.listen_addresses, error)) return false;
   for (auto& r : reflectors_) r->Start();
   if (prober_) prober_->Start();
   {
@@ -277,8 +302,11 @@ bool App::Start(std::string* error) {
   }
   loop_ = std::thread([this] { EvaluationLoop(); });
   started_ = true;
-  LogInfo("listening", {{"address", config_.listen_address},
-                        {"port", std::to_string(server_.port())},
+  std::string addresses, ports;
+  for (const auto& a : config_.listen_addresses) addresses += (addresses.empty() ? "" : ",") + a;
+  for (int p : server_.ports()) ports += (ports.empty() ? "" : ",") + std::to_string(p);
+  LogInfo("listening", {{"address", addresses},
+                        {"port", ports},
                         {"telemetry_path", config_.telemetry_path},
                         {"kube_api", kube_.endpoint.api_url}});
   return true;

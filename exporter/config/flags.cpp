@@ -1,5 +1,6 @@
 #include "exporter/config/flags.h"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <optional>
@@ -114,8 +115,28 @@ std::string ShowDependencyMap(const Config& c) {
 
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
-      StringFlag("web.listen-address", "Address on which to expose metrics and the web interface.",
-                 &Config::listen_address),
+      {"web.listen-address", Kind::kString,
+       "Address on which to expose metrics and the web interface; repeat to listen on several. "
+       "\":port\" listens on every IPv4 and IPv6 address.",
+       [](Config& c, const std::string& v) {
+         // The first one given replaces the default; later ones add to it.
+         if (!c.listen_addresses_given) c.listen_addresses.clear();
+         c.listen_addresses_given = true;
+         if (std::find(c.listen_addresses.begin(), c.listen_addresses.end(), v) ==
+             c.listen_addresses.end()) {
+           c.listen_addresses.push_back(v);
+         }
+         return std::string();
+       },
+       [](const Config& c) { return JoinList(c.listen_addresses); }},
+      BoolFlag("web.disable-exporter-metrics",
+               "Leave out the exporter's metrics about itself (process_* and podwait's watch, "
+               "probe, scrape and web config health) from the telemetry path.",
+               &Config::disable_exporter_metrics),
+      IntFlag<int>("web.max-requests",
+                   "Maximum number of requests answered at once (health probes not counted); "
+                   "more get 503. 0 means no limit.",
+                   &Config::web_max_requests, 0),
       StringFlag("web.telemetry-path", "Path under which to expose metrics.",
                  &Config::telemetry_path),
       StringFlag("web.config.file",

@@ -107,6 +107,30 @@ bool PodFilter::Matches(const WaitingPod& p) const {
   return true;
 }
 
+std::optional<PodFilter> ParsePodFilter(const std::map<std::string, std::string>& query,
+                                        std::string* error) {
+  PodFilter filter;
+  for (const auto& [key, value] : query) {
+    if (key == "namespace") {
+      filter.namespace_ = value;
+    } else if (key == "cluster") {
+      filter.cluster = value;
+    } else if (key == "class") {
+      if (!value.empty() && !ParseWaitClass(value)) {
+        *error = "unknown class \"" + value + "\" (known:";
+        for (const ClassInfo& c : kClasses) *error += " " + std::string(c.name);
+        *error += ")";
+        return std::nullopt;
+      }
+      filter.wait_class = value;
+    } else {
+      *error = "unknown parameter \"" + key + "\" (known: namespace, cluster, class)";
+      return std::nullopt;
+    }
+  }
+  return filter;
+}
+
 std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,12 @@ struct PodFilter {
   std::string wait_class;  // exact class name; empty = any
   bool Matches(const WaitingPod& p) const;
 };
+
+// The filter of GET /api/v1/pods from its query (namespace, cluster, class). An unknown
+// parameter, or a class that is not one of the vocabulary's, is an error naming it (answered
+// 400), not an empty list.
+std::optional<PodFilter> ParsePodFilter(const std::map<std::string, std::string>& query,
+                                        std::string* error);
 
 // GET /api/v1/pods: {"evaluatedAt", "pods": [...], "clusters": [...]}. Pure.
 std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter);

@@ -60,12 +60,32 @@ SelfMetrics::SelfMetrics()
                            .Name(Name(metric::kScrapeDuration))
                            .Help(Help(metric::kScrapeDuration))
                            .Register(*registry_)) {
-  BuildGauge()
-      .Name(Name(metric::kBuildInfo))
-      .Help(Help(metric::kBuildInfo))
-      .Register(*registry_)
-      .Add({{"version", kVersion}, {"revision", kRevision}})
-      .Set(1);
+  build_info_ = std::make_shared<prometheus::Registry>();
+  for (prometheus::Registry* r : {registry_.get(), build_info_.get()}) {
+    BuildGauge()
+        .Name(Name(metric::kBuildInfo))
+        .Help(Help(metric::kBuildInfo))
+        .Register(*r)
+        .Add({{"version", kVersion}, {"revision", kRevision}})
+        .Set(1);
+  }
+}
+
+void SelfMetrics::SetWebConfigReload(bool successful, int64_t last_success) {
+  std::call_once(web_config_once_, [this] {
+    web_config_successful_ = &BuildGauge()
+                                  .Name(Name(metric::kWebConfigLastReloadSuccessful))
+                                  .Help(Help(metric::kWebConfigLastReloadSuccessful))
+                                  .Register(*registry_)
+                                  .Add({});
+    web_config_success_time_ = &BuildGauge()
+                                    .Name(Name(metric::kWebConfigLastReloadSuccessTimestamp))
+                                    .Help(Help(metric::kWebConfigLastReloadSuccessTimestamp))
+                                    .Register(*registry_)
+                                    .Add({});
+  });
+  web_config_successful_->Set(successful ? 1 : 0);
+  web_config_success_time_->Set(static_cast<double>(last_success) / 1000);
 }
 
 prometheus::Counter& SelfMetrics::WatchEvents(const std::string& resource,

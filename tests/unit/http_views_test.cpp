@@ -104,6 +104,24 @@ TEST(PodsJson, Filters) {
   EXPECT_EQ(d["pods"].Size(), 1u);
 }
 
+// /api/v1/pods?class=bogus was 200 with an empty list: a typo read as "nothing waits".
+TEST(PodsJson, UnknownFilterValuesAndParametersAreErrors) {
+  std::string error;
+  auto filter =
+      ParsePodFilter({{"class", "capacity"}, {"namespace", "db"}, {"cluster", "a"}}, &error);
+  ASSERT_TRUE(filter) << error;
+  EXPECT_EQ(filter->wait_class, "capacity");
+  EXPECT_EQ(filter->namespace_, "db");
+  EXPECT_EQ(filter->cluster, "a");
+  EXPECT_TRUE(ParsePodFilter({}, &error));
+  EXPECT_TRUE(ParsePodFilter({{"class", ""}}, &error));  // empty: any
+  EXPECT_FALSE(ParsePodFilter({{"class", "bogus"}}, &error));
+  EXPECT_THAT(error, HasSubstr("unknown class \"bogus\""));
+  EXPECT_THAT(error, HasSubstr("dependency"));
+  EXPECT_FALSE(ParsePodFilter({{"clas", "capacity"}}, &error));
+  EXPECT_THAT(error, HasSubstr("unknown parameter \"clas\""));
+}
+
 TEST(StatusPage, ShowsClustersClassesAndEscapes) {
   std::string html = RenderStatusPage(Model(), "/metrics");
   EXPECT_THAT(html, HasSubstr("<meta http-equiv=\"refresh\""));
