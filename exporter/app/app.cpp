@@ -158,10 +158,8 @@ void App::InstallHandlers() {
     const int64_t start = clock_.MonotonicMs();
     HttpServerReply reply;
     reply.content_type = kTextContentType;
-    if (const auto web_config = server_.WebConfigStatus();
-        web_config && !config_.disable_exporter_metrics) {
-      self_metrics_.SetWebConfigReload(web_config->successful, web_config->last_success);
-    }
+    const WebConfigReloadStatus web_config = server_.WebConfigStatus();
+    self_metrics_.SetWebConfigReload(web_config.successful, web_config.last_success);
     reply.body = RenderText(collectables_);
     // About as long as the last one: one allocation instead of a doubling series of copies.
     reply.body.reserve(last_scrape_bytes_.load(std::memory_order_relaxed) + 64 * 1024);

@@ -234,8 +234,8 @@ bool HttpServer::UseWebConfig(const std::string& path, std::string* error) {
   return true;
 }
 
-std::optional<WebConfigReloadStatus> HttpServer::WebConfigStatus() const {
-  if (!web_config_) return std::nullopt;
+WebConfigReloadStatus HttpServer::WebConfigStatus() const {
+  if (!web_config_) return {true, started_at_};
   return web_config_->status();
 }
 
@@ -291,6 +291,7 @@ bool HttpServer::Start(const std::vector<std::string>& listen_addresses, std::st
     return 1;
   };
   callbacks.http_error = &SendErrorReply;
+  started_at_ = SystemClock::Instance().Now();  // before any request can read it
   ctx_ = mg_start(&callbacks, this, options);
   if (ctx_ == nullptr) {
     std::string all;

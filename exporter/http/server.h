@@ -79,8 +79,8 @@ class HttpServer {
   const std::vector<int>& ports() const { return ports_; }
   // Whether the listener speaks TLS.
   bool tls() const { return tls_ != nullptr; }
-  // The web config's last reload; nullopt without --web.config.file.
-  std::optional<WebConfigReloadStatus> WebConfigStatus() const;
+  // The web config's last reload; without --web.config.file, successful at Start().
+  WebConfigReloadStatus WebConfigStatus() const;
   // Stops accepting and waits for in-flight requests.
   void Stop();
 
@@ -105,6 +105,7 @@ class HttpServer {
   std::atomic<int> in_flight_{0};
   mg_context* ctx_ = nullptr;
   std::vector<int> ports_;
+  Timestamp started_at_ = 0;
 };
 
 // Converts ":9877" / "host:port" / "[v6]:port" to civetweb's listening_ports syntax; ":port"

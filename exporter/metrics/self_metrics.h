@@ -49,7 +49,7 @@ class SelfMetrics {
   // Scrapes of /metrics.
   prometheus::Histogram& ScrapeDuration();
 
-  // The web config's last reload (--web.config.file; the families appear with the first call).
+  // The web config's last reload (--web.config.file; without one, the server's start).
   // `last_success`: Unix ms.
   void SetWebConfigReload(bool successful, int64_t last_success);
 
@@ -68,9 +68,8 @@ class SelfMetrics {
   prometheus::Family<prometheus::Gauge>& probe_round_;
   prometheus::Family<prometheus::Histogram>& scrape_duration_;
   std::shared_ptr<prometheus::Registry> build_info_;
-  std::once_flag web_config_once_;
-  prometheus::Gauge* web_config_successful_ = nullptr;
-  prometheus::Gauge* web_config_success_time_ = nullptr;
+  prometheus::Gauge& web_config_successful_;
+  prometheus::Gauge& web_config_success_time_;
 };
 
 }  // namespace podwait
