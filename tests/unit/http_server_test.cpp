@@ -6,9 +6,11 @@
 
 #include <condition_variable>
 #include <cstdio>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
+#include "exporter/common/base64.h"
 #include "exporter/http/server.h"
 #include "tests/support/process.h"
 
@@ -272,6 +274,38 @@ TEST(HttpServer, MaxRequestsInFlight) {
   cv.notify_all();
   slow.join();
   EXPECT_EQ(testing::HttpGet(server.port(), "/fast").status, 200);
+}
+
+// rate_limit: clients without verified credentials take a bucket of their own, so they cannot use
+// up the requests of a client whose credentials verified (one global bucket in front of auth let
+// anonymous clients turn every scrape into a 429). Refusals end their connection.
+TEST(HttpServer, GuessersCannotDrainTheRateLimitOfVerifiedClients) {
+  const std::string dir = testing::MakeTempDir();
+  // A cost-4 bcrypt hash of "s3cret" (Python's crypt.crypt with METHOD_BLOWFISH, rounds=1 << 4).
+  std::ofstream(dir + "/web.yml")
+      << "basic_auth_users:\n  prometheus: "
+         "$2b$04$PhOrYZZfxLvKPRsb/cq.ouei2qTkZSGBXg8cYezXz00o92hjNI/pq\n"
+         "rate_limit:\n  interval: 1h\n  burst: 2\n";
+  HttpServer server;
+  server.Handle("/metrics", &Hello);
+  std::string error;
+  ASSERT_TRUE(server.UseWebConfig(dir + "/web.yml", &error)) << error;
+  ASSERT_TRUE(server.Start({"127.0.0.1:0"}, &error)) << error;
+  const auto get = [&](const std::string& credentials) {
+    return testing::HttpGet(server.port(), "/metrics",
+                            {{"Authorization", "Basic " + Base64Encode(credentials)}})
+        .status;
+  };
+  EXPECT_EQ(get("prometheus:s3cret"), 200);  // verified now; took the unverified bucket's token
+  const std::string refused =
+      RawExchange(server.port(), "GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic " +
+                                     Base64Encode("prometheus:guess") + "\r\n\r\n");
+  EXPECT_EQ(refused.rfind("HTTP/1.1 401 ", 0), 0u) << refused;
+  EXPECT_THAT(refused, HasSubstr("Connection: close\r\n"));
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(get("prometheus:guess" + std::to_string(i)), 429);
+  EXPECT_EQ(get("prometheus:s3cret"), 200);
+  EXPECT_EQ(get("prometheus:s3cret"), 200);
+  EXPECT_EQ(get("prometheus:s3cret"), 429);  // its own bucket has a limit too
 }
 
 }  // namespace
