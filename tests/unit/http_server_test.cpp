@@ -1,3 +1,4 @@
+#include <civetweb.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -12,6 +13,7 @@
 
 #include "exporter/common/base64.h"
 #include "exporter/http/server.h"
+#include "exporter/net/http_client.h"
 #include "tests/support/process.h"
 
 namespace podwait {
@@ -306,6 +308,25 @@ TEST(HttpServer, GuessersCannotDrainTheRateLimitOfVerifiedClients) {
   EXPECT_EQ(get("prometheus:s3cret"), 200);
   EXPECT_EQ(get("prometheus:s3cret"), 200);
   EXPECT_EQ(get("prometheus:s3cret"), 429);  // its own bucket has a limit too
+}
+
+// "[::1]:port" is served over IPv6 when civetweb has IPv6; without it (Debian's libcivetweb1 1.15
+// is built without USE_IPV6) the start fails and says why, where it said "address in use".
+TEST(HttpServer, IPv6LiteralServedOrRefusedWithTheReason) {
+  HttpServer server;
+  server.Handle("/hello", &Hello);
+  std::string error;
+  mg_init_library(0);
+  if (mg_check_feature(MG_FEATURES_IPV6) == 0) {
+    EXPECT_FALSE(server.Start({"[::1]:0"}, &error));
+    EXPECT_THAT(error, HasSubstr("no IPv6 support"));
+    return;
+  }
+  ASSERT_TRUE(server.Start({"[::1]:0"}, &error)) << error;
+  HttpRequest request;
+  request.url = "http://[::1]:" + std::to_string(server.port()) + "/hello";
+  request.timeout_ms = 10000;
+  EXPECT_EQ(MakeCurlHttpClient()->Get(request).status, 200);
 }
 
 }  // namespace
