@@ -552,8 +552,9 @@ AuthResult BasicAuthChecker::Check(const WebConfig& config, const char* authoriz
   if (!credentials) return AuthResult::kDenied;
   const auto it = config.basic_auth_users.find(credentials->user);
   const bool known = it != config.basic_auth_users.end();
-  const std::string& hash = known ? it->second : UnknownUserHash(config);
   if (!AcquireSlot()) return AuthResult::kBusy;
+  // Inside the slot: making the unknown users' hash (once per cost) is bcrypt work too.
+  const std::string& hash = known ? it->second : UnknownUserHash(config);
   const bool ok = VerifyBcrypt(hash, credentials->password) && known;
   ReleaseSlot();
   if (!ok) return AuthResult::kDenied;
