@@ -398,7 +398,7 @@ int HttpServer::Refused(mg_connection* conn, HttpHeaders* configured) {
     return Refuse(conn, 429, headers, "Too Many Requests\n");
   }
   if (verified) return 0;
-  switch (auth_->Check(*config, authorization)) {
+  switch (auth_->Check(*config, authorization, mg_get_request_info(conn)->remote_addr)) {
     case AuthResult::kAllowed:
       return 0;
     case AuthResult::kBusy: {

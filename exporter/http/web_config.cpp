@@ -515,24 +515,33 @@ const std::string& BasicAuthChecker::UnknownUserHash(const WebConfig& config) {
   return DummyHash(max_cost);
 }
 
-bool BasicAuthChecker::AcquireSlot() {
+bool BasicAuthChecker::AcquireSlot(const std::string& client) {
   std::unique_lock<std::mutex> lock(slot_mu_);
+  if (pending_.count(client) > 0) return false;
   if (running_ >= slots_) {
     if (waiting_ >= queue_) return false;
+    pending_[client] = 1;
     ++waiting_;
     slot_cv_.wait(lock, [this] { return running_ < slots_; });
     --waiting_;
   }
+  pending_[client] = 1;
   ++running_;
   return true;
 }
 
-void BasicAuthChecker::ReleaseSlot() {
+void BasicAuthChecker::ReleaseSlot(const std::string& client) {
   {
     std::lock_guard<std::mutex> lock(slot_mu_);
     --running_;
+    pending_.erase(client);
   }
   slot_cv_.notify_one();
+}
+
+int BasicAuthChecker::Pending(const std::string& client) {
+  std::lock_guard<std::mutex> lock(slot_mu_);
+  return static_cast<int>(pending_.count(client));
 }
 
 bool BasicAuthChecker::Cached(const WebConfig& config, const char* authorization) {
@@ -546,17 +555,18 @@ bool BasicAuthChecker::Cached(const WebConfig& config, const char* authorization
   return verified_.count(key) > 0;
 }
 
-AuthResult BasicAuthChecker::Check(const WebConfig& config, const char* authorization) {
+AuthResult BasicAuthChecker::Check(const WebConfig& config, const char* authorization,
+                                   const std::string& client) {
   if (Cached(config, authorization)) return AuthResult::kAllowed;
   const auto credentials = Parse(authorization);
   if (!credentials) return AuthResult::kDenied;
   const auto it = config.basic_auth_users.find(credentials->user);
   const bool known = it != config.basic_auth_users.end();
-  if (!AcquireSlot()) return AuthResult::kBusy;
+  if (!AcquireSlot(client)) return AuthResult::kBusy;
   // Inside the slot: making the unknown users' hash (once per cost) is bcrypt work too.
   const std::string& hash = known ? it->second : UnknownUserHash(config);
   const bool ok = VerifyBcrypt(hash, credentials->password) && known;
-  ReleaseSlot();
+  ReleaseSlot(client);
   if (!ok) return AuthResult::kDenied;
   std::lock_guard<std::mutex> lock(cache_mu_);
   // Bounded; only credentials that verified get here, so guessing cannot grow or flush it.

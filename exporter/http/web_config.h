@@ -138,8 +138,10 @@ enum class AuthResult {
 // cannot starve good clients:
 // - verified credentials are cached (keyed by a digest of user, hash and password; only
 //   successes, so guesses can neither fill nor evict the cache) and answered without bcrypt;
-// - bcrypt runs on at most `slots` threads at once with at most `queue` waiting; beyond that the
-//   answer is kBusy at once, so guessers never hold the server's worker threads;
+// - bcrypt runs on at most `slots` threads at once with at most `queue` waiting, and one check at
+//   a time per client address; beyond that the answer is kBusy at once, so guessers never hold
+//   the server's worker threads, and a guesser cannot take every slot from a good client whose
+//   credentials are not verified yet (after a restart or a reload);
 // - an unknown user is checked against a hash of a random password at the highest cost of the
 //   configured users, so it costs what a known one does;
 // - a NUL byte in the user or password is refused.
@@ -150,8 +152,12 @@ class BasicAuthChecker {
   // Whether the credentials are ones already verified against `config` (no bcrypt, no waiting).
   // True when `config` has no users.
   bool Cached(const WebConfig& config, const char* authorization);
-  // Cached, else a bcrypt check. `authorization`: the request's Authorization header (may be null).
-  AuthResult Check(const WebConfig& config, const char* authorization);
+  // Cached, else a bcrypt check. `authorization`: the request's Authorization header (may be
+  // null); `client`: the client's address.
+  AuthResult Check(const WebConfig& config, const char* authorization,
+                   const std::string& client = "");
+  // bcrypt checks running or waiting for `client`.
+  int Pending(const std::string& client);
   // The hash an unknown user is checked against: of a random password, at the highest cost of
   // `config`'s users (made once per cost).
   const std::string& UnknownUserHash(const WebConfig& config);
@@ -163,12 +169,13 @@ class BasicAuthChecker {
   static std::optional<Credentials> Parse(const char* authorization);
   static std::string CacheKey(const Credentials& c, const std::string& hash);
   const std::string& DummyHash(int cost);
-  bool AcquireSlot();
-  void ReleaseSlot();
+  bool AcquireSlot(const std::string& client);
+  void ReleaseSlot(const std::string& client);
   const int slots_, queue_;
   std::mutex slot_mu_;
   std::condition_variable slot_cv_;
   int running_ = 0, waiting_ = 0;
+  std::map<std::string, int> pending_;  // by client; only clients with a check
   std::mutex cache_mu_;
   std::set<std::string> verified_;  // digests of good credentials
   std::mutex dummy_mu_;

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <thread>
 
 #include "exporter/common/base64.h"
 #include "exporter/common/clock.h"
@@ -209,6 +210,27 @@ TEST(BasicAuthChecker, BusyWhenEveryBcryptSlotIsTaken) {
   EXPECT_EQ(no_slots.Check(c, BasicHeader("nobody:s3cret").c_str()), AuthResult::kBusy);
   // Malformed credentials need no bcrypt at all.
   EXPECT_EQ(no_slots.Check(c, "Bearer abc"), AuthResult::kDenied);
+}
+
+// One bcrypt check at a time per client address: a guesser's connections cannot take every
+// slot from a client whose credentials are not verified yet (after a restart or a reload).
+TEST(BasicAuthChecker, OneCheckAtATimePerClient) {
+  WebConfig c;
+  // Cost 13 (Python's crypt, rounds=1 << 13): the first check below is still running while the
+  // others are made.
+  c.basic_auth_users["slow"] = "$2b$13$6KG38ElcthAy3.GDnqFnk.mz6RrgUwpdB5AWZOh9GOkOJ3w52IMYq";
+  c.basic_auth_users["prometheus"] = "$2b$04$PhOrYZZfxLvKPRsb/cq.ouei2qTkZSGBXg8cYezXz00o92hjNI/pq";
+  BasicAuthChecker auth(/*slots=*/2, /*queue=*/8);
+  std::thread guesser([&] {
+    EXPECT_EQ(auth.Check(c, BasicHeader("slow:guess").c_str(), "10.0.0.66"), AuthResult::kDenied);
+  });
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return auth.Pending("10.0.0.66") == 1; }, std::chrono::seconds(10)));
+  EXPECT_EQ(auth.Check(c, BasicHeader("slow:guess2").c_str(), "10.0.0.66"), AuthResult::kBusy);
+  EXPECT_EQ(auth.Check(c, BasicHeader("prometheus:s3cret").c_str(), "10.0.0.5"),
+            AuthResult::kAllowed);
+  guesser.join();
+  EXPECT_EQ(auth.Pending("10.0.0.66"), 0);
 }
 
 // An unknown user is checked against a hash of the highest cost among the configured users, so
