@@ -199,6 +199,15 @@ std::string FramingError(
   return "";
 }
 
+std::string HostError(std::string_view http_version,
+                      const std::vector<std::pair<std::string_view, std::string_view>>& headers) {
+  const auto hosts = std::count_if(headers.begin(), headers.end(),
+                                   [](const auto& h) { return SameName(h.first, "Host"); });
+  if (hosts > 1) return "more than one Host header";
+  if (hosts == 0 && http_version == "1.1") return "no Host header";
+  return "";
+}
+
 HttpHeaders MergeHeaders(HttpHeaders own, const HttpHeaders& configured) {
   for (const auto& [name, value] : configured) {
     bool set = false;
@@ -419,9 +428,13 @@ int HttpServer::Dispatch(mg_connection* conn, void* self_ptr) {
   const mg_request_info* info = mg_get_request_info(conn);
   // Framing first: a request whose body length is ambiguous must not reach a handler, and its
   // connection must not carry another request (the body could be read as one).
-  if (const std::string framing = FramingError(RequestHeaders(info)); !framing.empty()) {
-    LogDebug("request refused", {{"err", framing}});
-    return Refuse(conn, 400, BaseHeaders(), "Bad Request: " + framing + "\n");
+  const auto request_headers = RequestHeaders(info);
+  std::string problem = FramingError(request_headers);
+  if (problem.empty())
+    problem = HostError(info->http_version ? info->http_version : "", request_headers);
+  if (!problem.empty()) {
+    LogDebug("request refused", {{"err", problem}});
+    return Refuse(conn, 400, BaseHeaders(), "Bad Request: " + problem + "\n");
   }
   HttpHeaders configured;
   if (const int status = self->Refused(conn, &configured)) return status;

@@ -121,6 +121,10 @@ std::optional<std::string> RequestPath(std::string_view raw);
 // values, one that is not a number, or Content-Length with Transfer-Encoding), or empty.
 // `headers`: name and value of each header line.
 std::string FramingError(const std::vector<std::pair<std::string_view, std::string_view>>& headers);
+// Why a request's Host headers are refused (RFC 9112 §3.2: an HTTP/1.1 request without one, or
+// any request with more than one), or empty.
+std::string HostError(std::string_view http_version,
+                      const std::vector<std::pair<std::string_view, std::string_view>>& headers);
 // Gzip-compresses (RFC 1952).
 std::string GzipCompress(std::string_view data);
 // The headers of a response: its own first, then the web config's for names it does not set

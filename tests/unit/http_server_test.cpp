@@ -90,6 +90,15 @@ TEST(FramingError, ContentLengthPerRfc9112) {
             "Content-Length with Transfer-Encoding");
 }
 
+TEST(HostError, OneHostPerRfc9112) {
+  using H = std::vector<std::pair<std::string_view, std::string_view>>;
+  EXPECT_EQ(HostError("1.1", H{{"Host", "x"}}), "");
+  EXPECT_EQ(HostError("1.1", H{}), "no Host header");
+  EXPECT_EQ(HostError("1.0", H{}), "");
+  EXPECT_EQ(HostError("1.1", H{{"Host", "a"}, {"host", "b"}}), "more than one Host header");
+  EXPECT_EQ(HostError("1.0", H{{"Host", "a"}, {"Host", "a"}}), "more than one Host header");
+}
+
 TEST(Gzip, RoundTrips) {
   std::string text(10000, 'x');
   text += "tail";
@@ -223,6 +232,24 @@ TEST(HttpServer, NulAndDoubleSlashPathsAreNotTheRoute) {
   EXPECT_EQ(RawStatus(server.port(), "/x/../metrics"), 404);
   EXPECT_EQ(RawStatus(server.port(), "/%6detrics"), 200);
   EXPECT_EQ(RawStatus(server.port(), "/metrics?a=%00"), 200);  // the query is the handler's
+}
+
+// RFC 9112 §3.2: an HTTP/1.1 request without Host, or one with two, is 400 (civetweb served it).
+TEST(HttpServer, MissingOrRepeatedHostIs400) {
+  HttpServer server;
+  server.Handle("/metrics", &Hello);
+  std::string error;
+  ASSERT_TRUE(server.Start({"127.0.0.1:0"}, &error)) << error;
+  EXPECT_EQ(RawExchange(server.port(), "GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n")
+                .rfind("HTTP/1.1 400 ", 0),
+            0u);
+  EXPECT_EQ(RawExchange(server.port(),
+                        "GET /metrics HTTP/1.1\r\nHost: a\r\nHost: b\r\n"
+                        "Connection: close\r\n\r\n")
+                .rfind("HTTP/1.1 400 ", 0),
+            0u);
+  EXPECT_EQ(RawExchange(server.port(), "GET /metrics HTTP/1.0\r\n\r\n").rfind("HTTP/1.1 200 ", 0),
+            0u);
 }
 
 // Every --web.listen-address is served, not only the last.
