@@ -7,11 +7,11 @@
 #include <cstdio>
 
 #include "exporter/config/config.h"
+#include "exporter/evaluate/waiting_tracker.h"
 #include "exporter/metrics/dependency_collector.h"
 #include "exporter/metrics/exposition.h"
 #include "exporter/metrics/waiting_collector.h"
 #include "exporter/state/dependency_store.h"
-#include "exporter/state/waiting_tracker.h"
 
 namespace podwait {
 namespace {

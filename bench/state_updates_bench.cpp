@@ -19,8 +19,8 @@
 
 #include "bench/bench_support.h"
 #include "exporter/classify/classifier.h"
+#include "exporter/evaluate/waiting_tracker.h"
 #include "exporter/sources/pods.h"
-#include "exporter/state/waiting_tracker.h"
 
 namespace podwait::bench {
 namespace {
@@ -109,11 +109,7 @@ void BM_ApplyUpdates(benchmark::State& state) {
   PodStore store;
   store.Replace(fleet.pods);
   const ClassifierOptions options;
-  WaitingTracker tracker([&options](const PodRecord& pod, std::span<const EventRecord> events,
-                                    const ClusterDependencies* deps, const AutoscalerState& a,
-                                    Timestamp now, const InstanceReadiness* instance) {
-    return Classify(pod, events, deps, a, options, now, instance);
-  });
+  WaitingTracker tracker(options);
   EvaluationInput in;
   in.dependencies = &fleet.deps;
   in.now = kNow;

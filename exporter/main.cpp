@@ -87,9 +87,8 @@ int main(int argc, char** argv) {
   podwait::LogInfo("starting podwait-exporter",
                    {{"version", podwait::kVersion}, {"revision", podwait::kRevision}});
   podwait::App app(parsed.config, podwait::SystemClock::Instance());
-  std::string error;
-  if (!app.Start(&error)) {
-    podwait::LogError("cannot start", {{"err", error}});
+  if (podwait::Result<bool> started = app.Start(); !started.ok()) {
+    podwait::LogError("cannot start", {{"err", started.error}});
     return 1;
   }
   int sig = 0;

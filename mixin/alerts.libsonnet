@@ -1,7 +1,14 @@
-// Alerting rules. Every alert links to its section of rules/RUNBOOK.md (runbookURLPattern).
+// Alerting rules. Every alert links to its section of rules/RUNBOOK.md (runbookURLPattern, by
+// default the runbook the exporter serves at /runbook).
 {
   prometheusAlerts+:: {
     local c = $._config,
+    local runbookURL(name) =
+      local url = c.runbookURLPattern % std.asciiLower(name);
+      assert std.startsWith(url, 'https://') || std.startsWith(url, 'http://') :
+             'runbookURLPattern must give an absolute http(s) URL (a relative link opens nothing '
+             + 'in a notification), got "%s"' % url;
+      url,
     local cl = c.clusterLabel,
     local by(labels) = std.join(', ', [cl] + labels),
     local podLabels = by(['namespace', 'tidb_cluster', 'component', 'pod', 'stage', 'class', 'reason']),
@@ -16,7 +23,7 @@
       annotations: {
         summary: summary,
         description: description,
-        runbook_url: c.runbookURLPattern % std.asciiLower(name),
+        runbook_url: runbookURL(name),
       },
     } + (if t['for'] != '' then { 'for': t['for'] } else {})
       + (if t.keepFiringFor != '' then { keep_firing_for: t.keepFiringFor } else {}),

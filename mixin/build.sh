@@ -95,7 +95,7 @@ HEAD = """# Generated from mixin/ by mixin/build.sh: edit the mixin (thresholds 
 """
 (out / "rules" / "podwait.rules.yml").write_text(
     HEAD + "#\n# podwait's Prometheus recording and alerting rules; rules/README.md shows how to load\n"
-    "# them, rules/RUNBOOK.md is the runbook every alert links to.\n" + dump(m["rules"]))
+    "# them; every alert links to its section of rules/RUNBOOK.md as the exporter serves it (/runbook).\n" + dump(m["rules"]))
 (out / "rules" / "alertmanager-inhibit.yml").write_text(
     HEAD + "#\n# Alertmanager inhibition rules: merge the list into the `inhibit_rules:` of your\n"
     "# Alertmanager configuration (rules/README.md; rules/examples/alertmanager.yml includes them).\n"

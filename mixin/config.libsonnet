@@ -24,8 +24,17 @@
     // harmless where the label does not exist; the inhibitions match on it.
     clusterLabel: 'cluster',
 
-    // runbook_url of each alert: the pattern's %s is the alert name in lower case.
-    runbookURLPattern: 'rules/RUNBOOK.md#%s',
+    // The URL the on-call reaches podwait-exporter at, as its --web.external-url says (an
+    // ingress, a proxy). The exporter serves the runbook of its own version at /runbook, so the
+    // default links point there; the default is the Service of deploy/ (in-cluster DNS): set
+    // your own. No trailing slash.
+    externalURL: 'http://podwait-exporter.podwait.svc:9877',
+
+    // runbook_url of each alert: the pattern's %s is the alert name in lower case. It must be
+    // absolute (http:// or https://): a relative link opens nothing in Slack, PagerDuty,
+    // Alertmanager or Grafana, so the build refuses one. Point it at your own copy of
+    // rules/RUNBOOK.md if you keep one (its section anchors are the alert names in lower case).
+    runbookURLPattern: self.externalURL + '/runbook#%s',
 
     // Durations: for / keep_firing_for per alert ('' leaves the field out).
     alerts: {

@@ -38,7 +38,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-build/podwait-sim --listen "127.0.0.1:$sim_port" --scenario tests/scenarios/demo.json \
+# --loop: the story replays every 100 s (the scenario's "cycle"), so the waits keep coming back.
+build/podwait-sim --listen "127.0.0.1:$sim_port" --scenario tests/scenarios/demo.json --loop \
   >"$workdir/sim.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 50); do
@@ -59,7 +60,9 @@ podwait demo: the exporter watches the bundled simulator (scenario tests/scenari
   metrics       http://127.0.0.1:$port/metrics
   waiting pods  http://127.0.0.1:$port/api/v1/pods
   explain       curl -s http://127.0.0.1:$sim_port/api/v1/pods | $exporter explain -f -
-Within a minute PD turns ready and the new node arrives; watch the classes change.
+  kubectl       kubectl --server http://127.0.0.1:$sim_port get pods -A
+Within a minute PD turns ready and the new node arrives; watch the classes change. The story
+replays every 100 s.
 Press Ctrl-C to stop.
 
 MSG

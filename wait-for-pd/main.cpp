@@ -17,10 +17,12 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "exporter/common/clock.h"
+#include "exporter/common/flag_table.h"
 #include "exporter/common/log.h"
 #include "exporter/common/time_format.h"
 #include "exporter/net/http_client.h"
@@ -70,79 +72,81 @@ struct Flags {
   bool help = false;
 };
 
+using podwait::FlagKind;
+using podwait::FlagSpec;
+
+FlagSpec<Flags> ModeFlag(std::string_view name, podwait::PdWaitMode mode) {
+  return {name, FlagKind::kBool, "",
+          [mode](Flags& f, const std::string& v) {
+            if (v != "true") return std::string("takes no value");
+            if (f.mode && *f.mode != mode) {
+              return std::string("use either --leader or --initialized, not both");
+            }
+            f.mode = mode;
+            return std::string();
+          },
+          [](const Flags&) { return std::string(); }};
+}
+
+FlagSpec<Flags> TlsFlag(std::string_view name, std::string podwait::TlsOptions::*field) {
+  return {name, FlagKind::kString, "",
+          [field](Flags& f, const std::string& v) {
+            f.tls.*field = v;
+            return std::string();
+          },
+          [field](const Flags& f) { return f.tls.*field; }};
+}
+
+// wait-for-pd's flags (kUsage says what each does).
+const std::vector<FlagSpec<Flags>>& FlagTable() {
+  using podwait::DurationFlag;
+  using podwait::StringFlag;
+  static const std::vector<FlagSpec<Flags>> table = {
+      ModeFlag("leader", podwait::PdWaitMode::kLeader),
+      ModeFlag("initialized", podwait::PdWaitMode::kInitialized),
+      StringFlag("pd-url", "", &Flags::pd_url),
+      DurationFlag("timeout", "", &Flags::timeout_ms),
+      DurationFlag("request-timeout", "", &Flags::request_timeout_ms),
+      DurationFlag("interval", "", &Flags::interval_ms),
+      TlsFlag("pd.tls.ca-file", &podwait::TlsOptions::ca_file),
+      TlsFlag("pd.tls.cert-file", &podwait::TlsOptions::cert_file),
+      TlsFlag("pd.tls.key-file", &podwait::TlsOptions::key_file),
+      StringFlag("termination-log", "", &Flags::termination_log),
+      {"log.level", FlagKind::kString, "",
+       [](Flags& f, const std::string& v) {
+         auto l = podwait::ParseLogLevel(v);
+         if (!l) return std::string("expects debug, info, warn or error");
+         f.log_level = *l;
+         return std::string();
+       },
+       [](const Flags&) { return std::string("info"); }},
+      {"log.format", FlagKind::kString, "",
+       [](Flags& f, const std::string& v) {
+         auto l = podwait::ParseLogFormat(v);
+         if (!l) return std::string("expects logfmt or json");
+         f.log_format = *l;
+         return std::string();
+       },
+       [](const Flags&) { return std::string("logfmt"); }},
+  };
+  return table;
+}
+
 // Returns an error message, or "" when the flags are fine.
 std::string ParseArgs(int argc, char** argv, Flags* f) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string name = args[i];
-    std::optional<std::string> inline_value;
-    if (name.rfind("--", 0) == 0) {
-      auto eq = name.find('=');
-      if (eq != std::string::npos) {
-        inline_value = name.substr(eq + 1);
-        name = name.substr(0, eq);
-      }
-    }
-    auto value = [&](std::string* out) -> std::string {
-      if (inline_value) {
-        *out = *inline_value;
-        return "";
-      }
-      if (i + 1 >= args.size()) return "flag " + name + " needs a value";
-      *out = args[++i];
-      return "";
-    };
-    auto duration = [&](int64_t* out) -> std::string {
-      std::string v;
-      if (auto e = value(&v); !e.empty()) return e;
-      auto d = podwait::ParseDuration(v);
-      if (!d) return "flag " + name + " expects a duration like 5s or 2m, got \"" + v + "\"";
-      *out = *d;
-      return "";
-    };
-    std::string err;
-    if (name == "-h" || name == "--help") {
-      f->help = true;
-    } else if (name == "--leader" || name == "--initialized") {
-      auto mode =
-          name == "--leader" ? podwait::PdWaitMode::kLeader : podwait::PdWaitMode::kInitialized;
-      if (f->mode && *f->mode != mode) return "use either --leader or --initialized, not both";
-      f->mode = mode;
-    } else if (name == "--pd-url") {
-      err = value(&f->pd_url);
-    } else if (name == "--timeout") {
-      err = duration(&f->timeout_ms);
-    } else if (name == "--request-timeout") {
-      err = duration(&f->request_timeout_ms);
-      if (err.empty() && f->request_timeout_ms <= 0) err = "--request-timeout must be positive";
-    } else if (name == "--interval") {
-      err = duration(&f->interval_ms);
-    } else if (name == "--pd.tls.ca-file") {
-      err = value(&f->tls.ca_file);
-    } else if (name == "--pd.tls.cert-file") {
-      err = value(&f->tls.cert_file);
-    } else if (name == "--pd.tls.key-file") {
-      err = value(&f->tls.key_file);
-    } else if (name == "--termination-log") {
-      err = value(&f->termination_log);
-    } else if (name == "--log.level") {
-      std::string v;
-      err = value(&v);
-      auto l = podwait::ParseLogLevel(v);
-      if (err.empty() && !l) err = "flag --log.level expects debug, info, warn or error";
-      if (l) f->log_level = *l;
-    } else if (name == "--log.format") {
-      std::string v;
-      err = value(&v);
-      auto l = podwait::ParseLogFormat(v);
-      if (err.empty() && !l) err = "flag --log.format expects logfmt or json";
-      if (l) f->log_format = *l;
-    } else {
-      return "unknown flag " + name;
-    }
-    if (!err.empty()) return err;
+  podwait::Result<podwait::ParsedFlags> parsed =
+      podwait::ParseFlagTable(std::span<const FlagSpec<Flags>>(FlagTable()),
+                              std::vector<std::string>(argv + 1, argv + argc), f);
+  if (!parsed.ok()) return parsed.error;
+  if (parsed.value->action == podwait::FlagAction::kHelp) {
+    f->help = true;
+    return "";
   }
-  if (f->help) return "";
+  if (parsed.value->action == podwait::FlagAction::kVersion) return "unknown flag --version";
+  if (!parsed.value->positional.empty()) {
+    return "unexpected argument \"" + parsed.value->positional[0] + "\"";
+  }
+  if (f->request_timeout_ms <= 0) return "--request-timeout must be positive";
   if (!f->mode) return "one of --leader or --initialized is required";
   if (f->tls.cert_file.empty() != f->tls.key_file.empty()) {
     return "--pd.tls.cert-file and --pd.tls.key-file go together";

@@ -3,12 +3,15 @@
 #include <chrono>
 #include <unordered_map>
 
+#include "exporter/app/inputs.h"
 #include "exporter/app/options.h"
 #include "exporter/common/log.h"
+#include "exporter/http/runbook.h"
 #include "exporter/metrics/exposition.h"
 #include "exporter/metrics/process_collector.h"
 #include "exporter/metrics/utf8_metrics.h"
 #include "exporter/metrics/waiting_collector.h"
+#include "podwait/version.h"
 
 namespace podwait {
 namespace {
@@ -27,33 +30,8 @@ App::App(Config config, const Clock& clock)
     : config_(std::move(config)),
       clock_(clock),
       env_{&clock},
-      pods_(&events_),
-      registry_(config_),
-      dependencies_(config_, clock_),
-      evaluator_(EvaluatorOptionsFromConfig(config_)),
-      changes_(pods_, &events_, &v2_),
+      pipeline_(config_, clock_),
       server_(ServerLimits(config_)) {
-  registry_.SetListener([this](const std::map<ClusterKey, ClusterInfo>& clusters) {
-    dependencies_.SyncClusters(clusters);
-  });
-  tidbclusters_.SetListener(TidbClusterListener{[this](const std::vector<TidbClusterStatus>& all) {
-                                                  std::vector<ClusterKey> keys;
-                                                  keys.reserve(all.size());
-                                                  for (const auto& tc : all) keys.push_back(tc.key);
-                                                  registry_.SetTidbClusters(keys);
-                                                  dependencies_.ReplaceTidbClusters(all);
-                                                },
-                                                [this](const TidbClusterStatus& tc) {
-                                                  registry_.UpsertTidbCluster(tc.key);
-                                                  dependencies_.OnTidbCluster(tc);
-                                                },
-                                                [this](const ClusterKey& key) {
-                                                  registry_.RemoveTidbCluster(key);
-                                                  dependencies_.OnTidbClusterDeleted(key);
-                                                }});
-  v2_.SetListener([this](const ClusterKey& key, const v2::ClusterFacts& facts) {
-    dependencies_.OnV2Cluster(key, facts);
-  });
   // --web.disable-exporter-metrics drops the exporter's metrics about itself (as node_exporter's
   // does the process and Go ones); podwait_build_info stays.
   if (!config_.disable_exporter_metrics) {
@@ -62,64 +40,16 @@ App::App(Config config, const Clock& clock)
   } else {
     collectables_.push_back(self_metrics_.build_info_registry());
   }
-  waiting_collector_ = std::make_unique<WaitingCollector>([this] { return evaluator_.Snapshot(); },
+  waiting_collector_ = std::make_unique<WaitingCollector>([this] { return pipeline_.Snapshot(); },
                                                           clock_, config_.metrics_pod_series);
-  dependency_collector_ = std::make_unique<DependencyCollector>(dependencies_);
+  dependency_collector_ = std::make_unique<DependencyCollector>(pipeline_.dependencies());
 }
 
 App::~App() { Stop(); }
 
-const CaStatus* App::CurrentCaStatus() {
-  if (!ca_status_source_) return nullptr;
-  ConfigMapData cm = ca_status_source_->Get();
-  ca_status_present_ = cm.present;
-  if (cm.version != ca_status_version_) {
-    ca_status_version_ = cm.version;
-    ca_status_.reset();
-    auto it = cm.data.find("status");
-    if (cm.present && it != cm.data.end()) {
-      CaStatusParse parsed = ParseCaStatus(it->second);
-      if (parsed.ok()) {
-        ca_status_ = std::move(parsed.value);
-      } else {
-        self_metrics_.ParseErrors("configmaps").Increment();
-        LogWarn("cannot parse the cluster-autoscaler status", {{"err", parsed.error}});
-      }
-    }
-  }
-  return ca_status_ ? &*ca_status_ : nullptr;
-}
-
 void App::EvaluateOnce() {
-  // Cluster discovery follows the pod store (kept as pods change, no scan).
-  registry_.SetPodClusters(pods_.Clusters());
-  // Only what changed since the last evaluation (the evaluator finds the rest: clusters whose
-  // dependency state changed, classifications whose time has come).
-  const ChangeFeed::Changes changes = changes_.Read();
-  const std::map<ClusterKey, ClusterDependencies> deps = dependencies_.Snapshot();
-  const std::vector<FailureMember> failures = dependencies_.FailureMembers();
-  EvaluatorInputs in;
-  if (changes.full) {
-    in.pods = changes.all;
-  } else {
-    in.changes = &changes.set;
-  }
-  // Read one pod's events at a time, only for the pods the evaluation classifies.
-  in.events = [this](const PodRecord& pod) {
-    return events_.EventsFor(pod.namespace_, pod.name, pod.uid);
-  };
-  in.instance = InstanceLookup(v2_);
-  in.ca_status = CurrentCaStatus();
-  // Autoscaler presence from the events the store has seen (cheap: kept as events arrive).
-  in.autoscaler_signals.ca_status_configmap = ca_status_present_;
-  in.autoscaler_signals.last_ca_event =
-      events_.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler);
-  in.autoscaler_signals.last_karpenter_event =
-      events_.LastAutoscalerEvent(AutoscalerKind::kKarpenter);
-  in.dependencies = &deps;
-  in.failure_members = failures;
-  in.now = clock_.Now();
-  evaluator_.Evaluate(in);
+  if (ca_status_) pipeline_.SetCaStatus(ca_status_->Read());
+  pipeline_.Evaluate(clock_.Now());
 }
 
 void App::EvaluationLoop() {
@@ -135,26 +65,51 @@ void App::EvaluationLoop() {
 
 ViewModel App::MakeViewModel() const {
   ViewModel m;
-  m.waiting = evaluator_.Snapshot();
-  m.evaluated_at = evaluator_.LastEvaluated();
-  m.dependencies = dependencies_.Snapshot();
+  m.waiting = pipeline_.Snapshot();
+  m.evaluated_at = pipeline_.LastEvaluated();
+  m.dependencies = pipeline_.dependencies().Snapshot();
   m.synced = sync_.AllSynced();
+  for (const auto& [name, synced] : sync_.Snapshot()) {
+    if (!synced) m.unsynced.push_back(name);
+  }
   m.now = clock_.Now();
   return m;
 }
 
-TidbClusterCallbacks App::TidbClusterCallbacksFor(const std::string& scope) {
-  TidbClusterCallbacks callbacks;
-  callbacks.replace = [this, scope](const std::vector<TidbClusterStatus>& listed) {
-    tidbclusters_.Replace(scope, listed);
-  };
-  callbacks.upsert = [this](const TidbClusterStatus& tc) { tidbclusters_.Upsert(tc); };
-  callbacks.remove = [this](const ClusterKey& key) { tidbclusters_.Remove(key); };
-  return callbacks;
+void App::BuildReflectors() {
+  InputContext ctx{config_, pipeline_, clock_, handlers_, ca_status_, [this](const std::string& e) {
+                     self_metrics_.ParseErrors("configmaps").Increment();
+                     LogWarn("cannot parse the cluster-autoscaler status", {{"err", e}});
+                   }};
+  for (const InputSource& input : InputSources()) {
+    if (!input.enabled(ctx)) continue;
+    for (ReflectorOptions& o : input.reflectors(config_)) {
+      ReflectorHandler& handler = input.handler(ctx, o);
+      reflectors_.push_back(std::make_unique<Reflector>(kube_, std::move(o), handler));
+    }
+  }
 }
 
+namespace {
+
+StatusPageOptions StatusPageOptionsFor(const Config& c) {
+  StatusPageOptions o;
+  o.telemetry_path = c.telemetry_path;
+  o.version = kVersion;
+  o.selector = c.selector;
+  o.selector_v2 = c.v2_enabled ? c.selector_v2 : std::string();
+  o.namespaces = c.namespaces;
+  o.external_url = c.external_url;
+  return o;
+}
+
+}  // namespace
+
+// Every endpoint is served under --web.route-prefix; the status page at "<prefix>/" (its links
+// are relative, so it works behind kubectl proxy and ingress sub-paths alike).
 void App::InstallHandlers() {
-  server_.Handle(config_.telemetry_path, [this](const HttpServerRequest&) {
+  const std::string& prefix = config_.route_prefix;
+  server_.Handle(prefix + config_.telemetry_path, [this](const HttpServerRequest&) {
     const int64_t start = clock_.MonotonicMs();
     HttpServerReply reply;
     reply.content_type = kTextContentType;
@@ -172,10 +127,11 @@ void App::InstallHandlers() {
                                            1000);
     return reply;
   });
-  // /livez and /healthz: the process answers (as the Kubernetes components' /livez).
+  // /livez and /healthz: the process answers (as the Kubernetes components' /livez). The probes
+  // are not counted by --web.max-requests.
   for (const char* path : {"/healthz", "/livez"}) {
     server_.Handle(
-        path,
+        prefix + path,
         [](const HttpServerRequest&) {
           HttpServerReply reply;
           reply.body = "ok\n";
@@ -184,7 +140,7 @@ void App::InstallHandlers() {
         /*probe=*/true);
   }
   server_.Handle(
-      "/readyz",
+      prefix + "/readyz",
       [this](const HttpServerRequest&) {
         HttpServerReply reply;
         if (sync_.AllSynced()) {
@@ -200,7 +156,8 @@ void App::InstallHandlers() {
         return reply;
       },
       /*probe=*/true);
-  server_.Handle("/api/v1/pods", [this](const HttpServerRequest& request) {
+  // An unknown parameter or class is 400 naming it (the status page shows its empty state).
+  server_.Handle(prefix + "/api/v1/pods", [this](const HttpServerRequest& request) {
     HttpServerReply reply;
     std::string error;
     const std::optional<PodFilter> filter = ParsePodFilter(request.query, &error);
@@ -214,21 +171,41 @@ void App::InstallHandlers() {
     reply.compressible = true;
     return reply;
   });
-  server_.Handle("/", [this](const HttpServerRequest&) {
+  server_.Handle(prefix + "/", [this](const HttpServerRequest& request) {
     HttpServerReply reply;
     reply.content_type = "text/html; charset=utf-8";
-    reply.body = RenderStatusPage(MakeViewModel(), config_.telemetry_path);
+    reply.body = RenderStatusPage(MakeViewModel(), StatusPageOptionsFor(config_),
+                                  PodFilter::FromQuery(request.query));
     reply.headers = StatusPageHeaders();
     reply.compressible = true;
     return reply;
   });
+  server_.Handle(prefix + "/runbook", [](const HttpServerRequest&) {
+    HttpServerReply reply;
+    reply.content_type = "text/html; charset=utf-8";
+    reply.body = RunbookPage();
+    reply.headers = RunbookPageHeaders();
+    reply.compressible = true;
+    return reply;
+  });
+  if (!prefix.empty()) {
+    // "<prefix>" alone: to "<prefix>/", so that the page's relative links resolve under it.
+    server_.Handle(prefix, [prefix](const HttpServerRequest&) {
+      HttpServerReply reply;
+      reply.status = 302;
+      reply.headers = {{"Location", prefix + "/"}};
+      reply.body = "Found\n";
+      return reply;
+    });
+  }
 }
 
-bool App::Start(std::string* error) {
-  if (!server_.UseWebConfig(config_.web_config_file, error)) return false;
+Result<bool> App::Start() {
+  std::string error;
+  if (!server_.UseWebConfig(config_.web_config_file, &error)) return Result<bool>::Fail(error);
   std::optional<KubeEndpoint> endpoint =
-      ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), env_.env, error);
-  if (!endpoint) return false;
+      ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), env_.env, &error);
+  if (!endpoint) return Result<bool>::Fail(error);
   LogKubeEndpoint(*endpoint);
   tokens_ = MakeTokenSource(*endpoint, env_);
   kube_.endpoint = *endpoint;
@@ -237,61 +214,25 @@ bool App::Start(std::string* error) {
   kube_.observers = MakeSelfMetricsReflectorObservers(self_metrics_);
   kube_.sync = &sync_;
 
-  const PodParseOptions pod_options = PodParseOptions::FromConfig(config_);
-  for (ReflectorOptions& o : PodReflectorOptions(config_)) {
-    PodParseOptions options = pod_options;
-    options.source = PodSourceTag(o);
-    pod_sources_.push_back(std::make_unique<PodSource>(pods_, options, ReflectorNamespace(o)));
-    reflectors_.push_back(std::make_unique<Reflector>(kube_, std::move(o), *pod_sources_.back()));
-  }
-  for (ReflectorOptions& o : EventReflectorOptions(config_)) {
-    event_sources_.push_back(
-        std::make_unique<EventSource>(events_, &pods_, clock_, ReflectorNamespace(o)));
-    reflectors_.push_back(std::make_unique<Reflector>(kube_, std::move(o), *event_sources_.back()));
-  }
-  if (config_.tidbcluster_enabled) {
-    for (ReflectorOptions& o :
-         ReflectorOptionsPerNamespace(config_, "tidbclusters", "/apis/pingcap.com/v1alpha1")) {
-      tidbcluster_sources_.push_back(
-          std::make_unique<TidbClusterSource>(TidbClusterCallbacksFor(ReflectorNamespace(o))));
-      reflectors_.push_back(
-          std::make_unique<Reflector>(kube_, std::move(o), *tidbcluster_sources_.back()));
-    }
-  }
-  if (config_.v2_enabled) {
-    // One reflector per v2 resource (and watched namespace); a resource whose CRD is not
-    // installed answers 404 and is skipped (one log line, /readyz not held).
-    for (const V2Resource& r : V2Resources()) {
-      for (ReflectorOptions& o : ReflectorOptionsPerNamespace(
-               config_, r.plural, "/apis/" + std::string(v2::kApiVersion))) {
-        v2_sources_.push_back(std::make_unique<V2Source>(v2_, r, ReflectorNamespace(o)));
-        reflectors_.push_back(
-            std::make_unique<Reflector>(kube_, std::move(o), *v2_sources_.back()));
-      }
-    }
-  }
-  const AutoscalerMode mode = evaluator_.options().autoscaler_mode;
-  if (config_.ca_status_enabled && mode != AutoscalerMode::kNone &&
-      mode != AutoscalerMode::kKarpenter) {
-    ca_status_source_ = std::make_unique<ConfigMapSource>(config_.ca_status_name);
-    reflectors_.push_back(
-        std::make_unique<Reflector>(kube_, ConfigMapReflectorOptions(config_), *ca_status_source_));
-  }
+  BuildReflectors();
 
   probe_observer_ = std::make_unique<SelfMetricsProbeObserver>(self_metrics_);
-  if (config_.readiness_source == "tidbcluster") {
-    LogInfo("PD prober disabled", {{"readiness_source", config_.readiness_source}});
+  if (config_.readiness_source == ReadinessSource::kTidbCluster) {
+    LogInfo("PD prober disabled",
+            {{"readiness_source", std::string(ReadinessSourceName(config_.readiness_source))}});
   } else {
     prober_ = std::make_unique<PdProber>(
         PdProberOptionsFromConfig(config_), env_, probe_observer_.get(),
-        [this] { return PdTargetsFor(registry_.Clusters(), config_, v2_.PdUrls()); },
+        [this] {
+          return PdTargetsFor(pipeline_.registry().Clusters(), config_, pipeline_.v2().PdUrls());
+        },
         [this](const ClusterKey& cluster, PdFacts facts) {
-          dependencies_.OnPdProbe(cluster, std::move(facts));
+          pipeline_.dependencies().OnPdProbe(cluster, std::move(facts));
         });
   }
 
   InstallHandlers();
-  if (!server_.Start(config_.listen_addresses, error)) return false;
+  if (!server_.Start(config_.listen_addresses, &error)) return Result<bool>::Fail(error);
   for (auto& r : reflectors_) r->Start();
   if (prober_) prober_->Start();
   {
@@ -305,9 +246,10 @@ bool App::Start(std::string* error) {
   for (int p : server_.ports()) ports += (ports.empty() ? "" : ",") + std::to_string(p);
   LogInfo("listening", {{"address", addresses},
                         {"port", ports},
-                        {"telemetry_path", config_.telemetry_path},
+                        {"route_prefix", config_.route_prefix.empty() ? "/" : config_.route_prefix},
+                        {"telemetry_path", config_.route_prefix + config_.telemetry_path},
                         {"kube_api", kube_.endpoint.api_url}});
-  return true;
+  return Result<bool>::Ok(true);
 }
 
 void App::Stop() {

@@ -14,9 +14,10 @@
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/ca_status.h"
 #include "exporter/common/clock.h"
+#include "exporter/common/result.h"
 #include "exporter/common/sync_status.h"
 #include "exporter/config/config.h"
-#include "exporter/evaluate/evaluator.h"
+#include "exporter/evaluate/pipeline.h"
 #include "exporter/http/server.h"
 #include "exporter/http/views.h"
 #include "exporter/kube/reflector.h"
@@ -25,26 +26,14 @@
 #include "exporter/metrics/self_metrics.h"
 #include "exporter/metrics/waiting_collector.h"
 #include "exporter/pd/prober.h"
-#include "exporter/sources/configmap.h"
-#include "exporter/sources/events.h"
-#include "exporter/sources/pods.h"
-#include "exporter/sources/tidbcluster_source.h"
-#include "exporter/sources/v2_source.h"
-#include "exporter/state/cluster_registry.h"
-#include "exporter/state/dependency_store.h"
-#include "exporter/state/event_store.h"
-#include "exporter/state/pod_store.h"
-#include "exporter/state/tidbcluster_store.h"
-#include "exporter/state/v2_store.h"
+#include "exporter/sources/ca_status_source.h"
 
 namespace podwait {
 
-// Wires the exporter together (docs/DESIGN.md, "Architecture"): sources (reflectors for pods,
-// events, TidbClusters, tidb-operator v2 objects and the cluster-autoscaler status; the PD
-// prober) -> state (stores,
-// dependency state) -> the evaluation loop (the Evaluator, once a second) -> metrics and views,
-// served by one HTTP server. Start() returns once everything runs; Stop() stops serving and joins
-// every thread within about a second.
+// The exporter (docs/DESIGN.md §7): reflectors (one per row of InputSources() and watched
+// namespace) and the PD prober write the Pipeline's stores; the evaluation loop evaluates it once
+// a second; one HTTP server serves its metrics and views. Start() returns once everything runs;
+// Stop() stops serving and joins every thread within about a second.
 class App {
  public:
   App(Config config, const Clock& clock);
@@ -52,22 +41,18 @@ class App {
   App(const App&) = delete;
   App& operator=(const App&) = delete;
 
-  // Returns false with *error set when the exporter cannot start (no Kubernetes API configured,
-  // the port is taken).
-  bool Start(std::string* error);
+  // An error when the exporter cannot start (no Kubernetes API configured, the port is taken).
+  Result<bool> Start();
   void Stop();
   int port() const { return server_.port(); }
 
-  // One evaluation now (the loop calls it every second). Exposed for tests.
-  void EvaluateOnce();
-
  private:
+  // One evaluation now (the loop calls it every second).
+  void EvaluateOnce();
   void InstallHandlers();
-  // Callbacks of the TidbCluster reflector of one namespace ("" = all namespaces).
-  TidbClusterCallbacks TidbClusterCallbacksFor(const std::string& scope);
+  // One reflector per row of InputSources() and its reflector options.
+  void BuildReflectors();
   void EvaluationLoop();
-  // The CA status ConfigMap's status, parsed again only when the ConfigMap changed.
-  const CaStatus* CurrentCaStatus();
   ViewModel MakeViewModel() const;
 
   Config config_;
@@ -76,32 +61,16 @@ class App {
   SelfMetrics self_metrics_;
   SyncStatus sync_;
 
-  // State.
-  EventStore events_;
-  PodStore pods_;
-  TidbClusterStore tidbclusters_;
-  V2Store v2_;
-  ClusterRegistry registry_;
-  DependencyStore dependencies_;
-  Evaluator evaluator_;
-  ChangeFeed changes_;  // evaluation thread only
+  Pipeline pipeline_;
 
   // Sources.
   std::unique_ptr<TokenSource> tokens_;
   KubeContext kube_;
-  std::vector<std::unique_ptr<PodSource>> pod_sources_;
-  std::vector<std::unique_ptr<EventSource>> event_sources_;
-  std::vector<std::unique_ptr<TidbClusterSource>> tidbcluster_sources_;
-  std::vector<std::unique_ptr<V2Source>> v2_sources_;
-  std::unique_ptr<ConfigMapSource> ca_status_source_;
+  std::vector<std::unique_ptr<ReflectorHandler>> handlers_;
+  std::unique_ptr<CaStatusSource> ca_status_;  // when read (evaluation thread only)
   std::vector<std::unique_ptr<Reflector>> reflectors_;
   std::unique_ptr<SelfMetricsProbeObserver> probe_observer_;
   std::unique_ptr<PdProber> prober_;
-
-  // The CA status kept across evaluations (evaluation thread only).
-  bool ca_status_present_ = false;
-  uint64_t ca_status_version_ = 0;
-  std::optional<CaStatus> ca_status_;
 
   std::vector<std::shared_ptr<const prometheus::Collectable>> collectables_;
   std::unique_ptr<WaitingCollector> waiting_collector_;        // writes its text directly

@@ -10,6 +10,7 @@
 //     backoffInfo.{errorCode,errorMessage}},scaleDown}), parsed with yaml-cpp.
 // Never throws; a text that is neither gives an error that says why.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,13 @@ struct CaStatus {
 using CaStatusParse = Result<CaStatus>;
 
 CaStatusParse ParseCaStatus(std::string_view status);
+
+// The CA status as the evaluation reads it: whether the ConfigMap exists (an autoscaler signal)
+// and its status, when it parsed.
+struct CaStatusReading {
+  bool configmap_present = false;
+  std::shared_ptr<const CaStatus> status;  // nullptr: no ConfigMap, no status key, or unparsable
+};
 
 // Copies what classification needs into `state`: node groups and the cluster-wide backoff.
 void ApplyCaStatus(const CaStatus& status, AutoscalerState* state);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/messages.h"
@@ -130,10 +131,8 @@ std::string ProblemEvidence(const ContainerProblem& p) {
 // ---------------------------------------------------------------------------------------------
 // Dependencies
 
-enum class DepState : uint8_t { kNotReady, kUnknown, kReady };
-
 struct DepVerdict {
-  DepState state = DepState::kUnknown;
+  Readiness state = Readiness::kUnknown;
   std::string_view reason;    // for kNotReady: which dependency, normalized
   Timestamp ready_since = 0;  // for kReady: the latest of the needed dependencies' ready_since
   std::string evidence;
@@ -151,10 +150,10 @@ std::vector<Dependency> Needed(const Context& ctx) {
   return it->second;
 }
 
-DepVerdict EvaluateDependencies(const Context& ctx, const std::vector<Dependency>& needed) {
+DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed) {
   DepVerdict v;
   if (ctx.deps == nullptr) {
-    v.state = DepState::kUnknown;
+    v.state = Readiness::kUnknown;
     v.evidence = "TiDB cluster " + (ctx.pod.cluster.empty() ? "(none)" : ctx.pod.cluster) +
                  " has no dependency state";
     return v;
@@ -168,7 +167,7 @@ DepVerdict EvaluateDependencies(const Context& ctx, const std::vector<Dependency
     const DependencyStatus& s = ctx.deps->Get(d);
     switch (s.readiness) {
       case Readiness::kNotReady:
-        v.state = DepState::kNotReady;
+        v.state = Readiness::kNotReady;
         v.reason = PodReasonFor(d, s.reason);
         v.evidence = std::string(DependencyName(d)) + " not ready" +
                      (s.reason == DependencyReason::kNone
@@ -186,11 +185,11 @@ DepVerdict EvaluateDependencies(const Context& ctx, const std::vector<Dependency
     }
   }
   if (unknown) {
-    v.state = DepState::kUnknown;
+    v.state = Readiness::kUnknown;
     v.evidence = "readiness of " + unknown_names + " unknown";
     return v;
   }
-  v.state = DepState::kReady;
+  v.state = Readiness::kReady;
   v.ready_since = latest_ready;
   std::string names;
   for (Dependency d : needed) {
@@ -328,6 +327,58 @@ Classification FromKarpenterFailure(Timestamp start, const std::vector<Karpenter
                  con != nullptr ? con->reason : r::kUnschedulableOther, start, evidence);
 }
 
+// The autoscaler's latest verdict on the pod (a scale-up triggered, a nomination, a refusal);
+// nullopt when its message cannot be read.
+std::optional<Classification> FromAutoscalerVerdict(const Context& ctx, Timestamp start,
+                                                    const FitError& fit, const EventRecord& e) {
+  const Timestamp timeout = ctx.opt.provision_timeout;
+  if (e.reason == "TriggeredScaleUp") {
+    auto groups = ParseTriggeredScaleUp(e.message);
+    if (groups) {
+      for (const auto& g : *groups) {
+        const NodeGroupStatus* st = FindGroup(ctx.autoscaler, g.name);
+        if (st != nullptr && st->backoff) {
+          return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpBackoff, start,
+                         "node group " + g.name + " in scale-up backoff" +
+                             (st->backoff_reason.empty() ? "" : " (" + st->backoff_reason + ")") +
+                             "; " + EventEvidence(e));
+        }
+      }
+    }
+    // A scale-up is one attempt: re-triggering it writes a new event (or bumps `last`).
+    if (Past(ctx, e.last, timeout)) {
+      return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpTimeout, start,
+                     "scale-up " + std::string(kAgo) + " did not bring a node; " + EventEvidence(e),
+                     e.last);
+    }
+    return Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, r::kScaleUpInProgress, start,
+                   EventEvidence(e));
+  }
+  if (e.reason == "Nominated" || e.reason == "NominatedMachine") {
+    // Karpenter repeats the nomination while the pod waits for the same NodeClaim (same
+    // message: `count` and `last` grow), so the wait on it is measured from `first`.
+    Timestamp since = e.first != 0 ? e.first : e.last;
+    if (Past(ctx, since, timeout)) {
+      return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpTimeout, start,
+                     "nominated " + std::string(kAgo) + ", still unscheduled; " + EventEvidence(e),
+                     since);
+    }
+    return Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, r::kKarpenterNominated, start,
+                   EventEvidence(e));
+  }
+  if (e.reason == "NotTriggerScaleUp") {
+    if (auto refusal = ParseNotTriggerScaleUp(e.message)) {
+      return FromRefusal(start, *refusal, fit, e);
+    }
+  }
+  if (e.reason == "FailedScheduling") {
+    if (auto pools = ParseKarpenterFailedScheduling(e.message)) {
+      return FromKarpenterFailure(start, *pools, e);
+    }
+  }
+  return std::nullopt;
+}
+
 Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
   const PodRecord& pod = ctx.pod;
   const PodCondition* cond = pod.Condition("PodScheduled");
@@ -356,52 +407,7 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
     if (IsAutoscalerVerdict(*e)) verdict = e;  // oldest first: the last one is the newest
   }
   if (verdict != nullptr) {
-    const EventRecord& e = *verdict;
-    const Timestamp timeout = ctx.opt.provision_timeout;
-    if (e.reason == "TriggeredScaleUp") {
-      auto groups = ParseTriggeredScaleUp(e.message);
-      if (groups) {
-        for (const auto& g : *groups) {
-          const NodeGroupStatus* st = FindGroup(ctx.autoscaler, g.name);
-          if (st != nullptr && st->backoff) {
-            return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpBackoff, start,
-                           "node group " + g.name + " in scale-up backoff" +
-                               (st->backoff_reason.empty() ? "" : " (" + st->backoff_reason + ")") +
-                               "; " + EventEvidence(e));
-          }
-        }
-      }
-      // A scale-up is one attempt: re-triggering it writes a new event (or bumps `last`).
-      if (Past(ctx, e.last, timeout)) {
-        return Waiting(
-            Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpTimeout, start,
-            "scale-up " + std::string(kAgo) + " did not bring a node; " + EventEvidence(e), e.last);
-      }
-      return Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, r::kScaleUpInProgress, start,
-                     EventEvidence(e));
-    }
-    if (e.reason == "Nominated" || e.reason == "NominatedMachine") {
-      // Karpenter repeats the nomination while the pod waits for the same NodeClaim (same
-      // message: `count` and `last` grow), so the wait on it is measured from `first`.
-      Timestamp since = e.first != 0 ? e.first : e.last;
-      if (Past(ctx, since, timeout)) {
-        return Waiting(
-            Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpTimeout, start,
-            "nominated " + std::string(kAgo) + ", still unscheduled; " + EventEvidence(e), since);
-      }
-      return Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, r::kKarpenterNominated, start,
-                     EventEvidence(e));
-    }
-    if (e.reason == "NotTriggerScaleUp") {
-      if (auto refusal = ParseNotTriggerScaleUp(e.message)) {
-        return FromRefusal(start, *refusal, fit, e);
-      }
-    }
-    if (e.reason == "FailedScheduling") {
-      if (auto pools = ParseKarpenterFailedScheduling(e.message)) {
-        return FromKarpenterFailure(start, *pools, e);
-      }
-    }
+    if (auto c = FromAutoscalerVerdict(ctx, start, fit, *verdict)) return std::move(*c);
     // A verdict we cannot read: fall through to the scheduler's view.
   }
 
@@ -462,8 +468,8 @@ Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
         IsDependencyWaitContainer(ctx.opt, p->container->name)) {
       std::vector<Dependency> needed = Needed(ctx);
       if (needed.empty()) needed = {Dependency::kPd};
-      DepVerdict v = EvaluateDependencies(ctx, needed);
-      if (v.state == DepState::kNotReady) {
+      DepVerdict v = CheckNeeded(ctx, needed);
+      if (v.state == Readiness::kNotReady) {
         return Waiting(stage, WaitClass::kDependency, v.reason, start,
                        v.evidence + "; " + ProblemEvidence(*p));
       }
@@ -493,14 +499,14 @@ Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
     // A wait-for-pd container implies PD even for a component missing from the map.
     std::vector<Dependency> needed = Needed(ctx);
     if (needed.empty()) needed = {Dependency::kPd};
-    DepVerdict v = EvaluateDependencies(ctx, needed);
+    DepVerdict v = CheckNeeded(ctx, needed);
     switch (v.state) {
-      case DepState::kNotReady:
+      case Readiness::kNotReady:
         return Waiting(stage, WaitClass::kDependency, v.reason, start, what + "; " + v.evidence);
-      case DepState::kUnknown:
+      case Readiness::kUnknown:
         return Waiting(stage, WaitClass::kStarting, r::kDependencyUnknown, start,
                        what + "; " + v.evidence);
-      case DepState::kReady:
+      case Readiness::kReady:
         return ReadyDependencyWait(ctx, stage, start, v, what);
     }
   }
@@ -544,13 +550,13 @@ std::optional<Classification> CrashLoopOnDependency(const Context& ctx, Stage st
                                                     Timestamp start, const std::string& crash) {
   std::vector<Dependency> needed = Needed(ctx);
   if (needed.empty()) return std::nullopt;
-  DepVerdict v = EvaluateDependencies(ctx, needed);
+  DepVerdict v = CheckNeeded(ctx, needed);
   switch (v.state) {
-    case DepState::kNotReady:
+    case Readiness::kNotReady:
       return Waiting(stage, WaitClass::kDependency, v.reason, start, v.evidence + "; " + crash);
-    case DepState::kUnknown:
+    case Readiness::kUnknown:
       return std::nullopt;
-    case DepState::kReady:
+    case Readiness::kReady:
       if (v.ready_since > start &&
           !Past(ctx, std::max(v.ready_since, start), ctx.opt.dependency_ready_grace)) {
         return Waiting(stage, WaitClass::kDependency, r::kDependencyReady, start,
@@ -569,14 +575,14 @@ Classification RunningNotReady(const Context& ctx, Stage stage, Timestamp start,
   Timestamp ago_since = 0;  // of the dependencies' evidence, when it is added to `what`
   std::vector<Dependency> needed = Needed(ctx);
   if (!needed.empty()) {
-    DepVerdict v = EvaluateDependencies(ctx, needed);
+    DepVerdict v = CheckNeeded(ctx, needed);
     switch (v.state) {
-      case DepState::kNotReady:
+      case Readiness::kNotReady:
         return Waiting(stage, WaitClass::kDependency, v.reason, start, what + "; " + v.evidence);
-      case DepState::kUnknown:
+      case Readiness::kUnknown:
         return Waiting(stage, WaitClass::kNotReady, r::kDependencyUnknown, start,
                        what + "; " + v.evidence);
-      case DepState::kReady:
+      case Readiness::kReady:
         // Waiting on a dependency means it became ready during this stage. If it was ready
         // before the stage began, the pod never waited for it: its readiness is its own.
         if (v.ready_since > start) return ReadyDependencyWait(ctx, stage, start, v, what);

@@ -7,6 +7,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/common/log.h"
+#include "exporter/model/readiness_source.h"
 #include "exporter/model/types.h"
 
 namespace podwait {
@@ -16,11 +17,15 @@ struct Config {
   // Web
   // --web.listen-address, repeatable: every address is served.
   std::vector<std::string> listen_addresses = {":9877"};
-  bool listen_addresses_given = false;    // the flag was given: the default is replaced
   bool disable_exporter_metrics = false;  // no process_* and podwait's own health metrics
   int web_max_requests = 40;              // requests in flight at once; 0: no limit
   std::string telemetry_path = "/metrics";
   std::string web_config_file;  // exporter-toolkit web config: TLS, basic auth, headers
+  // As Prometheus: the URL users reach the exporter at (for links it hands out, such as the
+  // runbook's), and the path prefix every endpoint is served under ("" = "/"; defaults to the
+  // external URL's path). Both without a trailing slash after parsing.
+  std::string external_url;
+  std::string route_prefix;
   // Logging
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kLogfmt;
@@ -66,7 +71,7 @@ struct Config {
   std::string pd_key_file;
   // Per-cluster TLS: <dir>/<namespace>/<cluster>/{ca.crt,tls.crt,tls.key}
   std::string pd_tls_dir;
-  std::string readiness_source = "both";  // pd-api | tidbcluster | both
+  ReadinessSource readiness_source = ReadinessSource::kBoth;
 
   // Classification
   std::string autoscaler = "auto";  // auto | cluster-autoscaler | karpenter | none

@@ -1,106 +1,18 @@
 #include "exporter/config/flags.h"
 
-#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <optional>
 #include <sstream>
 
+#include "exporter/common/flag_table.h"
 #include "exporter/common/time_format.h"
 
 namespace podwait {
 namespace {
 
-enum class Kind { kString, kBool, kDuration, kInt, kList };
-
-struct Flag {
-  const char* name;
-  Kind kind;
-  const char* help;
-  // Applies the value; returns an error message, or empty on success.
-  std::function<std::string(Config&, const std::string&)> set;
-  // Renders the default for --help.
-  std::function<std::string(const Config&)> show;
-};
-
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(text);
-  while (std::getline(in, item, ',')) {
-    size_t b = item.find_first_not_of(" \t");
-    size_t e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-  }
-  return out;
-}
-
-std::string JoinList(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
-  return out;
-}
-
-Flag StringFlag(const char* name, const char* help, std::string Config::*field) {
-  return {name, Kind::kString, help,
-          [field](Config& c, const std::string& v) {
-            c.*field = v;
-            return std::string();
-          },
-          [field](const Config& c) { return c.*field; }};
-}
-
-Flag BoolFlag(const char* name, const char* help, bool Config::*field) {
-  return {name, Kind::kBool, help,
-          [field](Config& c, const std::string& v) {
-            if (v == "true" || v == "1") {
-              c.*field = true;
-            } else if (v == "false" || v == "0") {
-              c.*field = false;
-            } else {
-              return std::string("expects true or false, got \"") + v + "\"";
-            }
-            return std::string();
-          },
-          [field](const Config& c) { return std::string(c.*field ? "true" : "false"); }};
-}
-
-Flag DurationFlag(const char* name, const char* help, Timestamp Config::*field) {
-  return {name, Kind::kDuration, help,
-          [field](Config& c, const std::string& v) {
-            auto d = ParseDuration(v);
-            if (!d)
-              return std::string("expects a duration like 90s, 15m or 1h30m, got \"") + v + "\"";
-            c.*field = *d;
-            return std::string();
-          },
-          [field](const Config& c) { return FormatDuration(c.*field); }};
-}
-
-template <typename Int>
-Flag IntFlag(const char* name, const char* help, Int Config::*field, Int min_value) {
-  return {name, Kind::kInt, help,
-          [field, min_value](Config& c, const std::string& v) {
-            Int value{};
-            auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
-            if (ec != std::errc() || ptr != v.data() + v.size() || value < min_value) {
-              return std::string("expects an integer >= ") + std::to_string(min_value) +
-                     ", got \"" + v + "\"";
-            }
-            c.*field = value;
-            return std::string();
-          },
-          [field](const Config& c) { return std::to_string(c.*field); }};
-}
-
-Flag ListFlag(const char* name, const char* help, std::vector<std::string> Config::*field) {
-  return {name, Kind::kList, help,
-          [field](Config& c, const std::string& v) {
-            c.*field = SplitList(v);
-            return std::string();
-          },
-          [field](const Config& c) { return JoinList(c.*field); }};
-}
+using Flag = FlagSpec<Config>;
+using Kind = FlagKind;
 
 std::string ShowDependencyMap(const Config& c) {
   std::string out;
@@ -115,30 +27,30 @@ std::string ShowDependencyMap(const Config& c) {
 
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
-      {"web.listen-address", Kind::kString,
-       "Address on which to expose metrics and the web interface; repeat to listen on several. "
-       "\":port\" listens on every IPv4 and IPv6 address.",
-       [](Config& c, const std::string& v) {
-         // The first one given replaces the default; later ones add to it.
-         if (!c.listen_addresses_given) c.listen_addresses.clear();
-         c.listen_addresses_given = true;
-         if (std::find(c.listen_addresses.begin(), c.listen_addresses.end(), v) ==
-             c.listen_addresses.end()) {
-           c.listen_addresses.push_back(v);
-         }
-         return std::string();
-       },
-       [](const Config& c) { return JoinList(c.listen_addresses); }},
+      RepeatedFlag("web.listen-address",
+                   "Address on which to expose metrics and the web interface; repeat to listen on "
+                   "several. \":port\" listens on every IPv4 and IPv6 address.",
+                   &Config::listen_addresses),
       BoolFlag("web.disable-exporter-metrics",
                "Leave out the exporter's metrics about itself (process_* and podwait's watch, "
                "probe, scrape and web config health) from the telemetry path.",
                &Config::disable_exporter_metrics),
-      IntFlag<int>("web.max-requests",
-                   "Maximum number of requests answered at once (health probes not counted); "
-                   "more get 503. 0 means no limit.",
-                   &Config::web_max_requests, 0),
+      IntFlag<Config, int>(
+          "web.max-requests",
+          "Maximum number of requests answered at once (health probes not counted); "
+          "more get 503. 0 means no limit.",
+          &Config::web_max_requests, 0),
       StringFlag("web.telemetry-path", "Path under which to expose metrics.",
                  &Config::telemetry_path),
+      StringFlag("web.external-url",
+                 "The URL under which the exporter is reached from outside (for example through "
+                 "an ingress or proxy); used for the links it hands out, such as the runbook's. "
+                 "Its path is the default of --web.route-prefix.",
+                 &Config::external_url),
+      StringFlag("web.route-prefix",
+                 "Prefix for the internal routes of web endpoints. Defaults to the path of "
+                 "--web.external-url.",
+                 &Config::route_prefix),
       StringFlag("web.config.file",
                  "Path to a web configuration file that can enable TLS or authentication "
                  "(exporter-toolkit format).",
@@ -201,8 +113,8 @@ const std::vector<Flag>& Flags() {
       StringFlag("label.v2-instance",
                  "Pod label that names the pod's tidb-operator v2 instance (PD, TiKV, ... CR).",
                  &Config::v2_instance_label),
-      IntFlag<int64_t>("kube.page-size", "Objects per page of an initial list.",
-                       &Config::kube_page_size, 1),
+      IntFlag<Config, int64_t>("kube.page-size", "Objects per page of an initial list.",
+                               &Config::kube_page_size, 1),
       DurationFlag("kube.watch-timeout", "Server-side timeout of one watch request.",
                    &Config::kube_watch_timeout),
       BoolFlag("tidbcluster.enabled", "Watch pingcap.com/v1alpha1 TidbClusters.",
@@ -230,8 +142,8 @@ const std::vector<Flag>& Flags() {
       DurationFlag("pd.interval", "How often each TiDB cluster's PD is probed.",
                    &Config::pd_interval),
       DurationFlag("pd.timeout", "Timeout of each PD API request.", &Config::pd_timeout),
-      IntFlag<int>("pd.concurrency", "How many clusters are probed at once.",
-                   &Config::pd_concurrency, 1),
+      IntFlag<Config, int>("pd.concurrency", "How many clusters are probed at once.",
+                           &Config::pd_concurrency, 1),
       StringFlag("pd.tls.ca-file", "CA to verify PD (all clusters).", &Config::pd_ca_file),
       StringFlag("pd.tls.cert-file", "Client certificate for PD mTLS (all clusters).",
                  &Config::pd_cert_file),
@@ -244,13 +156,12 @@ const std::vector<Flag>& Flags() {
        "Where dependency readiness comes from: pd-api, tidbcluster or both (the PD API when it "
        "answers, TidbCluster status otherwise).",
        [](Config& c, const std::string& v) {
-         if (v != "pd-api" && v != "tidbcluster" && v != "both") {
-           return std::string("expects pd-api, tidbcluster or both, got \"") + v + "\"";
-         }
-         c.readiness_source = v;
+         auto source = ParseReadinessSource(v);
+         if (!source) return std::string("expects pd-api, tidbcluster or both, got \"") + v + "\"";
+         c.readiness_source = *source;
          return std::string();
        },
-       [](const Config& c) { return c.readiness_source; }},
+       [](const Config& c) { return std::string(ReadinessSourceName(c.readiness_source)); }},
       {"autoscaler", Kind::kString,
        "Autoscaler in use: auto (detected), cluster-autoscaler, karpenter or none.",
        [](Config& c, const std::string& v) {
@@ -276,8 +187,9 @@ const std::vector<Flag>& Flags() {
                &Config::dependency_init_containers),
       {"dependency.map", Kind::kString, "Which dependencies each component waits for.",
        [](Config& c, const std::string& v) {
-         std::string error;
-         if (!ParseDependencyMap(v, &c.dependency_map, &error)) return error;
+         Result<DependencyMap> map = ParseDependencyMap(v);
+         if (!map.ok()) return map.error;
+         c.dependency_map = std::move(*map.value);
          return std::string();
        },
        ShowDependencyMap},
@@ -285,29 +197,53 @@ const std::vector<Flag>& Flags() {
                    &Config::failover_period),
       BoolFlag("metrics.pod-series", "Publish one podwait_pod_waiting_seconds series per pod.",
                &Config::metrics_pod_series),
-      IntFlag<int>("shard", "This instance's shard (0-based), by TiDB cluster.", &Config::shard, 0),
-      IntFlag<int>("total-shards", "Number of shards.", &Config::total_shards, 1),
+      IntFlag<Config, int>("shard", "This instance's shard (0-based), by TiDB cluster.",
+                           &Config::shard, 0),
+      IntFlag<Config, int>("total-shards", "Number of shards.", &Config::total_shards, 1),
   };
   return flags;
 }
 
-const Flag* FindFlag(std::string_view name) {
-  for (const auto& f : Flags()) {
-    if (name == f.name) return &f;
+// --web.external-url and --web.route-prefix as Prometheus reads them: the external URL is absolute
+// (http or https, a host, no query or fragment), the route prefix defaults to its path and gets a
+// leading '/'; both lose a trailing '/' ("/" becomes "").
+Result<bool> ResolveWebUrls(Config* c) {
+  std::string& url = c->external_url;
+  std::string path;
+  if (!url.empty()) {
+    const size_t scheme_end = url.find("://");
+    const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+    if (scheme != "http" && scheme != "https") {
+      return Result<bool>::Fail(
+          "flag --web.external-url: want an absolute http or https URL, got \"" + url + "\"");
+    }
+    if (url.find_first_of("?#") != std::string::npos) {
+      return Result<bool>::Fail("flag --web.external-url: no query or fragment allowed, got \"" +
+                                url + "\"");
+    }
+    const size_t path_start = url.find('/', scheme_end + 3);
+    if (path_start == scheme_end + 3 || scheme_end + 3 == url.size()) {
+      return Result<bool>::Fail("flag --web.external-url: no host in \"" + url + "\"");
+    }
+    if (path_start != std::string::npos) path = url.substr(path_start);
+    while (!url.empty() && url.back() == '/') url.pop_back();
   }
-  return nullptr;
+  std::string& prefix = c->route_prefix;
+  if (prefix.empty()) prefix = path;
+  if (!prefix.empty() && prefix[0] != '/') prefix = "/" + prefix;
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  return Result<bool>::Ok(true);
 }
 
 }  // namespace
 
-bool ParseDependencyMap(const std::string& text,
-                        std::map<std::string, std::vector<Dependency>>* out, std::string* error) {
-  std::map<std::string, std::vector<Dependency>> result;
-  for (const auto& entry : SplitList(text)) {
+Result<DependencyMap> ParseDependencyMap(const std::string& text) {
+  using R = Result<DependencyMap>;
+  DependencyMap result;
+  for (const auto& entry : SplitFlagList(text)) {
     auto eq = entry.find('=');
     if (eq == std::string::npos || eq == 0) {
-      *error = "expects component=dep[+dep],..., got \"" + entry + "\"";
-      return false;
+      return R::Fail("expects component=dep[+dep],..., got \"" + entry + "\"");
     }
     std::vector<Dependency> deps;
     std::string rest = entry.substr(eq + 1);
@@ -317,19 +253,17 @@ bool ParseDependencyMap(const std::string& text,
       std::string dep =
           rest.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
       auto d = ParseDependency(dep);
-      if (!d) {
-        *error = "unknown dependency \"" + dep + "\" (known: pd, tikv)";
-        return false;
-      }
+      if (!d) return R::Fail("unknown dependency \"" + dep + "\" (known: pd, tikv)");
       deps.push_back(*d);
       if (plus == std::string::npos) break;
       start = plus + 1;
     }
     result[entry.substr(0, eq)] = deps;
   }
-  *out = std::move(result);
-  return true;
+  return R::Ok(std::move(result));
 }
+
+std::span<const FlagSpec<Config>> ConfigFlags() { return Flags(); }
 
 FlagParseResult ParseFlags(const std::vector<std::string>& args) {
   FlagParseResult result;
@@ -338,57 +272,36 @@ FlagParseResult ParseFlags(const std::vector<std::string>& args) {
     result.error = std::move(message);
     return result;
   };
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
+  Result<ParsedFlags> parsed = ParseFlagTable(ConfigFlags(), args, &result.config);
+  if (!parsed.ok()) return fail(std::move(parsed.error));
+  switch (parsed.value->action) {
+    case FlagAction::kHelp:
       result.action = FlagParseResult::Action::kHelp;
       return result;
-    }
-    if (arg == "--version") {
+    case FlagAction::kVersion:
       result.action = FlagParseResult::Action::kVersion;
       return result;
-    }
-    if (arg.rfind("--", 0) != 0) {
-      if (!arg.empty() && arg[0] == '-')
-        return fail("unknown short flag " + arg + " (flags are --long)");
-      result.positional.push_back(arg);
-      continue;
-    }
-    std::string body = arg.substr(2);
-    std::optional<std::string> value;
-    auto eq = body.find('=');
-    if (eq != std::string::npos) {
-      value = body.substr(eq + 1);
-      body = body.substr(0, eq);
-    }
-    const Flag* flag = FindFlag(body);
-    if (flag == nullptr && body.rfind("no-", 0) == 0) {
-      const Flag* negated = FindFlag(body.substr(3));
-      if (negated != nullptr && negated->kind == Kind::kBool && !value) {
-        negated->set(result.config, "false");
-        continue;
-      }
-    }
-    if (flag == nullptr) return fail("unknown flag --" + body + " (see --help)");
-    if (!value) {
-      if (flag->kind == Kind::kBool) {
-        value = "true";
-      } else if (i + 1 < args.size()) {
-        value = args[++i];
-      } else {
-        return fail("flag --" + body + " needs a value");
-      }
-    }
-    std::string err = flag->set(result.config, *value);
-    if (!err.empty()) return fail("flag --" + body + ": " + err);
+    case FlagAction::kRun:
+      break;
   }
-  if (result.config.shard >= result.config.total_shards) {
-    return fail("flag --shard must be below --total-shards");
+  result.positional = std::move(parsed.value->positional);
+  if (Result<bool> checked = CheckConfig(result.config); !checked.ok()) {
+    return fail(std::move(checked.error));
   }
-  if (result.config.telemetry_path.empty() || result.config.telemetry_path[0] != '/') {
-    return fail("flag --web.telemetry-path must start with /");
+  if (Result<bool> urls = ResolveWebUrls(&result.config); !urls.ok()) {
+    return fail(std::move(urls.error));
   }
   return result;
+}
+
+Result<bool> CheckConfig(const Config& config) {
+  if (config.shard >= config.total_shards) {
+    return Result<bool>::Fail("flag --shard must be below --total-shards");
+  }
+  if (config.telemetry_path.empty() || config.telemetry_path[0] != '/') {
+    return Result<bool>::Fail("flag --web.telemetry-path must start with /");
+  }
+  return Result<bool>::Ok(true);
 }
 
 std::string FlagUsage() {
@@ -400,15 +313,7 @@ std::string FlagUsage() {
          "metrics.\n\nFlags:\n"
          "  -h, --help  Show this help.\n"
          "      --version  Show the version.\n";
-  const Config defaults;
-  for (const auto& f : Flags()) {
-    out << "      --" << f.name;
-    if (f.kind != Kind::kBool) out << "=" << (f.kind == Kind::kDuration ? "DURATION" : "VALUE");
-    out << "\n          " << f.help;
-    std::string d = f.show(defaults);
-    if (!d.empty() || f.kind == Kind::kString) out << " (default: \"" << d << "\")";
-    out << "\n";
-  }
+  out << FlagTableUsage(ConfigFlags(), Config{});
   return out.str();
 }
 

@@ -1,8 +1,11 @@
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
+#include "exporter/common/flag_table.h"
+#include "exporter/common/result.h"
 #include "exporter/config/config.h"
 
 namespace podwait {
@@ -19,12 +22,16 @@ struct FlagParseResult {
 // "--no-name" or "--name=true|false". Durations are Go-style ("90s", "15m"). Pure.
 FlagParseResult ParseFlags(const std::vector<std::string>& args);
 
+// What flags cannot check one by one (--shard below --total-shards, ...).
+Result<bool> CheckConfig(const Config& config);
+
+// The exporter's flag table (explain takes its classification flags too).
+std::span<const FlagSpec<Config>> ConfigFlags();
+
 // The --help text.
 std::string FlagUsage();
 
-// Parses "tikv=pd,tidb=pd+tikv" into a dependency map; returns false and sets *error when
-// malformed.
-bool ParseDependencyMap(const std::string& text,
-                        std::map<std::string, std::vector<Dependency>>* out, std::string* error);
+// Parses "tikv=pd,tidb=pd+tikv" into a dependency map.
+Result<DependencyMap> ParseDependencyMap(const std::string& text);
 
 }  // namespace podwait

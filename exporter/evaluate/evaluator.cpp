@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "exporter/common/shard.h"
+#include "exporter/state/pod_store.h"
 
 namespace podwait {
 
@@ -36,61 +37,28 @@ InstanceFn InstanceLookup(const V2Store& store) {
 }
 
 Evaluator::Evaluator(EvaluatorOptions options)
-    : options_(std::move(options)),
-      tracker_([this](const PodRecord& pod, std::span<const EventRecord> events,
-                      const ClusterDependencies* deps, const AutoscalerState& autoscaler,
-                      Timestamp now, const InstanceReadiness* instance) {
-        return Classify(pod, events, deps, autoscaler, options_.classifier, now, instance);
-      }) {}
+    : options_(std::move(options)), tracker_(options_.classifier) {}
 
-ChangeFeed::ChangeFeed(const PodStore& pods, const EventStore* events, const V2Store* v2)
-    : pods_(pods), events_(events), v2_(v2) {}
-
-ChangeFeed::Changes ChangeFeed::Read() {
-  Changes out;
-  PodChanges pods = pods_.ChangesSince(pod_version_);
-  std::vector<PodName> named;
-  uint64_t event_version = event_version_, v2_version = v2_version_;
-  bool exact = !pods.full;
-  if (events_ != nullptr)
-    exact &= events_->ChangedPodsSince(event_version_, &named, &event_version);
-  if (v2_ != nullptr) exact &= v2_->ChangedPodsSince(v2_version_, &named, &v2_version);
-  pod_version_ = pods.version;
-  event_version_ = event_version;
-  v2_version_ = v2_version;
-  if (!exact) {
-    out.full = true;
-    out.all = pods.full ? std::move(pods.upserted) : pods_.Snapshot();
-    return out;
+void Evaluator::Evaluate(const EvaluationInput& in) {
+  if (options_.total_shards <= 1) {
+    tracker_.Evaluate(in);
+    return;
   }
-  out.full = false;
-  out.set.upserted = std::move(pods.upserted);
-  for (const auto& [ns, name] : named) {
-    if (PodPtr p = pods_.Get(ns, name)) out.set.upserted.push_back(std::move(p));
-  }
-  out.set.deleted.reserve(pods.deleted.size());
-  for (auto& d : pods.deleted) out.set.deleted.push_back(std::move(d.uid));
-  return out;
-}
-
-void Evaluator::Evaluate(const EvaluatorInputs& in) {
   auto mine = [this](const PodPtr& p) {
-    return options_.total_shards <= 1 ||
-           ShardOf(p->namespace_, p->cluster, options_.total_shards) == options_.shard;
+    return ShardOf(p->namespace_, p->cluster, options_.total_shards) == options_.shard;
   };
+  EvaluationInput shard = in;
   std::vector<PodPtr> shard_pods;
-  std::span<const PodPtr> pods = in.pods;
   PodChangeSet shard_changes;
-  const PodChangeSet* changes = in.changes;
-  if (options_.total_shards > 1 && changes == nullptr) {
+  if (in.changes == nullptr) {
     shard_pods.reserve(in.pods.size() / static_cast<size_t>(options_.total_shards) + 16);
     for (const PodPtr& p : in.pods) {
       if (mine(p)) shard_pods.push_back(p);
     }
-    pods = shard_pods;
-  } else if (options_.total_shards > 1) {
-    shard_changes.deleted = changes->deleted;
-    for (const PodPtr& p : changes->upserted) {
+    shard.pods = shard_pods;
+  } else {
+    shard_changes.deleted = in.changes->deleted;
+    for (const PodPtr& p : in.changes->upserted) {
       // A pod that moved to another shard (its cluster label changed) is gone from this one.
       if (mine(p)) {
         shard_changes.upserted.push_back(p);
@@ -98,19 +66,9 @@ void Evaluator::Evaluate(const EvaluatorInputs& in) {
         shard_changes.deleted.push_back(p->uid);
       }
     }
-    changes = &shard_changes;
+    shard.changes = &shard_changes;
   }
-  EvaluationInput input;
-  input.changes = changes;
-  input.pods = pods;
-  input.events = in.events;
-  input.instance = in.instance;
-  input.dependencies = in.dependencies;
-  input.autoscaler =
-      MakeAutoscalerState(options_.autoscaler_mode, in.autoscaler_signals, in.ca_status, in.now);
-  input.failure_members = in.failure_members;
-  input.now = in.now;
-  tracker_.Evaluate(input);
+  tracker_.Evaluate(shard);
 }
 
 }  // namespace podwait

@@ -13,22 +13,18 @@
 #include "exporter/classify/ca_status.h"
 #include "exporter/common/file.h"
 #include "exporter/common/json.h"
+#include "exporter/common/result.h"
 #include "exporter/common/time_format.h"
 #include "exporter/config/flags.h"
-#include "exporter/evaluate/evaluator.h"
+#include "exporter/evaluate/pipeline.h"
 #include "exporter/http/views.h"
 #include "exporter/pd/prober.h"
+#include "exporter/sources/ca_status_source.h"
 #include "exporter/sources/configmap.h"
 #include "exporter/sources/events.h"
 #include "exporter/sources/pods.h"
 #include "exporter/sources/tidbcluster.h"
 #include "exporter/sources/v2_objects.h"
-#include "exporter/state/cluster_registry.h"
-#include "exporter/state/dependency_store.h"
-#include "exporter/state/event_store.h"
-#include "exporter/state/pod_store.h"
-#include "exporter/state/tidbcluster_store.h"
-#include "exporter/state/v2_store.h"
 
 namespace podwait {
 namespace {
@@ -43,6 +39,7 @@ struct ExplainArgs {
   std::string output = "table";
   std::string now;
   bool all = false;
+  bool help = false;  // -h, --help: print the usage and nothing else
   Config config;
 };
 
@@ -88,54 +85,60 @@ class FileHttpClient final : public HttpClient {
   }
 };
 
-bool ReadInput(const std::string& path, std::istream& in, std::string* out, std::string* error) {
+Result<std::string> ReadInput(const std::string& path, std::istream& in) {
   if (path == "-") {
     std::stringstream ss;
     ss << in.rdbuf();
-    *out = ss.str();
-    return true;
+    return Result<std::string>::Ok(ss.str());
   }
-  std::string why;
-  if (!ReadWholeFile(path, out, &why)) {
-    *error = path + ": cannot open the file (" + why + ")";
-    return false;
+  std::string text, why;
+  if (!ReadWholeFile(path, &text, &why)) {
+    return Result<std::string>::Fail(path + ": cannot open the file (" + why + ")");
   }
-  return true;
+  return Result<std::string>::Ok(std::move(text));
 }
 
+// A kubectl JSON dump: the document and its objects (pointers into it).
+struct Dump {
+  std::unique_ptr<rapidjson::Document> doc = std::make_unique<rapidjson::Document>();
+  std::vector<const rapidjson::Value*> items;
+};
+
 // Parses a kubectl JSON dump: a List ({"items": [...]}) or a single object of `kind`.
-bool ParseDump(const std::string& name, const std::string& text, const char* kind,
-               rapidjson::Document* doc, std::vector<const rapidjson::Value*>* items,
-               std::string* error) {
+Result<Dump> ParseDump(const std::string& name, const std::string& text, const char* kind) {
+  Dump d;
+  rapidjson::Document* doc = d.doc.get();
   if (std::string e = json::ParseInto(text, doc); !e.empty()) {
-    *error = name + ": " + e + " (expected the output of kubectl get ... -o json)";
-    return false;
+    return Result<Dump>::Fail(name + ": " + e +
+                              " (expected the output of kubectl get ... -o json)");
   }
   if (!doc->IsObject()) {
-    *error = name + ": expected a JSON object (a List or a " + kind + ")";
-    return false;
+    return Result<Dump>::Fail(name + ": expected a JSON object (a List or a " + kind + ")");
   }
   if (const rapidjson::Value* list = json::Member(*doc, "items")) {
-    if (!list->IsArray()) {
-      *error = name + ": \"items\" is not an array";
-      return false;
-    }
+    if (!list->IsArray()) return Result<Dump>::Fail(name + ": \"items\" is not an array");
     for (size_t i = 0; i < list->Size(); ++i) {
       const rapidjson::Value& item = (*list)[static_cast<rapidjson::SizeType>(i)];
       if (!item.IsObject()) {
-        *error = name + ": item " + std::to_string(i) + " is not a JSON object";
-        return false;
+        return Result<Dump>::Fail(name + ": item " + std::to_string(i) + " is not a JSON object");
       }
-      items->push_back(&item);
+      d.items.push_back(&item);
     }
-    return true;
+    return Result<Dump>::Ok(std::move(d));
   }
   if (json::Str(doc, "kind") == kind) {
-    items->push_back(doc);
-    return true;
+    d.items.push_back(doc);
+    return Result<Dump>::Ok(std::move(d));
   }
-  *error = name + ": neither a List with \"items\" nor a " + kind;
-  return false;
+  return Result<Dump>::Fail(name + ": neither a List with \"items\" nor a " + kind);
+}
+
+// Reads and parses the dump in `path` (display name `name`).
+Result<Dump> ReadDump(const std::string& path, const std::string& name, std::istream& in,
+                      const char* kind) {
+  Result<std::string> text = ReadInput(path, in);
+  if (!text.ok()) return Result<Dump>::Fail(text.error);
+  return ParseDump(name, *text.value, kind);
 }
 
 std::string ItemKind(const rapidjson::Value& v) { return std::string(json::Str(&v, "kind")); }
@@ -196,253 +199,199 @@ std::string ExplainUsage() {
          "  --dependency.map, --label.cluster, --label.component, --readiness.source.\n";
 }
 
-int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
-               std::ostream& err) {
-  ExplainArgs a;
-  std::vector<std::string> rest;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      out << ExplainUsage();
-      return 0;
-    }
-    auto take = [&](const char* long_name, const char* short_name, std::string* into) {
-      const std::string l = std::string("--") + long_name;
-      if (arg == l || (short_name != nullptr && arg == short_name)) {
-        if (i + 1 >= args.size()) return -1;
-        *into = args[++i];
-        return 1;
-      }
-      if (arg.rfind(l + "=", 0) == 0) {
-        *into = arg.substr(l.size() + 1);
-        return 1;
-      }
-      return 0;
-    };
-    int r = 0;
-    for (auto [l, s, into] :
-         {std::tuple{"filename", "-f", &a.pods_file},
-          std::tuple{"events", (const char*)nullptr, &a.events_file},
-          std::tuple{"tidbclusters", (const char*)nullptr, &a.tidbclusters_file},
-          std::tuple{"v2-objects", (const char*)nullptr, &a.v2_objects_file},
-          std::tuple{"ca-status", (const char*)nullptr, &a.ca_status_file},
-          std::tuple{"pd-dir", (const char*)nullptr, &a.pd_dir},
-          std::tuple{"output", "-o", &a.output}, std::tuple{"now", (const char*)nullptr, &a.now}}) {
-      r = take(l, s, into);
-      if (r != 0) break;
-    }
-    if (r < 0) return Usage(err, "flag " + arg + " needs a value");
-    if (r > 0) continue;
-    if (arg == "--all") {
-      a.all = true;
-      continue;
-    }
-    rest.push_back(arg);
-  }
-  FlagParseResult flags = ParseFlags(rest);
-  if (flags.action == FlagParseResult::Action::kError) return Usage(err, flags.error);
-  if (!flags.positional.empty())
-    return Usage(err, "unexpected argument \"" + flags.positional[0] + "\"");
-  a.config = flags.config;
-  if (a.pods_file.empty()) return Usage(err, "-f FILE is required (\"-\" for standard input)");
-  if (a.output != "table" && a.output != "wide" && a.output != "json") {
-    return Usage(err, "--output must be table, wide or json");
-  }
-  Timestamp now = SystemClock::Instance().Now();
-  if (!a.now.empty()) {
-    auto t = ParseRfc3339(a.now);
-    if (!t) return Usage(err, "--now wants an RFC 3339 time like 2024-05-02T10:00:00Z");
-    now = *t;
-  }
-  std::string error;
-  auto display = [](const std::string& f) { return f == "-" ? std::string("standard input") : f; };
+namespace {
 
-  // Pods.
-  std::string text;
-  rapidjson::Document pods_doc;
-  std::vector<const rapidjson::Value*> items;
-  if (!ReadInput(a.pods_file, in, &text, &error) ||
-      !ParseDump(display(a.pods_file), text, "Pod", &pods_doc, &items, &error)) {
-    err << "podwait-exporter explain: " << error << "\n";
-    return 1;
+FlagSpec<ExplainArgs> FileFlag(std::string_view name, std::string_view short_name,
+                               std::string ExplainArgs::*field) {
+  FlagSpec<ExplainArgs> f = StringFlag(name, "", field);
+  f.short_name = short_name;
+  return f;
+}
+
+// explain's flags: its own, then the exporter's (the classification flags apply; see
+// ExplainUsage()).
+std::span<const FlagSpec<ExplainArgs>> ExplainFlags() {
+  static const std::vector<FlagSpec<ExplainArgs>> flags = [] {
+    std::vector<FlagSpec<ExplainArgs>> f = {
+        FileFlag("filename", "-f", &ExplainArgs::pods_file),
+        FileFlag("events", "", &ExplainArgs::events_file),
+        FileFlag("tidbclusters", "", &ExplainArgs::tidbclusters_file),
+        FileFlag("v2-objects", "", &ExplainArgs::v2_objects_file),
+        FileFlag("ca-status", "", &ExplainArgs::ca_status_file),
+        FileFlag("pd-dir", "", &ExplainArgs::pd_dir),
+        FileFlag("output", "-o", &ExplainArgs::output),
+        FileFlag("now", "", &ExplainArgs::now),
+        BoolFlag("all", "", &ExplainArgs::all),
+    };
+    for (auto& c : LiftFlags(ConfigFlags(), &ExplainArgs::config)) f.push_back(std::move(c));
+    return f;
+  }();
+  return flags;
+}
+
+// The command line of explain, checked.
+Result<ExplainArgs> ParseExplainArgs(const std::vector<std::string>& args) {
+  using R = Result<ExplainArgs>;
+  ExplainArgs a;
+  Result<ParsedFlags> parsed = ParseFlagTable(ExplainFlags(), args, &a);
+  if (!parsed.ok()) return R::Fail(parsed.error);
+  if (parsed.value->action == FlagAction::kHelp) {
+    a.help = true;
+    return R::Ok(std::move(a));
   }
+  if (Result<bool> checked = CheckConfig(a.config); !checked.ok()) return R::Fail(checked.error);
+  if (!parsed.value->positional.empty()) {
+    return R::Fail("unexpected argument \"" + parsed.value->positional[0] + "\"");
+  }
+  if (a.pods_file.empty()) return R::Fail("-f FILE is required (\"-\" for standard input)");
+  if (a.output != "table" && a.output != "wide" && a.output != "json") {
+    return R::Fail("--output must be table, wide or json");
+  }
+  return R::Ok(std::move(a));
+}
+
+std::string Display(const std::string& file) { return file == "-" ? "standard input" : file; }
+
+// The pods of -f, and the tidb-operator v2 objects among them (a mixed dump).
+Result<std::vector<PodPtr>> LoadPods(const ExplainArgs& a, std::istream& in, V2Objects* v2) {
+  using R = Result<std::vector<PodPtr>>;
+  Result<Dump> dump = ReadDump(a.pods_file, Display(a.pods_file), in, "Pod");
+  if (!dump.ok()) return R::Fail(dump.error);
   const PodParseOptions pod_options = PodParseOptions::FromConfig(a.config);
+  const std::vector<const rapidjson::Value*>& items = dump.value->items;
   std::vector<PodPtr> pods;
-  V2Objects v2_objects;  // v2 objects of the -f List (a mixed dump) and of --v2-objects
   for (size_t i = 0; i < items.size(); ++i) {
     if (IsV2Object(*items[i])) {
-      AddV2Object(*items[i], &v2_objects);
+      AddV2Object(*items[i], v2);
       continue;
     }
+    const std::string where = Display(a.pods_file) + ": item " + std::to_string(i);
     if (ItemKind(*items[i]) != "Pod" && !ItemKind(*items[i]).empty()) {
-      err << "podwait-exporter explain: " << display(a.pods_file) << ": item " << i << " is a "
-          << ItemKind(*items[i]) << ", not a Pod\n";
-      return 1;
+      return R::Fail(where + " is a " + ItemKind(*items[i]) + ", not a Pod");
     }
     PodParseResult p = ParsePod(*items[i], pod_options);
-    if (!p.ok) {
-      err << "podwait-exporter explain: " << display(a.pods_file) << ": item " << i << ": "
-          << p.error << "\n";
-      return 1;
-    }
+    if (!p.ok) return R::Fail(where + ": " + p.error);
     pods.push_back(std::make_shared<const PodRecord>(std::move(p.pod)));
   }
-  EventStore events;
-  PodStore pod_store(&events);
-  pod_store.Replace(pods);
+  return R::Ok(std::move(pods));
+}
 
-  // Events.
-  AutoscalerSignals signals;
-  if (!a.events_file.empty()) {
-    rapidjson::Document doc;
-    std::vector<const rapidjson::Value*> ev_items;
-    if (!ReadInput(a.events_file, in, &text, &error) ||
-        !ParseDump(a.events_file, text, "Event", &doc, &ev_items, &error)) {
-      err << "podwait-exporter explain: " << error << "\n";
-      return 1;
-    }
-    std::vector<EventRecord> records;
-    for (size_t i = 0; i < ev_items.size(); ++i) {
-      EventParseResult e = ParseEvent(*ev_items[i]);
-      if (!e.ok) {
-        err << "podwait-exporter explain: " << a.events_file << ": item " << i << ": " << e.error
-            << "\n";
-        return 1;
-      }
-      if (!e.relevant) continue;
-      records.push_back(std::move(e.event));
-    }
-    events.Replace(std::move(records));
-    signals.last_ca_event = events.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler);
-    signals.last_karpenter_event = events.LastAutoscalerEvent(AutoscalerKind::kKarpenter);
+Result<std::vector<EventRecord>> LoadEvents(const std::string& file, std::istream& in) {
+  using R = Result<std::vector<EventRecord>>;
+  Result<Dump> dump = ReadDump(file, file, in, "Event");
+  if (!dump.ok()) return R::Fail(dump.error);
+  std::vector<EventRecord> records;
+  for (size_t i = 0; i < dump.value->items.size(); ++i) {
+    EventParseResult e = ParseEvent(*dump.value->items[i]);
+    if (!e.ok) return R::Fail(file + ": item " + std::to_string(i) + ": " + e.error);
+    if (e.relevant) records.push_back(std::move(e.event));
   }
+  return R::Ok(std::move(records));
+}
 
-  // Autoscaler.
-  std::optional<CaStatus> ca_status;
-  if (!a.ca_status_file.empty()) {
-    rapidjson::Document doc;
-    std::vector<const rapidjson::Value*> cm_items;
-    if (!ReadInput(a.ca_status_file, in, &text, &error) ||
-        !ParseDump(a.ca_status_file, text, "ConfigMap", &doc, &cm_items, &error) ||
-        cm_items.size() != 1) {
-      err << "podwait-exporter explain: "
-          << (error.empty() ? a.ca_status_file + ": expected one ConfigMap" : error) << "\n";
-      return 1;
-    }
-    auto data = ParseConfigMapData(*cm_items[0]);
-    if (!data || data->count("status") == 0) {
-      err << "podwait-exporter explain: " << a.ca_status_file
-          << ": a ConfigMap with a \"status\" key is expected\n";
-      return 1;
-    }
-    CaStatusParse status = ParseCaStatus(data->at("status"));
-    if (!status.ok()) {
-      err << "podwait-exporter explain: " << a.ca_status_file << ": " << status.error << "\n";
-      return 1;
-    }
-    signals.ca_status_configmap = true;
-    ca_status = std::move(status.value);
+Result<CaStatus> LoadCaStatus(const std::string& file, std::istream& in) {
+  using R = Result<CaStatus>;
+  Result<Dump> dump = ReadDump(file, file, in, "ConfigMap");
+  if (!dump.ok()) return R::Fail(dump.error);
+  if (dump.value->items.size() != 1) return R::Fail(file + ": expected one ConfigMap");
+  auto data = ParseConfigMapData(*dump.value->items[0]);
+  if (!data || data->count("status") == 0) {
+    return R::Fail(file + ": a ConfigMap with a \"status\" key is expected");
   }
+  R status = ParseCaStatusData(*data);
+  if (!status.ok()) return R::Fail(file + ": " + status.error);
+  return status;
+}
 
-  // Dependencies: TidbClusters, PD answers, Ready PD pods; the clusters come from the pods and
-  // the TidbClusters, as in the exporter.
-  FakeClock clock(now);
-  ClusterRegistry registry(a.config);
-  DependencyStore deps(a.config, clock);
-  registry.SetListener([&deps](const auto& clusters) { deps.SyncClusters(clusters); });
-  if (!a.tidbclusters_file.empty()) {
-    rapidjson::Document doc;
-    std::vector<const rapidjson::Value*> tc_items;
-    if (!ReadInput(a.tidbclusters_file, in, &text, &error) ||
-        !ParseDump(a.tidbclusters_file, text, "TidbCluster", &doc, &tc_items, &error)) {
-      err << "podwait-exporter explain: " << error << "\n";
-      return 1;
-    }
-    std::vector<TidbClusterStatus> all;
-    std::vector<ClusterKey> keys;
-    for (size_t i = 0; i < tc_items.size(); ++i) {
-      TidbClusterParse tc = ParseTidbCluster(*tc_items[i]);
-      if (!tc.value) {
-        err << "podwait-exporter explain: " << a.tidbclusters_file << ": item " << i << ": "
-            << tc.error << "\n";
-        return 1;
-      }
-      keys.push_back(tc.value->key);
-      all.push_back(std::move(*tc.value));
-    }
-    registry.SetTidbClusters(keys);
-    deps.ReplaceTidbClusters(all);
+Result<std::vector<TidbClusterStatus>> LoadTidbClusters(const std::string& file, std::istream& in) {
+  using R = Result<std::vector<TidbClusterStatus>>;
+  Result<Dump> dump = ReadDump(file, file, in, "TidbCluster");
+  if (!dump.ok()) return R::Fail(dump.error);
+  std::vector<TidbClusterStatus> all;
+  for (size_t i = 0; i < dump.value->items.size(); ++i) {
+    TidbClusterParse tc = ParseTidbCluster(*dump.value->items[i]);
+    if (!tc.value) return R::Fail(file + ": item " + std::to_string(i) + ": " + tc.error);
+    all.push_back(std::move(*tc.value));
   }
-  // tidb-operator v2 objects: their facts, as the exporter's V2Store keeps them.
-  V2Store v2_store;
-  v2_store.SetListener([&deps](const ClusterKey& key, const v2::ClusterFacts& facts) {
-    deps.OnV2Cluster(key, facts);
-  });
-  if (!a.v2_objects_file.empty()) {
+  return R::Ok(std::move(all));
+}
+
+// The objects of --v2-objects, added to `v2`; an error names the first bad one.
+Result<bool> LoadV2Objects(const std::string& file, std::istream& in, V2Objects* v2) {
+  if (!file.empty()) {
+    Result<std::string> text = ReadInput(file, in);
+    if (!text.ok()) return Result<bool>::Fail(text.error);
     rapidjson::Document doc;
-    if (!ReadInput(a.v2_objects_file, in, &text, &error)) {
-      err << "podwait-exporter explain: " << error << "\n";
-      return 1;
-    }
-    doc.Parse(text.c_str(), text.size());
+    doc.Parse(text.value->c_str(), text.value->size());
     if (doc.HasParseError() || !doc.IsObject()) {
-      err << "podwait-exporter explain: " << a.v2_objects_file
-          << ": not a JSON object (expected the output of kubectl get clusters,pds,... -o json)\n";
-      return 1;
+      return Result<bool>::Fail(
+          file +
+          ": not a JSON object (expected the output of kubectl get clusters,pds,... -o json)");
     }
     V2Objects more = ParseV2Objects(doc);
-    for (auto& c : more.clusters) v2_objects.clusters.push_back(std::move(c));
-    for (auto& g : more.groups) v2_objects.groups.push_back(std::move(g));
-    for (auto& i : more.instances) v2_objects.instances.push_back(std::move(i));
-    for (auto& e : more.errors) v2_objects.errors.push_back(a.v2_objects_file + ": " + e);
+    for (auto& c : more.clusters) v2->clusters.push_back(std::move(c));
+    for (auto& g : more.groups) v2->groups.push_back(std::move(g));
+    for (auto& i : more.instances) v2->instances.push_back(std::move(i));
+    for (auto& e : more.errors) v2->errors.push_back(file + ": " + e);
   }
-  if (!v2_objects.errors.empty()) {
-    err << "podwait-exporter explain: " << v2_objects.errors.front() << "\n";
-    return 1;
+  if (!v2->errors.empty()) return Result<bool>::Fail(v2->errors.front());
+  return Result<bool>::Ok(true);
+}
+
+// Fills the pipeline's stores from the files of `a`, as the reflectors and the prober fill the
+// exporter's; returns the pods (for the table).
+Result<std::vector<PodPtr>> LoadInputs(const ExplainArgs& a, std::istream& in, Timestamp now,
+                                       Pipeline& pipeline) {
+  using R = Result<std::vector<PodPtr>>;
+  V2Objects v2_objects;  // v2 objects of the -f List (a mixed dump) and of --v2-objects
+  R pods = LoadPods(a, in, &v2_objects);
+  if (!pods.ok()) return pods;
+  pipeline.pods().Replace(*pods.value);
+  if (!a.events_file.empty()) {
+    Result<std::vector<EventRecord>> events = LoadEvents(a.events_file, in);
+    if (!events.ok()) return R::Fail(events.error);
+    pipeline.events().Replace(std::move(*events.value));
   }
-  for (auto& c : v2_objects.clusters) v2_store.UpsertCluster(std::move(c));
-  for (auto& g : v2_objects.groups) v2_store.UpsertGroup(std::move(g));
-  for (auto& i : v2_objects.instances) v2_store.UpsertInstance(std::move(i));
-  registry.SetPodClusters(pod_store.Clusters());
+  if (!a.ca_status_file.empty()) {
+    Result<CaStatus> status = LoadCaStatus(a.ca_status_file, in);
+    if (!status.ok()) return R::Fail(status.error);
+    pipeline.SetCaStatus({true, std::make_shared<const CaStatus>(std::move(*status.value))});
+  }
+  if (!a.tidbclusters_file.empty()) {
+    Result<std::vector<TidbClusterStatus>> tcs = LoadTidbClusters(a.tidbclusters_file, in);
+    if (!tcs.ok()) return R::Fail(tcs.error);
+    pipeline.tidbclusters().Replace("", *tcs.value);
+  }
+  if (Result<bool> v2 = LoadV2Objects(a.v2_objects_file, in, &v2_objects); !v2.ok()) {
+    return R::Fail(v2.error);
+  }
+  for (auto& c : v2_objects.clusters) pipeline.v2().UpsertCluster(std::move(c));
+  for (auto& g : v2_objects.groups) pipeline.v2().UpsertGroup(std::move(g));
+  for (auto& i : v2_objects.instances) pipeline.v2().UpsertInstance(std::move(i));
+  pipeline.DiscoverClusters();
   if (!a.pd_dir.empty()) {
-    if (!std::filesystem::is_directory(a.pd_dir)) {
-      err << "podwait-exporter explain: " << a.pd_dir << ": not a directory\n";
-      return 1;
-    }
+    if (!std::filesystem::is_directory(a.pd_dir)) return R::Fail(a.pd_dir + ": not a directory");
     FileHttpClient files;
-    for (const ClusterKey& key : registry.Clusters()) {
+    for (const ClusterKey& key : pipeline.registry().Clusters()) {
       PdClientOptions options;
       options.base_url = "file://" + a.pd_dir + "/" + key.namespace_ + "/" + key.name;
       PdClient client(files, options);
-      deps.OnPdProbe(key, ProbePd(client, now));
+      pipeline.dependencies().OnPdProbe(key, ProbePd(client, now));
     }
   }
-  const std::map<ClusterKey, ClusterDependencies> dep_snapshot = deps.Snapshot();
+  return pods;
+}
 
-  // Classify: the exporter's evaluation, once.
-  Evaluator evaluator(EvaluatorOptionsFromConfig(a.config));
-  const std::vector<FailureMember> failures = deps.FailureMembers();
-  EvaluatorInputs inputs;
-  inputs.pods = pods;
-  inputs.events = [&events](const PodRecord& pod) {
-    return events.EventsFor(pod.namespace_, pod.name, pod.uid);
-  };
-  inputs.instance = InstanceLookup(v2_store);
-  inputs.autoscaler_signals = signals;
-  inputs.ca_status = ca_status ? &*ca_status : nullptr;
-  inputs.dependencies = &dep_snapshot;
-  inputs.failure_members = failures;
-  inputs.now = now;
-  evaluator.Evaluate(inputs);
-  const std::shared_ptr<const WaitingSnapshot> snapshot = evaluator.Snapshot();
-
+// The kubectl-like table: every waiting pod (every pod with --all), sorted.
+std::vector<std::vector<std::string>> TableRows(std::vector<PodPtr> pods,
+                                                const WaitingSnapshot& snapshot, bool wide,
+                                                bool all, Timestamp now) {
   std::vector<std::vector<std::string>> rows;
-  const bool wide = a.output == "wide";
   rows.push_back(
       {"NAMESPACE", "CLUSTER", "POD", "COMPONENT", "STAGE", "CLASS", "REASON", "WAITING"});
   if (wide) rows.back().push_back("EVIDENCE");
   std::map<std::pair<std::string_view, std::string_view>, const WaitingPod*> waiting;
-  for (const WaitingPod& w : snapshot->pods) waiting[{w.namespace_, w.pod}] = &w;
+  for (const WaitingPod& w : snapshot.pods) waiting[{w.namespace_, w.pod}] = &w;
   std::sort(pods.begin(), pods.end(), [](const PodPtr& x, const PodPtr& y) {
     return std::tie(x->namespace_, x->cluster, x->name) <
            std::tie(y->namespace_, y->cluster, y->name);
@@ -450,7 +399,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
   for (const PodPtr& p : pods) {
     auto it = waiting.find({p->namespace_, p->name});
     const Classification* c = it == waiting.end() ? nullptr : &it->second->classification;
-    if (c == nullptr && !a.all) continue;
+    if (c == nullptr && !all) continue;
     std::vector<std::string> row = {p->namespace_,
                                     p->cluster.empty() ? "<none>" : p->cluster,
                                     p->name,
@@ -462,19 +411,51 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
     if (wide) row.push_back(c ? EvidenceText(*c, now) : "");
     rows.push_back(std::move(row));
   }
+  return rows;
+}
+
+}  // namespace
+
+int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+               std::ostream& err) {
+  Result<ExplainArgs> parsed = ParseExplainArgs(args);
+  if (!parsed.ok()) return Usage(err, parsed.error);
+  const ExplainArgs& a = *parsed.value;
+  if (a.help) {
+    out << ExplainUsage();
+    return 0;
+  }
+  Timestamp now = SystemClock::Instance().Now();
+  if (!a.now.empty()) {
+    auto t = ParseRfc3339(a.now);
+    if (!t) return Usage(err, "--now wants an RFC 3339 time like 2024-05-02T10:00:00Z");
+    now = *t;
+  }
+
+  // Files -> the exporter's pipeline, evaluated once -> a table.
+  FakeClock clock(now);
+  Pipeline pipeline(a.config, clock);
+  Result<std::vector<PodPtr>> pods = LoadInputs(a, in, now, pipeline);
+  if (!pods.ok()) {
+    err << "podwait-exporter explain: " << pods.error << "\n";
+    return 1;
+  }
+  pipeline.Evaluate(now);
+  const std::shared_ptr<const WaitingSnapshot> snapshot = pipeline.Snapshot();
 
   if (a.output == "json") {
     ViewModel model;
     model.waiting = snapshot;
-    model.dependencies = dep_snapshot;
+    model.dependencies = pipeline.dependencies().Snapshot();
     model.synced = true;
     model.now = now;
     out << RenderPodsJson(model, {}) << "\n";
     return 0;
   }
+  const auto rows = TableRows(*pods.value, *snapshot, a.output == "wide", a.all, now);
   if (rows.size() == 1) {
-    out << "No waiting pods among " << pods.size() << " pod" << (pods.size() == 1 ? "" : "s")
-        << ".\n";
+    const size_t n = pods.value->size();
+    out << "No waiting pods among " << n << " pod" << (n == 1 ? "" : "s") << ".\n";
     return 0;
   }
   PrintTable(rows, out);

@@ -183,6 +183,24 @@ void Reflector::DropPrefetch() {
   prefetch_ = {};
 }
 
+size_t Reflector::ListItems(const rapidjson::Value& page) {
+  size_t items = 0;
+  const rapidjson::Value* list_items = json::Member(page, "items");
+  if (list_items != nullptr && list_items->IsArray()) {
+    for (const auto& item : list_items->GetArray()) {
+      ++items;
+      if (!item.IsObject()) {
+        CountParseError("list item is not an object");
+      } else if (!handler_.OnListItem(item)) {
+        CountParseError("list item rejected by its parser");
+      }
+    }
+  } else if (list_items != nullptr && !list_items->IsNull()) {
+    CountParseError("list items is not an array");
+  }
+  return items;
+}
+
 Reflector::Outcome Reflector::List() {
   handler_.OnListBegin();
   std::string continue_token;
@@ -252,19 +270,7 @@ Reflector::Outcome Reflector::List() {
       handler_.OnListAbort();
       return Outcome::kRetry;
     }
-    const rapidjson::Value* list_items = json::Member(doc, "items");
-    if (list_items != nullptr && list_items->IsArray()) {
-      for (const auto& item : list_items->GetArray()) {
-        ++items;
-        if (!item.IsObject()) {
-          CountParseError("list item is not an object");
-        } else if (!handler_.OnListItem(item)) {
-          CountParseError("list item rejected by its parser");
-        }
-      }
-    } else if (list_items != nullptr && !list_items->IsNull()) {
-      CountParseError("list items is not an array");
-    }
+    items += ListItems(doc);
     if (const rapidjson::Value* meta = json::Member(doc, "metadata")) {
       rv = std::string(StringMember(*meta, "resourceVersion"));
       continue_token = std::string(StringMember(*meta, "continue"));

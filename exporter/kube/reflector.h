@@ -159,6 +159,8 @@ class Reflector {
 
   void Run();
   Outcome List();
+  // Hands the items of one list page to the handler; returns how many there were.
+  size_t ListItems(const rapidjson::Value& page);
   // A list page request (limit, continue, selectors, timeouts).
   HttpRequest PageRequest(const std::string& continue_token) const;
   // Fetches the page after `continue_token` on another thread (prefetch_); DropPrefetch cancels

@@ -23,6 +23,32 @@ struct Group {
   auto Key() const { return std::tie(first->component, stage, wait_class); }
 };
 
+// podwait_stage_duration_seconds: the histogram of every completed stage.
+void AppendStageDurations(const WaitingSnapshot& snap, TextWriter& w) {
+  w.Family(metric::kStageDurationSeconds);
+  const std::string base(metric::kStageDurationSeconds.name);
+  const std::string bucket = base + "_bucket", sum = base + "_sum", count = base + "_count";
+  std::array<std::string, kStageBuckets.size()> bucket_labels;
+  for (size_t i = 0; i < kStageBuckets.size(); ++i) {
+    TextWriter::AppendValue(&bucket_labels[i], kStageBuckets[i]);
+  }
+  for (const auto& [k, h] : snap.stage_durations) {
+    const std::string_view stage = StageName(k.stage);
+    const std::string_view wait_class = WaitClassName(k.wait_class);
+    uint64_t running = 0;
+    for (size_t i = 0; i < h.buckets.size(); ++i) {
+      running += h.buckets[i];
+      w.Sample(bucket, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
+               {"le", bucket_labels[i]}, static_cast<double>(running));
+    }
+    w.Sample(bucket, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
+             {"le", "+Inf"}, static_cast<double>(h.count));
+    w.Sample(sum, {{"component", k.component}, {"stage", stage}, {"class", wait_class}}, h.sum);
+    w.Sample(count, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
+             static_cast<double>(h.count));
+  }
+}
+
 }  // namespace
 
 WaitingCollector::WaitingCollector(SnapshotFn snapshot, const Clock& clock, bool pod_series)
@@ -103,28 +129,7 @@ void WaitingCollector::AppendText(std::string* out) const {
     }
   }
 
-  w.Family(metric::kStageDurationSeconds);
-  const std::string base(metric::kStageDurationSeconds.name);
-  const std::string bucket = base + "_bucket", sum = base + "_sum", count = base + "_count";
-  std::array<std::string, kStageBuckets.size()> bucket_labels;
-  for (size_t i = 0; i < kStageBuckets.size(); ++i) {
-    TextWriter::AppendValue(&bucket_labels[i], kStageBuckets[i]);
-  }
-  for (const auto& [k, h] : snap->stage_durations) {
-    const std::string_view stage = StageName(k.stage);
-    const std::string_view wait_class = WaitClassName(k.wait_class);
-    uint64_t running = 0;
-    for (size_t i = 0; i < h.buckets.size(); ++i) {
-      running += h.buckets[i];
-      w.Sample(bucket, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
-               {"le", bucket_labels[i]}, static_cast<double>(running));
-    }
-    w.Sample(bucket, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
-             {"le", "+Inf"}, static_cast<double>(h.count));
-    w.Sample(sum, {{"component", k.component}, {"stage", stage}, {"class", wait_class}}, h.sum);
-    w.Sample(count, {{"component", k.component}, {"stage", stage}, {"class", wait_class}},
-             static_cast<double>(h.count));
-  }
+  AppendStageDurations(*snap, w);
 
   w.Family(metric::kFailoverDuringDependencyWait);
   for (const auto& [k, fc] : snap->failover) {

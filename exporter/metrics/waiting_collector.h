@@ -5,7 +5,7 @@
 #include <string>
 
 #include "exporter/common/clock.h"
-#include "exporter/state/waiting_tracker.h"
+#include "exporter/model/waiting.h"
 
 namespace podwait {
 

@@ -1,7 +1,7 @@
 #pragma once
 
 // A pure parser for TidbCluster (pingcap.com/v1alpha1) documents into the TidbClusterStatus of
-// exporter/model/tidbcluster.h.
+// exporter/model/tidbcluster_status.h.
 
 #include <rapidjson/fwd.h>
 
@@ -14,7 +14,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/common/result.h"
-#include "exporter/model/tidbcluster.h"
+#include "exporter/model/tidbcluster_status.h"
 
 namespace podwait {
 

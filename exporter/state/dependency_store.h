@@ -4,24 +4,7 @@
 // unknown, since when they are ready, and why not. Inputs: PD probe results (PdFacts), TidbCluster
 // status, and the number of Ready PD pods (the fallback when the PD API cannot be reached).
 //
-// Rules (EvaluateDependencies):
-//  - pd ready   = PD answers with a leader and a healthy majority of /health.
-//  - tikv ready = pd ready, is_initialized, and at least one TiKV store Up (TiFlash stores don't
-//    count). When PD does not report is_initialized (PD < 3.0), the stores decide.
-//  - When the chosen source cannot say (the PD API is unreachable and, for `both`, no TidbCluster
-//    status exists): no Ready PD pod -> not ready (pd_not_ready); Ready PD pods -> unknown
-//    (dependency_unknown): a network policy or a probe problem, not a PD outage.
-//  - A tidb-operator v2 cluster (v2::ClusterFacts present) in that case: no PD instance
-//    Ready=True and no Ready PD pod -> pd not ready (pd_not_ready); otherwise pd unknown. tikv then
-//    follows pd when pd is not ready; else no TiKV instance Ready=True with status.state Serving
-//    -> not ready (no_tikv_store_up), otherwise unknown. Unknown is never `dependency`.
-//  - readiness_source: pd-api (only the API), tidbcluster (only the TidbCluster status), both
-//    (the API when it answers, the TidbCluster status otherwise).
-//
-// ready_since: set when a dependency becomes ready after having been not ready (or on the first
-// sight of it ready). An unknown spell in between keeps it: ready -> unknown -> ready is the same
-// ready period as far as anyone can tell; ready -> not ready -> ready starts a new one. It keeps
-// its last value while not ready ("when it last became ready"; 0 if never seen ready).
+// The rules are pure functions in classify/dependencies.h (EvaluateDependencies, ApplyTransition).
 
 #include <map>
 #include <mutex>
@@ -30,45 +13,17 @@
 #include <string_view>
 #include <vector>
 
+#include "exporter/classify/dependencies.h"
 #include "exporter/common/clock.h"
 #include "exporter/config/config.h"
 #include "exporter/model/pd_facts.h"
-#include "exporter/model/tidbcluster.h"
+#include "exporter/model/tidbcluster_status.h"
 #include "exporter/model/types.h"
 #include "exporter/model/v2.h"
+#include "exporter/model/waiting.h"
 #include "exporter/state/cluster_registry.h"
-#include "exporter/state/waiting_tracker.h"
 
 namespace podwait {
-
-// Which input decided a cluster's readiness.
-enum class DependencySource : uint8_t { kPdApi, kTidbCluster, kPods, kV2Instances };
-inline constexpr std::string_view kDependencySourceNames[] = {"pd-api", "tidbcluster", "pods",
-                                                              "v2-instances"};
-constexpr std::string_view DependencySourceName(DependencySource s) {
-  return kDependencySourceNames[static_cast<size_t>(s)];
-}
-
-struct DependencyInputs {
-  const PdFacts* pd = nullptr;            // last probe; nullptr when never probed
-  const TidbClusterStatus* tc = nullptr;  // nullptr when no TidbCluster
-  int ready_pd_pods = 0;
-  std::string_view readiness_source = "both";
-  const v2::ClusterFacts* v2 = nullptr;  // nullptr (or not present) for a v1 cluster
-};
-
-struct DependencyEvaluation {
-  ClusterDependencies deps;  // ready_since left 0: transitions are the store's business
-  DependencySource source = DependencySource::kPods;
-};
-
-// Pure: readiness and reasons from the inputs.
-DependencyEvaluation EvaluateDependencies(const DependencyInputs& in);
-
-// Applies one evaluation to the previous status of a dependency: keeps or sets ready_since per
-// the rules above. *last_known is the last non-unknown readiness seen (kUnknown before any).
-DependencyStatus ApplyTransition(const DependencyStatus& previous, DependencyStatus next,
-                                 Readiness* last_known, Timestamp now);
 
 // Everything known about one cluster, for metrics and views.
 struct ClusterDependencyView {

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "exporter/model/tidbcluster.h"
+#include "exporter/model/tidbcluster_status.h"
 
 namespace podwait {
 

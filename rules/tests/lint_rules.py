@@ -2,7 +2,7 @@
 """Checks of rules/ that promtool and amtool do not make.
 
 - Every alert has a severity (critical, warning or info), a summary, a templated description and a
-  runbook_url pointing at an existing section of rules/RUNBOOK.md; `for:` or `keep_firing_for:`.
+  an absolute runbook_url ending in an existing section of rules/RUNBOOK.md; `for:` or `keep_firing_for:`.
 - The fixed recording rules exist, and every aggregation or vector match keeps the `cluster` label.
 - Every alert has promtool tests in rules/tests/ where it fires and, later in the same test, has
   resolved (an empty exp_alerts after a non-empty one).
@@ -78,8 +78,12 @@ def main():
             if "{{" not in annotations.get("description", ""):
                 problems.append(f"{name}: description is not templated")
             url = annotations.get("runbook_url", "")
-            if url != "rules/RUNBOOK.md#" + name.lower():
-                problems.append(f"{name}: runbook_url {url!r} is not rules/RUNBOOK.md#{name.lower()}")
+            # Absolute (a relative link opens nothing in a notification), ending in the alert's
+            # section; tests/checks/runbook_links_test.sh follows each to the served /runbook.
+            if not re.match(r"https?://[^/\s]+", url):
+                problems.append(f"{name}: runbook_url {url!r} is not an absolute http(s) URL")
+            if not url.endswith("#" + name.lower()):
+                problems.append(f"{name}: runbook_url {url!r} does not end in #{name.lower()}")
             if name.lower() not in anchors:
                 problems.append(f"{name}: RUNBOOK.md has no section '## {name}'")
             if "for" not in rule and "keep_firing_for" not in rule:

@@ -53,6 +53,21 @@ for mode in standalone namespaced sidecar; do
   render "$mode" "deploy/overlays/$mode"
 done
 render monitoring deploy/monitoring
+# The optional components (PodDisruptionBudget, NetworkPolicy) on the overlays they are for: a
+# kustomization outside the tree that lists the overlay and the components, as a user's would.
+for mode in standalone namespaced; do
+  mkdir -p "$tmp/with-components/$mode"
+  deploy_rel=$(python3 -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' \
+    "$PWD/deploy" "$tmp/with-components/$mode")
+  {
+    echo "apiVersion: kustomize.config.k8s.io/v1beta1"
+    echo "kind: Kustomization"
+    echo "resources: [$deploy_rel/overlays/$mode]"
+    echo "components:"
+    for c in deploy/components/*/; do echo "  - $deploy_rel/components/$(basename "$c")"; done
+  } >"$tmp/with-components/$mode/kustomization.yaml"
+  render "$mode-components" "$tmp/with-components/$mode"
+done
 # Every overlay and kustomization under deploy/ is one of the above (or the base they build on).
 while IFS= read -r k; do
   dir=$(dirname "$k")
@@ -60,6 +75,7 @@ while IFS= read -r k; do
     deploy/base | deploy/monitoring | deploy/overlays/standalone | deploy/overlays/namespaced | \
       deploy/overlays/sidecar) ;;
     deploy/examples/*) ;;  # examples are rendered by their own tests
+    deploy/components/*) ;;  # rendered with the standalone and namespaced overlays above
     *) bad "$dir has a kustomization that no test renders" ;;
   esac
 done < <(find deploy -name kustomization.yaml | sort)
@@ -149,7 +165,7 @@ check() {  # check DIR -> runs check_manifests.py on the rendered files in DIR
     --version "$version" --merged-sidecar "$tmp/merged.yaml"
 }
 if check "$tmp/rendered" >"$tmp/check.log" 2>&1; then
-  ok "RBAC is exactly list/watch pods, events, tidbclusters + the CA status ConfigMap; flags accepted; security settings"
+  ok "RBAC is exactly list/watch pods, events, tidbclusters + the CA status ConfigMap; flags accepted; security settings; version labels; the optional components"
 else
   bad "check_manifests.py"
   sed 's/^/     /' "$tmp/check.log"
@@ -195,6 +211,13 @@ mutate "a watched namespace without a Role" namespaced.yaml "--namespaces=tidb-c
   "--namespaces=tidb-cluster,other" "watched namespaces"
 mutate "a sidecar that differs from the standalone container" sidecar.yaml "cpu: 100m" "cpu: 60m" \
   "differs from the standalone"
+mutate "an object without the version label" standalone.yaml \
+  $'    app.kubernetes.io/version: '"$version"$'\n  name: podwait-exporter\n  namespace: podwait\n' \
+  $'  name: podwait-exporter\n  namespace: podwait\n' "not the project version"
+mutate "a PodDisruptionBudget that blocks drains" standalone-components.yaml "maxUnavailable: 1" \
+  "minAvailable: 1" "would block every drain"
+mutate "a NetworkPolicy that blocks PD" namespaced-components.yaml "port: 2379" "port: 2380" \
+  "egress to port 2379"
 
 # --- the README's "Install on Kubernetes" ------------------------------------------------------------
 section=$(sed -n '/^## Install on Kubernetes/,/^## /p' README.md)

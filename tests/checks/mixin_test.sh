@@ -4,6 +4,7 @@
 #    notices a hand edit of a rendered file and a mixin change that was not rendered;
 #  - _config changes show up in the rendered rules: another job selector, another cluster label and
 #    another threshold (and the rendered rules still pass promtool);
+#  - runbook links are absolute: externalURL sets them, a relative runbookURLPattern stops the build;
 #  - the class vocabulary comes from mixin/contract.json: a class that turns unexpected leaves the
 #    "waiting as designed" queries, and a new class without a colour stops the build.
 # Run from the source root (ctest does).
@@ -124,6 +125,30 @@ PY
 else
   bad "rendering with _config overrides failed:"
   sed 's/^/     /' "$tmp/custom.err"
+fi
+
+# A relative runbook URL opens nothing in a notification: the build refuses it.
+cat >"$tmp/relative.jsonnet" <<'EOF'
+(import 'mixin.libsonnet') + { _config+:: { runbookURLPattern: 'rules/RUNBOOK.md#%s' } }
+EOF
+if mixin/build.sh --out "$tmp/relative" --mixin "$tmp/relative.jsonnet" 2>"$tmp/relative.err"; then
+  bad "a relative runbookURLPattern rendered"
+elif grep -q "runbookURLPattern must give an absolute" "$tmp/relative.err"; then
+  ok "a relative runbookURLPattern stops the build"
+else
+  bad "a relative runbookURLPattern failed for another reason:"
+  sed 's/^/     /' "$tmp/relative.err"
+fi
+cat >"$tmp/external.jsonnet" <<'EOF'
+(import 'mixin.libsonnet') + { _config+:: { externalURL: 'https://ops.example.com/podwait' } }
+EOF
+if mixin/build.sh --out "$tmp/external" --mixin "$tmp/external.jsonnet" 2>"$tmp/external.err" &&
+  grep -q "runbook_url: https://ops.example.com/podwait/runbook#podcapacityshortfall" \
+    "$tmp/external/rules/podwait.rules.yml"; then
+  ok "externalURL sets the runbook links"
+else
+  bad "externalURL did not set the runbook links"
+  sed 's/^/     /' "$tmp/external.err"
 fi
 
 # The class vocabulary is contract.json's: gated turned unexpected moves to the shortfall queries.

@@ -2,8 +2,9 @@
 # The status page at / in a real headless browser (Debian's chromium) against the demo scenario:
 # the pods and their classes are shown, on a laptop-sized and a phone-sized window, and the page's
 # Content-Security-Policy blocks nothing it uses (chromium logs no violation; a page whose policy
-# does block its style shows that the log would say so). Screenshots are kept as test artifacts in
-# $PODWAIT_ARTIFACTS (default: the build dir's artifacts/).
+# does block its style shows that the log would say so). Then the triage page at 40 clusters from
+# the simulator's fleet, under --web.route-prefix (tests/checks/tools/status_page_fleet.sh). Screenshots
+# are kept as test artifacts in $PODWAIT_ARTIFACTS (default: the build dir's artifacts/).
 set -euo pipefail
 build=${PODWAIT_BUILD_DIR:-build}
 artifacts=${PODWAIT_ARTIFACTS:-$build/artifacts}
@@ -17,7 +18,7 @@ export CHROMIUM="$chromium_bin" ARTIFACTS="$artifacts"
 
 # The inner script expands its variables itself (the stack sets PODWAIT_EXPORTER_URL).
 # shellcheck disable=SC2016
-exec python3 tests/e2e/stack.py run --build-dir "$build" --manual --components sim,exporter -- \
+python3 tests/e2e/stack.py run --build-dir "$build" --manual --components sim,exporter -- \
   bash -c '
 set -euo pipefail
 profile=$(mktemp -d)
@@ -94,3 +95,8 @@ for f in status-page-laptop.png status-page-phone.png; do
 done
 exit $fail
 '
+
+# 40 generated clusters (tests/sim/README.md, "Load generation") beside the demo, under a route
+# prefix as behind an ingress sub-path.
+exec python3 tests/e2e/stack.py run --build-dir "$build" --manual --components sim,exporter \
+  --sim-arg=--generate-clusters=40 --route-prefix /ops/podwait -- bash tests/checks/tools/status_page_fleet.sh

@@ -5,7 +5,9 @@ agree with each other.
 
     check_manifests.py --rendered DIR --exporter BINARY --version X.Y.Z [--merged-sidecar FILE]
 
-DIR holds standalone.yaml, namespaced.yaml, sidecar.yaml and monitoring.yaml. --merged-sidecar is
+DIR holds standalone.yaml, namespaced.yaml, sidecar.yaml and monitoring.yaml, and
+standalone-components.yaml and namespaced-components.yaml (those overlays built with the optional
+components of deploy/components/). --merged-sidecar is
 the sidecar Deployment merged into tidb-operator's controller-manager Deployment. Prints one line
 per failed check and exits 1 if there is any.
 """
@@ -318,6 +320,71 @@ def check_merged_sidecar(merged_path, sidecar):
         fail(mode, "the sidecar Service does not select the controller-manager pods")
 
 
+# --- the version label, the optional components ---------------------------------------------------
+
+VERSION_LABEL = "app.kubernetes.io/version"
+
+
+def check_version_labels(mode, objects, version):
+    """Every podwait object (and the pods of its own Deployment) carries the project version; no
+    selector does (a selector cannot change on an upgrade); tidb-operator's Deployment, which the
+    sidecar mode patches, is not labelled as podwait's."""
+    for o in objects:
+        labels = o["metadata"].get("labels", {})
+        what = "%s %s" % (o["kind"], o["metadata"]["name"])
+        if labels.get("app.kubernetes.io/part-of") == "podwait":
+            if labels.get(VERSION_LABEL) != version:
+                fail(mode, "%s: label %s is %r, not the project version %s"
+                     % (what, VERSION_LABEL, labels.get(VERSION_LABEL), version))
+        elif VERSION_LABEL in labels:
+            fail(mode, "%s is not podwait's but carries %s" % (what, VERSION_LABEL))
+        spec = o.get("spec") or {}
+        for selector in (spec.get("selector"), spec.get("podSelector")):
+            if isinstance(selector, dict) and VERSION_LABEL in str(selector):
+                fail(mode, "%s: %s in a selector" % (what, VERSION_LABEL))
+    for d, _, _ in podwait_containers(objects):
+        pod_labels = d["spec"]["template"]["metadata"].get("labels", {})
+        if mode != "sidecar" and pod_labels.get(VERSION_LABEL) != version:
+            fail(mode, "the exporter's pods do not carry %s=%s" % (VERSION_LABEL, version))
+
+
+def check_components(mode, plain, with_components):
+    """The overlay built with deploy/components/*: the same objects plus a PodDisruptionBudget and
+    a NetworkPolicy, both selecting the exporter's pods, the budget never blocking a drain, the
+    policy letting in scrapes on the metrics port and out DNS, the API server and PD."""
+    key = lambda o: (o["kind"], o["metadata"]["name"], o["metadata"].get("namespace"))
+    added = {key(o) for o in with_components} - {key(o) for o in plain}
+    if added != {("PodDisruptionBudget", "podwait-exporter", EXPORTER_NS),
+                 ("NetworkPolicy", "podwait-exporter", EXPORTER_NS)}:
+        fail(mode, "the components add %s, not a PodDisruptionBudget and a NetworkPolicy"
+             % sorted(added))
+        return
+    [d] = find(plain, "Deployment", "podwait-exporter")
+    pod_labels = d["spec"]["template"]["metadata"]["labels"]
+    [pdb] = find(with_components, "PodDisruptionBudget")
+    [policy] = find(with_components, "NetworkPolicy")
+    for o, selector in ((pdb, pdb["spec"].get("selector", {})),
+                        (policy, policy["spec"].get("podSelector", {}))):
+        match = selector.get("matchLabels", {})
+        if not match or any(pod_labels.get(k) != v for k, v in match.items()):
+            fail(mode, "the %s does not select the exporter's pods" % o["kind"])
+    if pdb["spec"].get("minAvailable") is not None or pdb["spec"].get("maxUnavailable") != 1:
+        fail(mode, "the PodDisruptionBudget must be maxUnavailable: 1 (one replica: "
+                   "minAvailable would block every drain)")
+    spec = policy["spec"]
+    if sorted(spec.get("policyTypes", [])) != ["Egress", "Ingress"]:
+        fail(mode, "the NetworkPolicy must restrict both ingress and egress")
+    ingress = {(p.get("port"), p.get("protocol", "TCP"))
+               for rule in spec.get("ingress", []) for p in rule.get("ports", [])}
+    if ingress != {("metrics", "TCP")}:
+        fail(mode, "the NetworkPolicy must let in only the metrics port, not %s" % sorted(ingress))
+    egress = {(p.get("port"), p.get("protocol", "TCP"))
+              for rule in spec.get("egress", []) for p in rule.get("ports", [])}
+    for need in ((53, "UDP"), (53, "TCP"), (443, "TCP"), (2379, "TCP")):
+        if need not in egress:
+            fail(mode, "the NetworkPolicy blocks egress to port %s/%s" % need)
+
+
 def main(argv):
     p = argparse.ArgumentParser()
     p.add_argument("--rendered", type=pathlib.Path, required=True)
@@ -334,6 +401,15 @@ def main(argv):
         check_flags(mode, objects, args.exporter, known)
         check_deployment(mode, objects, args.version)
         check_service(mode, objects, rendered["monitoring"])
+    for mode in ("standalone", "namespaced", "sidecar", "monitoring"):
+        check_version_labels(mode, rendered[mode], args.version)
+    for mode in ("standalone", "namespaced"):
+        path = args.rendered / (mode + "-components.yaml")
+        if path.exists():
+            check_components(mode, rendered[mode], load(path))
+            check_version_labels(mode + "+components", load(path), args.version)
+        else:
+            fail(mode, "%s is missing (the overlay built with deploy/components/*)" % path.name)
     check_namespaced(rendered["namespaced"])
     check_sidecar_matches(rendered["standalone"], rendered["sidecar"])
     if args.merged_sidecar:

@@ -128,7 +128,8 @@ def run(stack, t0):
     check(lb.get("reason"), f"PodCapacityShortfall without a reason: {lb}")
     check("shop/shop-tikv-2" in alert["annotations"].get("description", ""),
           f"description does not name the pod: {alert['annotations']}")
-    check(alert["annotations"].get("runbook_url") == "rules/RUNBOOK.md#podcapacityshortfall",
+    check(alert["annotations"].get("runbook_url")
+          == "http://podwait-exporter.podwait.svc:9877/runbook#podcapacityshortfall",
           f"runbook_url: {alert['annotations']}")
     log(t0, f"PodCapacityShortfall reached the webhook: {lb}")
 

@@ -192,6 +192,7 @@ class Stack:
     inhibit_file    inhibit rules merged into the Alertmanager config (None: none)
     exporter_args   extra exporter flags (default FAST_EXPORTER_ARGS)
     sim_args        extra simulator flags
+    route_prefix    the exporter's --web.route-prefix ("/podwait"); PODWAIT_EXPORTER_URL ends with it
     workdir         where configs, data and logs go (default: a new temp dir, removed by stop()
                     unless keep_workdir or the stack failed)
     """
@@ -200,7 +201,7 @@ class Stack:
                  components=COMPONENTS, rule_files=("rules/podwait.rules.yml",), extra_rule_files=(),
                  shorten=True, for_max="2s", keep_firing_for_max="5s", external_labels=None,
                  inhibit_file="rules/alertmanager-inhibit.yml", exporter_args=FAST_EXPORTER_ARGS,
-                 sim_args=(), workdir=None, keep_workdir=False, start_timeout=60.0):
+                 sim_args=(), route_prefix="", workdir=None, keep_workdir=False, start_timeout=60.0):
         self.build_dir = os.path.abspath(build_dir or os.environ.get("PODWAIT_BUILD_DIR")
                                          or os.path.join(SOURCE_DIR, "build"))
         self.scenario = scenario
@@ -218,6 +219,7 @@ class Stack:
         self.inhibit_file = inhibit_file
         self.exporter_args = list(exporter_args)
         self.sim_args = list(sim_args)
+        self.route_prefix = route_prefix.rstrip("/")
         self.keep_workdir = keep_workdir or workdir is not None
         self.workdir = os.path.abspath(workdir) if workdir else tempfile.mkdtemp(prefix="podwait-e2e-")
         os.makedirs(self.workdir, exist_ok=True)
@@ -383,11 +385,14 @@ class Stack:
         binary = self._binary("podwait-exporter")
         sim = self.sim_url
 
+        prefix = self.route_prefix
+        route = [f"--web.route-prefix={prefix}"] if prefix else []
+
         def argv(port):
             return [binary, f"--web.listen-address=127.0.0.1:{port}", f"--kube.api-url={sim}",
-                    f"--pd.url-template={sim}/pd/{{namespace}}/{{cluster}}"] + self.exporter_args
-        self.exporter_url = self._spawn_on_free_port("exporter", argv, "/readyz",
-                                                     "the exporter to sync (/readyz)")
+                    f"--pd.url-template={sim}/pd/{{namespace}}/{{cluster}}"] + route + self.exporter_args
+        self.exporter_url = self._spawn_on_free_port("exporter", argv, prefix + "/readyz",
+                                                     "the exporter to sync (/readyz)") + prefix
 
     def _start_webhook(self):
         port_file = self._path("webhook.port")
@@ -445,6 +450,7 @@ class Stack:
         scrape = []
         if self.exporter_url:
             scrape.append({"job_name": "podwait-exporter", "honor_labels": True,
+                           "metrics_path": self.route_prefix + "/metrics",
                            "static_configs": [{"targets": [urllib.parse.urlparse(self.exporter_url).netloc]}]})
         if self.sim_url:
             # kube-state-metrics-shaped series from the simulator's scenario state.
@@ -589,6 +595,9 @@ def _args(argv):
                    help="Prometheus external label (default cluster=e2e)")
     p.add_argument("--workdir", help="keep configs, data and logs here")
     p.add_argument("--exporter-arg", action="append", default=[], help="extra exporter flag")
+    p.add_argument("--route-prefix", default="", help="the exporter's --web.route-prefix")
+    p.add_argument("--sim-arg", action="append", default=[],
+                   help="extra simulator flag (e.g. --generate-clusters=40)")
     return p.parse_args(argv)
 
 
@@ -610,7 +619,8 @@ def main():
                   rule_files=a.rules or ("rules/podwait.rules.yml",),
                   extra_rule_files=a.extra_rules, shorten=not a.no_shorten,
                   external_labels=labels, workdir=a.workdir,
-                  exporter_args=list(FAST_EXPORTER_ARGS) + a.exporter_arg)
+                  exporter_args=list(FAST_EXPORTER_ARGS) + a.exporter_arg, sim_args=a.sim_arg,
+                  route_prefix=a.route_prefix)
 
     install_signal_handlers()
     rc = 1

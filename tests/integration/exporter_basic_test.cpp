@@ -133,6 +133,26 @@ TEST(ExporterBinary, EveryListenAddressAndNoExporterMetrics) {
   }
 }
 
+// The probes and /api/v1/pods live under --web.route-prefix like every other endpoint; the 400
+// for an unknown filter holds there too, while the status page shows its empty state.
+TEST(ExporterBinary, ProbesAndPodsApiUnderTheRoutePrefix) {
+  const int port = FreePort();
+  Subprocess exporter({Exporter(), "--web.listen-address=127.0.0.1:" + std::to_string(port),
+                       "--web.route-prefix=/ops/podwait", "--kube.api-url=http://127.0.0.1:1"});
+  ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/ops/podwait/livez").status == 200; }, 10s))
+      << exporter.ReadLog();
+  EXPECT_EQ(HttpGet(port, "/ops/podwait/healthz").body, "ok\n");
+  EXPECT_EQ(HttpGet(port, "/ops/podwait/readyz").status, 503);
+  for (const char* path : {"/livez", "/healthz", "/readyz", "/api/v1/pods"}) {
+    EXPECT_EQ(HttpGet(port, path).status, 404) << path;
+  }
+  EXPECT_EQ(HttpGet(port, "/ops/podwait/api/v1/pods?class=capacity").status, 200);
+  HttpResult bogus = HttpGet(port, "/ops/podwait/api/v1/pods?class=bogus");
+  EXPECT_EQ(bogus.status, 400);
+  EXPECT_THAT(bogus.body, HasSubstr("unknown class \"bogus\""));
+  EXPECT_EQ(HttpGet(port, "/ops/podwait/?class=bogus").status, 200);
+}
+
 TEST_F(ServingExporter, StopsCleanlyOnSigterm) {
   auto start = std::chrono::steady_clock::now();
   exporter_->Signal(SIGTERM);

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -69,8 +70,9 @@ class Sim {
   int port_ = 0;
 };
 
-// POST with a JSON body over a plain socket (the shared HTTP client only GETs).
-HttpResult Post(int port, const std::string& path, const std::string& body) {
+// A request with a body over a plain socket (the shared HTTP client only GETs).
+HttpResult Send(int port, const std::string& method, const std::string& path,
+                const std::string& body, const std::string& content_type = "application/json") {
   HttpResult result;
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -81,10 +83,9 @@ HttpResult Post(int port, const std::string& path, const std::string& body) {
     close(fd);
     return result;
   }
-  std::string req =
-      "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
-      "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-      "\r\n\r\n" + body;
+  std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+                    "Content-Type: " + content_type +
+                    "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   if (write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
     close(fd);
     return result;
@@ -98,6 +99,10 @@ HttpResult Post(int port, const std::string& path, const std::string& body) {
   size_t sep = raw.find("\r\n\r\n");
   if (sep != std::string::npos) result.body = raw.substr(sep + 4);
   return result;
+}
+
+HttpResult Post(int port, const std::string& path, const std::string& body) {
+  return Send(port, "POST", path, body);
 }
 
 rapidjson::Document Json(const std::string& text) {
@@ -121,12 +126,16 @@ struct WatchLines {
   HttpResponse response;
 };
 
-WatchLines Watch(int port, const std::string& path, std::atomic<bool>* cancel = nullptr) {
+// Stops after `max_lines` lines when that is not 0.
+WatchLines Watch(int port, const std::string& path, std::atomic<bool>* cancel = nullptr,
+                 std::vector<std::pair<std::string, std::string>> headers = {},
+                 size_t max_lines = 0) {
   WatchLines out;
   auto client = MakeCurlHttpClient();
   HttpRequest req;
   req.url = "http://127.0.0.1:" + std::to_string(port) + path;
   req.cancel = cancel;
+  req.headers = std::move(headers);
   std::string pending;
   out.response = client->Stream(req, [&](std::string_view data) {
     pending.append(data);
@@ -135,7 +144,7 @@ WatchLines Watch(int port, const std::string& path, std::atomic<bool>* cancel = 
       out.lines.push_back(pending.substr(0, nl));
       pending.erase(0, nl + 1);
     }
-    return true;
+    return max_lines == 0 || out.lines.size() < max_lines;
   });
   if (!pending.empty()) out.lines.push_back(pending);
   return out;
@@ -576,7 +585,7 @@ TEST(SimProtocol, V2DiscoveryListsTheCrdResources) {
   EXPECT_STREQ(groups["kind"].GetString(), "APIGroupList");
   std::set<std::string> names;
   for (const auto& g : groups["groups"].GetArray()) names.insert(g["name"].GetString());
-  EXPECT_EQ(names, (std::set<std::string>{"pingcap.com", "core.pingcap.com"}));
+  EXPECT_EQ(names, (std::set<std::string>{"events.k8s.io", "pingcap.com", "core.pingcap.com"}));
 
   auto list = Json(HttpGet(sim.port(), kV2).body);
   ASSERT_TRUE(list.IsObject());
@@ -790,6 +799,215 @@ TEST(SimProtocol, V2ScenarioCrashLoopsUntilPdHasALeader) {
       Json(HttpGet(sim.port(), "/pd/tidb-v2/basic/pd/api/v1/cluster/status").body)["is_initialized"]
           .GetBool());
   EXPECT_EQ(Post(sim.port(), "/_sim/advance", "").status, 409) << "no step left";
+}
+
+// ---------------------------------------------------------------------------------------------
+// What kubectl needs: /version, discovery, Table responses, Event writes.
+
+constexpr const char* kTableAccept =
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;"
+    "g=meta.k8s.io,application/json";
+
+std::string DemoScenario() {
+  return std::string(PODWAIT_SOURCE_DIR) + "/tests/scenarios/demo.json";
+}
+
+std::vector<std::string> TableColumnNames(const rapidjson::Value& table) {
+  std::vector<std::string> out;
+  for (const auto& c : table["columnDefinitions"].GetArray()) out.push_back(c["name"].GetString());
+  return out;
+}
+
+// The Table row of `name` as its cells (strings; other cells as "").
+std::vector<std::string> RowOf(const rapidjson::Value& table, const std::string& name) {
+  for (const auto& row : table["rows"].GetArray()) {
+    if (row["object"]["metadata"]["name"].GetString() != name) continue;
+    std::vector<std::string> cells;
+    for (const auto& c : row["cells"].GetArray())
+      cells.push_back(c.IsString() ? c.GetString() : "");
+    return cells;
+  }
+  return {};
+}
+
+TEST(SimProtocol, VersionAndCoreDiscoveryForKubectl) {
+  Sim sim;
+  auto version = Json(HttpGet(sim.port(), "/version").body);
+  ASSERT_TRUE(version.IsObject());
+  EXPECT_STREQ(version["major"].GetString(), "1");
+  EXPECT_THAT(version["gitVersion"].GetString(), HasSubstr("-sim"));
+  EXPECT_TRUE(version.HasMember("platform"));
+
+  auto core = Json(HttpGet(sim.port(), "/api/v1").body);
+  ASSERT_TRUE(core.IsObject());
+  EXPECT_STREQ(core["kind"].GetString(), "APIResourceList");
+  EXPECT_STREQ(core["groupVersion"].GetString(), "v1");
+  std::map<std::string, std::vector<std::string>> verbs;
+  for (const auto& r : core["resources"].GetArray()) {
+    for (const auto& v : r["verbs"].GetArray())
+      verbs[r["name"].GetString()].push_back(v.GetString());
+  }
+  EXPECT_THAT(verbs["pods"], ::testing::ElementsAre("get", "list", "watch"));
+  EXPECT_THAT(verbs["events"], ::testing::IsSupersetOf({"create", "patch", "list", "watch"}));
+  EXPECT_TRUE(verbs.count("configmaps"));
+  EXPECT_TRUE(verbs.count("pods/status"));
+
+  auto events = Json(HttpGet(sim.port(), "/apis/events.k8s.io/v1").body);
+  ASSERT_TRUE(events.IsObject());
+  EXPECT_STREQ(events["resources"][0]["name"].GetString(), "events");
+  // kubectl reads the OpenAPI v3 index before a write, to learn that the server validates fields.
+  auto index = Json(HttpGet(sim.port(), "/openapi/v3").body);
+  ASSERT_TRUE(index.IsObject());
+  std::string url = index["paths"]["api/v1"]["serverRelativeURL"].GetString();
+  EXPECT_THAT(HttpGet(sim.port(), url).body, HasSubstr("\"fieldValidation\""));
+}
+
+TEST(SimProtocol, TablesCarryKubectlColumnsAndPrinterColumns) {
+  Sim sim({"--scenario", DemoScenario(), "--manual"});
+  HttpResult r = HttpGet(sim.port(), "/api/v1/namespaces/demo/pods", {{"Accept", kTableAccept}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto pods = Json(r.body);
+  EXPECT_STREQ(pods["kind"].GetString(), "Table");
+  EXPECT_THAT(TableColumnNames(pods),
+              ::testing::ElementsAre("Name", "Ready", "Status", "Restarts", "Age", "IP", "Node",
+                                     "Nominated Node", "Readiness Gates"));
+  EXPECT_EQ(RowOf(pods, "demo-tikv-0")[2], "Pending");
+  EXPECT_EQ(RowOf(pods, "demo-tidb-0")[2], "Init:0/1");
+  EXPECT_EQ(RowOf(pods, "demo-pd-0")[1], "0/1");
+  EXPECT_FALSE(pods["metadata"]["resourceVersion"].GetString() == std::string());
+
+  auto one = Json(
+      HttpGet(sim.port(), "/api/v1/namespaces/demo/pods/demo-tikv-0", {{"Accept", kTableAccept}})
+          .body);
+  EXPECT_EQ(one["rows"].Size(), 1u);
+  auto tcs = Json(
+      HttpGet(sim.port(), "/apis/pingcap.com/v1alpha1/tidbclusters", {{"Accept", kTableAccept}})
+          .body);
+  EXPECT_THAT(TableColumnNames(tcs), ::testing::Contains("Desire"));
+  auto events = Json(
+      HttpGet(sim.port(), "/api/v1/events?includeObject=Object", {{"Accept", kTableAccept}}).body);
+  ASSERT_GT(events["rows"].Size(), 0u);
+  EXPECT_STREQ(events["rows"][0]["object"]["kind"].GetString(), "Event");
+  EXPECT_EQ(
+      HttpGet(sim.port(), "/api/v1/pods?includeObject=All", {{"Accept", kTableAccept}}).status,
+      400);
+  // Without the Accept header: the plain list, as before.
+  EXPECT_STREQ(Json(HttpGet(sim.port(), "/api/v1/pods").body)["kind"].GetString(), "PodList");
+}
+
+TEST(SimProtocol, EventsAreCreatedPatchedAndListedLikeTheOthers) {
+  Sim sim({"--scenario", DemoScenario(), "--manual"});
+  std::string uid =
+      Json(HttpGet(sim.port(), "/api/v1/namespaces/demo/pods/demo-tidb-0").body)["metadata"]["uid"]
+          .GetString();
+  const std::string event =
+      R"({"apiVersion":"v1","kind":"Event","metadata":{"name":"demo-tidb-0.pw1"},
+          "involvedObject":{"kind":"Pod","namespace":"demo","name":"demo-tidb-0","uid":")" +
+      uid + R"("},"reason":"PodwaitDependency","message":"waits for PD","type":"Normal",
+          "source":{"component":"podwait"},"count":1})";
+  HttpResult created = Post(sim.port(), "/api/v1/namespaces/demo/events", event);
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_STREQ(Json(created.body)["metadata"]["namespace"].GetString(), "demo");
+  EXPECT_EQ(Post(sim.port(), "/api/v1/namespaces/demo/events", event).status, 409);
+  EXPECT_EQ(Post(sim.port(), "/api/v1/namespaces/shop/events", event).status, 201)
+      << "a new name in another namespace is fine";
+  EXPECT_EQ(Post(sim.port(), "/api/v1/namespaces/demo/pods", "{}").status, 405);
+
+  // kubectl describe pod lists the pod's events with this selector.
+  const std::string selector =
+      "/api/v1/namespaces/demo/events?fieldSelector=involvedObject.name%3Ddemo-tidb-0,"
+      "involvedObject.namespace%3Ddemo,involvedObject.uid%3D" +
+      uid;
+  auto listed = Json(HttpGet(sim.port(), selector).body);
+  ASSERT_EQ(listed["items"].Size(), 1u);
+  EXPECT_STREQ(listed["items"][0]["reason"].GetString(), "PodwaitDependency");
+
+  HttpResult patched = Send(sim.port(), "PATCH", "/api/v1/namespaces/demo/events/demo-tidb-0.pw1",
+                            R"({"count":2,"message":"still waits for PD"})",
+                            "application/strategic-merge-patch+json");
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  EXPECT_EQ(Json(patched.body)["count"].GetInt(), 2);
+  EXPECT_EQ(Send(sim.port(), "PATCH", "/api/v1/namespaces/demo/events/demo-tidb-0.pw1", "[]",
+                 "application/json-patch+json")
+                .status,
+            415);
+  EXPECT_EQ(Send(sim.port(), "PATCH", "/api/v1/namespaces/demo/events/nope", "{}",
+                 "application/merge-patch+json")
+                .status,
+            404);
+
+  // events.k8s.io/v1: stored as the core Event it is.
+  HttpResult v1 = Post(
+      sim.port(), "/apis/events.k8s.io/v1/namespaces/demo/events",
+      R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"generateName":"demo-tikv-0."},
+          "regarding":{"kind":"Pod","namespace":"demo","name":"demo-tikv-0"},"note":"a node is coming",
+          "reason":"PodwaitScaleUp","type":"Normal","reportingController":"podwait",
+          "reportingInstance":"podwait-0","action":"Classified","eventTime":"2024-05-02T10:11:12.000000Z"})");
+  ASSERT_EQ(v1.status, 201) << v1.body;
+  auto v1_doc = Json(v1.body);
+  EXPECT_STREQ(v1_doc["apiVersion"].GetString(), "events.k8s.io/v1");
+  EXPECT_STREQ(v1_doc["note"].GetString(), "a node is coming");
+  std::string name = v1_doc["metadata"]["name"].GetString();
+  EXPECT_THAT(name, ::testing::StartsWith("demo-tikv-0."));
+  auto core = Json(HttpGet(sim.port(), "/api/v1/namespaces/demo/events/" + name).body);
+  EXPECT_STREQ(core["message"].GetString(), "a node is coming");
+  EXPECT_STREQ(core["involvedObject"]["name"].GetString(), "demo-tikv-0");
+  EXPECT_STREQ(core["reportingComponent"].GetString(), "podwait");
+  EXPECT_EQ(Send(sim.port(), "DELETE", "/api/v1/namespaces/demo/events/" + name, "").status, 200);
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/namespaces/demo/events/" + name).status, 404);
+}
+
+TEST(SimProtocol, WatchAsTableSendsOneRowPerChange) {
+  Sim sim({"--scenario", DemoScenario(), "--manual"});
+  std::string rv =
+      Json(HttpGet(sim.port(), "/api/v1/namespaces/demo/pods").body)["metadata"]["resourceVersion"]
+          .GetString();
+  WatchLines lines;
+  std::thread t([&] {
+    lines = Watch(sim.port(),
+                  "/api/v1/namespaces/demo/pods?watch=1&timeoutSeconds=20&resourceVersion=" + rv,
+                  nullptr, {{"Accept", kTableAccept}}, 3);
+  });
+  sim.WaitForOpenWatches(1);
+  ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=pd-ready", "").status, 200);
+  t.join();
+  ASSERT_GE(lines.lines.size(), 3u);
+  auto first = Json(lines.lines[0]);
+  EXPECT_STREQ(first["type"].GetString(), "MODIFIED");
+  EXPECT_STREQ(first["object"]["kind"].GetString(), "Table");
+  EXPECT_TRUE(first["object"].HasMember("columnDefinitions"));
+  EXPECT_EQ(first["object"]["rows"].Size(), 1u);
+  EXPECT_STREQ(first["object"]["rows"][0]["cells"][1].GetString(), "1/1") << "PD turned ready";
+  EXPECT_FALSE(Json(lines.lines[1])["object"].HasMember("columnDefinitions"))
+      << "later events reuse the first one's columns";
+}
+
+// --loop: after the cycle the story starts again, so a waiting state comes back.
+TEST(SimProtocol, LoopReplaysTheStory) {
+  std::string dir = MakeTempDir();
+  std::ofstream(dir + "/story.json") << R"({
+    "description": "made up: one pod waits for a node, then runs",
+    "cycle": "20s",
+    "objects": [{"pod": {"namespace": "s", "name": "s-tikv-0", "stage": "unschedulable"}}],
+    "steps": [{"name": "node", "at": "10s",
+               "apply": [{"pod": {"namespace": "s", "name": "s-tikv-0", "stage": "ready"}}]}]})";
+  // 20 s of story at 20x: a cycle a second.
+  Sim sim({"--scenario", dir + "/story.json", "--loop", "--time-scale", "20"});
+  // (the first ADDED is resourceVersion 1) ready, deleted, unschedulable again, ready again
+  WatchLines lines =
+      Watch(sim.port(), "/api/v1/namespaces/s/pods?watch=1&timeoutSeconds=60&resourceVersion=1",
+            nullptr, {}, 4);
+  std::vector<std::string> seen;  // "TYPE phase" per event
+  for (const auto& line : lines.lines) {
+    auto d = Json(line);
+    seen.push_back(Type(line) + " " + d["object"]["status"]["phase"].GetString());
+  }
+  ASSERT_GE(seen.size(), 4u) << sim.Log();
+  EXPECT_THAT(std::vector<std::string>(seen.begin(), seen.begin() + 4),
+              ::testing::ElementsAre("MODIFIED Running", "DELETED Running", "ADDED Pending",
+                                     "MODIFIED Running"));
+  auto state = Json(HttpGet(sim.port(), "/_sim/state?resource=pods").body);
+  EXPECT_GE(state["cycle"].GetInt(), 1);
 }
 
 }  // namespace

@@ -39,6 +39,18 @@ int HexValue(char c) {
   return -1;
 }
 
+// Appends what the next recv() returns; false when the peer closed or the read failed.
+bool RecvMore(int fd, std::string* buf) {
+  char tmp[16384];
+  while (true) {
+    ssize_t n = ::recv(fd, tmp, sizeof(tmp), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    buf->append(tmp, static_cast<size_t>(n));
+    return true;
+  }
+}
+
 }  // namespace
 
 std::string UrlDecode(std::string_view text, bool plus_is_space) {
@@ -101,6 +113,10 @@ std::string StatusText(int status) {
       return "Gone";
     case 413:
       return "Payload Too Large";
+    case 415:
+      return "Unsupported Media Type";
+    case 422:
+      return "Unprocessable Entity";
     case 429:
       return "Too Many Requests";
     case 500:
@@ -319,7 +335,6 @@ void HttpServer::AcceptLoop() {
 void HttpServer::ServeConnection(Conn* conn, int remote_port) {
   int fd = conn->fd;
   std::string buf;
-  char tmp[16384];
   bool keep_going = true;
   while (keep_going && !stopping_.load()) {
     // Read the header block.
@@ -329,13 +344,10 @@ void HttpServer::ServeConnection(Conn* conn, int remote_port) {
         keep_going = false;
         break;
       }
-      ssize_t n = ::recv(fd, tmp, sizeof(tmp), 0);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
+      if (!RecvMore(fd, &buf)) {
         keep_going = false;
         break;
       }
-      buf.append(tmp, static_cast<size_t>(n));
     }
     if (!keep_going) break;
     Request req;
@@ -385,13 +397,10 @@ void HttpServer::ServeConnection(Conn* conn, int remote_port) {
       ::send(fd, kContinue.data(), kContinue.size(), MSG_NOSIGNAL);
     }
     while (buf.size() < content_length) {
-      ssize_t n = ::recv(fd, tmp, sizeof(tmp), 0);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
+      if (!RecvMore(fd, &buf)) {
         keep_going = false;
         break;
       }
-      buf.append(tmp, static_cast<size_t>(n));
     }
     if (!keep_going) break;
     req.body = buf.substr(0, content_length);

@@ -28,6 +28,8 @@ constexpr const char* kUsage = R"(usage: podwait-sim [flags]
   --port-file PATH            write the chosen port to PATH once listening
   --scenario PATH             scenario JSON file (optional)
   --manual                    steps run only via POST /_sim/advance
+  --loop                      replay the story: after the scenario's "cycle" (default: the last
+                              step + 15s) every object is removed and the story starts again
   --time-scale X              run the timeline X times faster (default 1)
   --token-file PATH           require "Authorization: Bearer <contents>" (re-read per request)
   --bookmark-interval DUR     BOOKMARK interval on watches (default 10s)
@@ -96,6 +98,8 @@ int main(int argc, char** argv) {
       scenario = value();
     else if (a == "--manual")
       options.manual = true;
+    else if (a == "--loop")
+      options.loop = true;
     else if (a == "--time-scale")
       options.time_scale = std::atof(value().c_str());
     else if (a == "--token-file")

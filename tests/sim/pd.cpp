@@ -24,21 +24,28 @@ bool IsHealthy(const PdState& s, int i) {
   return s.healthy.empty() || (static_cast<size_t>(i) < s.healthy.size() && s.healthy[i]);
 }
 
-void WriteMember(Writer& w, const PdState& s, int i, bool full) {
+// name, member_id, [peer_urls], client_urls of member i: what /members and /health share.
+void WriteMemberIdentity(Writer& w, const PdState& s, int i, bool peer_urls) {
   std::string name = MemberName(s, i);
-  w.StartObject();
   w.Key("name");
   w.String(name.c_str());
   w.Key("member_id");
   w.Uint64(std::stoull(PdMemberId(s.ns, s.cluster, static_cast<size_t>(i))));
-  w.Key("peer_urls");
-  w.StartArray();
-  w.String(("http://" + PeerHost(s, name) + ":2380").c_str());
-  w.EndArray();
+  if (peer_urls) {
+    w.Key("peer_urls");
+    w.StartArray();
+    w.String(("http://" + PeerHost(s, name) + ":2380").c_str());
+    w.EndArray();
+  }
   w.Key("client_urls");
   w.StartArray();
   w.String(("http://" + PeerHost(s, name) + ":2379").c_str());
   w.EndArray();
+}
+
+void WriteMember(Writer& w, const PdState& s, int i, bool full) {
+  w.StartObject();
+  WriteMemberIdentity(w, s, i, true);
   if (full) {
     w.Key("deploy_path");
     w.String("/");
@@ -263,16 +270,8 @@ PdAnswer AnswerPd(const PdState& s, std::string_view endpoint) {
   if (endpoint == "/health") {
     w.StartArray();
     for (int i = 0; i < s.members; ++i) {
-      std::string name = MemberName(s, i);
       w.StartObject();
-      w.Key("name");
-      w.String(name.c_str());
-      w.Key("member_id");
-      w.Uint64(std::stoull(PdMemberId(s.ns, s.cluster, static_cast<size_t>(i))));
-      w.Key("client_urls");
-      w.StartArray();
-      w.String(("http://" + PeerHost(s, name) + ":2379").c_str());
-      w.EndArray();
+      WriteMemberIdentity(w, s, i, false);
       w.Key("health");
       w.Bool(IsHealthy(s, i));
       w.EndObject();

@@ -691,187 +691,210 @@ void ExpandTimes(rapidjson::Value& v, rapidjson::Document::AllocatorType& alloc,
   }
 }
 
-bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
-               std::string* error) {
-  std::string ns = Str(spec, "namespace");
-  std::string name = Str(spec, "name");
-  if (ns.empty() || name.empty()) {
+namespace {
+
+// What a pod shorthand expands into, decided before anything is written.
+struct PodPlan {
+  std::string ns, name, component, cluster;
+  bool v2 = false;
+  std::string v2_group, v2_instance;  // v2: the group and the instance CR that owns the pod
+  std::string stage;
+  Timestamp created = 0, scheduled_at = 0, initialized_at = 0, ready_at = 0, deleting = 0;
+  Timestamp unsched_since = 0;  // lastTransitionTime of a False PodScheduled
+  std::string version, image, slowlog_image;
+  std::vector<std::string> inits, mains;
+  bool full = false;  // the whole spec of a real tidb-operator pod and managedFields (FullPod)
+  std::string node, pod_ip, host_ip;
+  int64_t restarts = -1;
+  bool scheduled = false, initialized = false, running_stage = false, crashloop = false;
+  std::string reason, phase, uid;
+};
+
+// The pod's names: namespace, name, cluster and component (from a <cluster>-<component>-<n>
+// name, or for a v2 pod <group>-<component>-<suffix>).
+bool ResolvePodNames(const rapidjson::Value& spec, PodPlan* p, std::string* error) {
+  p->ns = Str(spec, "namespace");
+  p->name = Str(spec, "name");
+  if (p->ns.empty() || p->name.empty()) {
     *error = "pod shorthand needs namespace and name";
     return false;
   }
   // tidb-operator v2 pods: named <group>-<component>-<suffix> after their instance CR
   // <group>-<suffix>, which owns them; labelled pingcap.com/* (plus, unless legacyLabels is false,
   // the deprecated app.kubernetes.io/* copies v2 still writes).
-  const bool v2 = Str(spec, "operator") == "v2";
-  std::string component = Str(spec, "component");
-  std::string cluster = Str(spec, "cluster");
-  std::string v2_group, v2_instance;
-  if (v2) {
-    size_t last = name.rfind('-');
+  p->v2 = Str(spec, "operator") == "v2";
+  p->component = Str(spec, "component");
+  p->cluster = Str(spec, "cluster");
+  if (p->v2) {
+    size_t last = p->name.rfind('-');
     size_t prev =
-        last == std::string::npos || last == 0 ? std::string::npos : name.rfind('-', last - 1);
-    if (prev == std::string::npos || cluster.empty()) {
+        last == std::string::npos || last == 0 ? std::string::npos : p->name.rfind('-', last - 1);
+    if (prev == std::string::npos || p->cluster.empty()) {
       *error =
-          "v2 pod shorthand " + name + ": give cluster and a <group>-<component>-<suffix> name";
+          "v2 pod shorthand " + p->name + ": give cluster and a <group>-<component>-<suffix> name";
       return false;
     }
-    if (component.empty()) component = name.substr(prev + 1, last - prev - 1);
-    v2_group = name.substr(0, prev);
-    v2_instance = v2_group + name.substr(last);
+    if (p->component.empty()) p->component = p->name.substr(prev + 1, last - prev - 1);
+    p->v2_group = p->name.substr(0, prev);
+    p->v2_instance = p->v2_group + p->name.substr(last);
   }
-  if (component.empty() || cluster.empty()) {
+  if (p->component.empty() || p->cluster.empty()) {
     // "<cluster>-<component>-<ordinal>"
-    size_t last = name.rfind('-');
+    size_t last = p->name.rfind('-');
     size_t prev =
-        last == std::string::npos || last == 0 ? std::string::npos : name.rfind('-', last - 1);
+        last == std::string::npos || last == 0 ? std::string::npos : p->name.rfind('-', last - 1);
     if (prev != std::string::npos) {
-      if (component.empty()) component = name.substr(prev + 1, last - prev - 1);
-      if (cluster.empty()) cluster = name.substr(0, prev);
+      if (p->component.empty()) p->component = p->name.substr(prev + 1, last - prev - 1);
+      if (p->cluster.empty()) p->cluster = p->name.substr(0, prev);
     }
   }
-  if (component.empty() || cluster.empty()) {
-    *error = "pod shorthand " + name +
+  if (p->component.empty() || p->cluster.empty()) {
+    *error = "pod shorthand " + p->name +
              ": give cluster and component (or a <cluster>-<component>-<n> name)";
     return false;
   }
-  std::string stage = Str(spec, "stage", "ready");
+  return true;
+}
+
+// The stage, times, containers, node and phase of the pod.
+bool PlanPod(const rapidjson::Value& spec, Timestamp now, PodPlan* p, std::string* error) {
+  p->stage = Str(spec, "stage", "ready");
   static const char* const kStages[] = {"pending",   "unschedulable", "gated",   "init",
                                         "creating",  "waiting",       "running", "ready",
                                         "succeeded", "failed"};
   bool known = false;
-  for (const char* s : kStages) known = known || stage == s;
+  for (const char* s : kStages) known = known || p->stage == s;
   if (!known) {
-    *error = "pod shorthand " + name + ": unknown stage " + stage;
+    *error = "pod shorthand " + p->name + ": unknown stage " + p->stage;
     return false;
   }
-  Timestamp created, scheduled_at, initialized_at, ready_at, deleting = 0;
-  if (!TimeField(spec, "created", now, now, &created, error)) return false;
-  if (!TimeField(spec, "scheduledAt", now, created + 1000, &scheduled_at, error)) return false;
-  if (!TimeField(spec, "initializedAt", now, scheduled_at + 2000, &initialized_at, error))
+  if (!TimeField(spec, "created", now, now, &p->created, error)) return false;
+  if (!TimeField(spec, "scheduledAt", now, p->created + 1000, &p->scheduled_at, error))
     return false;
-  if (!TimeField(spec, "readyAt", now, initialized_at + 5000, &ready_at, error)) return false;
-  if (!Str(spec, "deleting").empty() && !TimeField(spec, "deleting", now, now, &deleting, error)) {
+  if (!TimeField(spec, "initializedAt", now, p->scheduled_at + 2000, &p->initialized_at, error))
+    return false;
+  if (!TimeField(spec, "readyAt", now, p->initialized_at + 5000, &p->ready_at, error)) return false;
+  if (!Str(spec, "deleting").empty() &&
+      !TimeField(spec, "deleting", now, now, &p->deleting, error)) {
     return false;
   }
-  Timestamp unsched_since;
-  if (!TimeField(spec, "since", now, created, &unsched_since, error)) return false;
+  if (!TimeField(spec, "since", now, p->created, &p->unsched_since, error)) return false;
 
-  std::string version = Str(spec, "version", "v8.1.0");
-  std::string image = Str(spec, "image", "pingcap/" + component + ":" + version);
-  std::vector<std::string> inits = StrList(spec, "initContainers");
+  p->version = Str(spec, "version", "v8.1.0");
+  p->image = Str(spec, "image", "pingcap/" + p->component + ":" + p->version);
+  p->inits = StrList(spec, "initContainers");
   if (Bool(spec, "waitForPd", false) &&
-      std::find(inits.begin(), inits.end(), "wait-for-pd") == inits.end()) {
-    inits.insert(inits.begin(), "wait-for-pd");
+      std::find(p->inits.begin(), p->inits.end(), "wait-for-pd") == p->inits.end()) {
+    p->inits.insert(p->inits.begin(), "wait-for-pd");
   }
   // "full": the whole spec of a real tidb-operator pod and managedFields (FullPod).
-  const bool full = Bool(spec, "full", false);
-  std::vector<std::string> mains = StrList(spec, "containers");
-  if (mains.empty()) {
-    mains.push_back(component);
+  p->full = Bool(spec, "full", false);
+  p->mains = StrList(spec, "containers");
+  if (p->mains.empty()) {
+    p->mains.push_back(p->component);
     // tidb-operator v1 tails TiDB's slow log in a sidecar (spec.tidb.separateSlowLog, default on).
-    if (full && !v2 && component == "tidb") mains.push_back("slowlog");
+    if (p->full && !p->v2 && p->component == "tidb") p->mains.push_back("slowlog");
   }
-  const std::string slowlog_image = "busybox:1.26.2";
-  std::string node = Str(spec, "node",
-                         "ip-10-0-" + std::to_string(StableHash(name) % 200) + "-" +
-                             std::to_string(StableHash(ns + name) % 250 + 1) + ".ec2.internal");
-  std::string pod_ip = "10.1." + std::to_string(StableHash(name + "ip") % 250) + "." +
-                       std::to_string(StableHash(ns + name + "ip") % 250 + 1);
-  std::string host_ip = "10.0." + std::to_string(StableHash(node) % 250) + "." +
-                        std::to_string(StableHash(node + "h") % 250 + 1);
-  int64_t restarts = Int(spec, "restarts", -1);
-  bool scheduled = stage != "pending" && stage != "unschedulable" && stage != "gated";
-  bool initialized = scheduled && stage != "init";
-  bool running_stage = stage == "running" || stage == "ready";
-  std::string reason = Str(spec, "reason", stage == "waiting" ? "ContainerCreating" : "");
-  bool crashloop = stage == "waiting" && reason == "CrashLoopBackOff";
-  std::string phase = Str(spec, "phase");
-  if (phase.empty()) {
-    if (stage == "succeeded")
-      phase = "Succeeded";
-    else if (stage == "failed")
-      phase = "Failed";
-    else if (running_stage || crashloop)
-      phase = "Running";
+  p->slowlog_image = "busybox:1.26.2";
+  p->node = Str(spec, "node",
+                "ip-10-0-" + std::to_string(StableHash(p->name) % 200) + "-" +
+                    std::to_string(StableHash(p->ns + p->name) % 250 + 1) + ".ec2.internal");
+  p->pod_ip = "10.1." + std::to_string(StableHash(p->name + "ip") % 250) + "." +
+              std::to_string(StableHash(p->ns + p->name + "ip") % 250 + 1);
+  p->host_ip = "10.0." + std::to_string(StableHash(p->node) % 250) + "." +
+               std::to_string(StableHash(p->node + "h") % 250 + 1);
+  p->restarts = Int(spec, "restarts", -1);
+  p->scheduled = p->stage != "pending" && p->stage != "unschedulable" && p->stage != "gated";
+  p->initialized = p->scheduled && p->stage != "init";
+  p->running_stage = p->stage == "running" || p->stage == "ready";
+  p->reason = Str(spec, "reason", p->stage == "waiting" ? "ContainerCreating" : "");
+  p->crashloop = p->stage == "waiting" && p->reason == "CrashLoopBackOff";
+  p->phase = Str(spec, "phase");
+  if (p->phase.empty()) {
+    if (p->stage == "succeeded")
+      p->phase = "Succeeded";
+    else if (p->stage == "failed")
+      p->phase = "Failed";
+    else if (p->running_stage || p->crashloop)
+      p->phase = "Running";
     else
-      phase = "Pending";
+      p->phase = "Pending";
   }
-  std::string uid = Str(spec, "uid");
+  p->uid = Str(spec, "uid");
+  return true;
+}
 
-  rapidjson::StringBuffer sb;
-  Writer w(sb);
-  w.StartObject();
-  KV(w, "apiVersion", "v1");
-  KV(w, "kind", "Pod");
+void WritePodMetadata(Writer& w, const rapidjson::Value& spec, const PodPlan& p) {
   // metadata
   w.Key("metadata");
   w.StartObject();
   w.Key("annotations");
   w.StartObject();
-  if (full) {
+  if (p.full) {
     KV(w, "prometheus.io/path", "/metrics");
     KV(w, "prometheus.io/port",
-       std::to_string(component == "pd"     ? 2379
-                      : component == "tikv" ? 20180
-                                            : 10080));
+       std::to_string(p.component == "pd"     ? 2379
+                      : p.component == "tikv" ? 20180
+                                              : 10080));
   }
   KV(w, "prometheus.io/scrape", "true");
   CopyMap(w, Member(spec, "annotations"));
   w.EndObject();
-  KT(w, "creationTimestamp", created);
-  if (deleting) {
+  KT(w, "creationTimestamp", p.created);
+  if (p.deleting) {
     w.Key("deletionGracePeriodSeconds");
     w.Int(30);
-    KT(w, "deletionTimestamp", deleting);
+    KT(w, "deletionTimestamp", p.deleting);
   }
-  if (!v2) KV(w, "generateName", cluster + "-" + component + "-");
+  if (!p.v2) KV(w, "generateName", p.cluster + "-" + p.component + "-");
   w.Key("labels");
   w.StartObject();
-  if (!v2 || Bool(spec, "legacyLabels", true)) {
-    KV(w, "app.kubernetes.io/component", component);
-    KV(w, "app.kubernetes.io/instance", cluster);
+  if (!p.v2 || Bool(spec, "legacyLabels", true)) {
+    KV(w, "app.kubernetes.io/component", p.component);
+    KV(w, "app.kubernetes.io/instance", p.cluster);
     KV(w, "app.kubernetes.io/managed-by", "tidb-operator");
     KV(w, "app.kubernetes.io/name", "tidb-cluster");
   }
-  if (v2) {
-    KV(w, "pingcap.com/cluster", cluster);
-    KV(w, "pingcap.com/component", component);
-    KV(w, "pingcap.com/group", v2_group);
-    KV(w, "pingcap.com/instance", v2_instance);
-    KV(w, "pingcap.com/instance-revision-hash", v2_group + "-6d8f7c9b5");
+  if (p.v2) {
+    KV(w, "pingcap.com/cluster", p.cluster);
+    KV(w, "pingcap.com/component", p.component);
+    KV(w, "pingcap.com/group", p.v2_group);
+    KV(w, "pingcap.com/instance", p.v2_instance);
+    KV(w, "pingcap.com/instance-revision-hash", p.v2_group + "-6d8f7c9b5");
     KV(w, "pingcap.com/managed-by", "tidb-operator");
   } else {
-    KV(w, "apps.kubernetes.io/pod-index", name.substr(name.rfind('-') + 1));
-    KV(w, "statefulset.kubernetes.io/pod-name", name);
+    KV(w, "apps.kubernetes.io/pod-index", p.name.substr(p.name.rfind('-') + 1));
+    KV(w, "statefulset.kubernetes.io/pod-name", p.name);
     // What tidb-operator v1 labels a member with once it joined its cluster.
-    if (full && running_stage) {
-      KV(w, "tidb.pingcap.com/cluster-id", std::to_string(PdClusterId(ns, cluster)));
-      if (component == "pd") {
+    if (p.full && p.running_stage) {
+      KV(w, "tidb.pingcap.com/cluster-id", std::to_string(PdClusterId(p.ns, p.cluster)));
+      if (p.component == "pd") {
         KV(w, "tidb.pingcap.com/member-id",
-           PdMemberId(ns, cluster,
-                      static_cast<size_t>(std::atoi(name.substr(name.rfind('-') + 1).c_str()))));
-      } else if (component == "tikv") {
+           PdMemberId(
+               p.ns, p.cluster,
+               static_cast<size_t>(std::atoi(p.name.substr(p.name.rfind('-') + 1).c_str()))));
+      } else if (p.component == "tikv") {
         KV(w, "tidb.pingcap.com/store-id",
-           std::to_string(std::atoi(name.substr(name.rfind('-') + 1).c_str()) + 1));
+           std::to_string(std::atoi(p.name.substr(p.name.rfind('-') + 1).c_str()) + 1));
       }
     }
   }
   CopyMap(w, Member(spec, "labels"));
   w.EndObject();
-  KV(w, "name", name);
-  KV(w, "namespace", ns);
+  KV(w, "name", p.name);
+  KV(w, "namespace", p.ns);
   const rapidjson::Value* owner = Member(spec, "owner");
   if (!(owner && owner->IsBool() && !owner->GetBool())) {
-    std::string default_kind = v2 ? V2InstanceKind(component) : "StatefulSet";
-    std::string default_name = v2 ? v2_instance : cluster + "-" + component;
+    std::string default_kind = p.v2 ? V2InstanceKind(p.component) : "StatefulSet";
+    std::string default_name = p.v2 ? p.v2_instance : p.cluster + "-" + p.component;
     std::string okind = owner ? Str(*owner, "kind", default_kind) : default_kind;
     std::string oname = owner ? Str(*owner, "name", default_name) : default_name;
     w.Key("ownerReferences");
     w.StartArray();
     w.StartObject();
-    std::string oapi = okind == "StatefulSet"        ? "apps/v1"
-                       : v2 && okind == default_kind ? "core.pingcap.com/v1alpha1"
-                                                     : "v1";
+    std::string oapi = okind == "StatefulSet"          ? "apps/v1"
+                       : p.v2 && okind == default_kind ? "core.pingcap.com/v1alpha1"
+                                                       : "v1";
     KV(w, "apiVersion", oapi);
     w.Key("blockOwnerDeletion");
     w.Bool(true);
@@ -880,57 +903,60 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
     KV(w, "kind", okind);
     KV(w, "name", oname);
     KV(w, "uid",
-       v2 && oapi != "v1"
-           ? V2Uid(ns, okind, oname)
-           : "5e1e0000-0000-4000-8000-" + Hex16(StableHash(ns + "/" + oname)).substr(4));
+       p.v2 && oapi != "v1"
+           ? V2Uid(p.ns, okind, oname)
+           : "5e1e0000-0000-4000-8000-" + Hex16(StableHash(p.ns + "/" + oname)).substr(4));
     w.EndObject();
     w.EndArray();
   }
-  if (!uid.empty()) KV(w, "uid", uid);
+  if (!p.uid.empty()) KV(w, "uid", p.uid);
   w.EndObject();
+}
+
+void WritePodSpec(Writer& w, const rapidjson::Value& spec, const PodPlan& p) {
   // spec
   FullPod full_pod;
-  full_pod.ns = ns;
-  full_pod.name = name;
-  full_pod.cluster = cluster;
-  full_pod.component = component;
-  full_pod.group = v2 ? v2_group : cluster + "-" + component;
-  full_pod.v2 = v2;
-  full_pod.api_access = "kube-api-access-" + Hex16(StableHash(ns + name + "sa")).substr(0, 5);
-  const FullPod* fp = full ? &full_pod : nullptr;
+  full_pod.ns = p.ns;
+  full_pod.name = p.name;
+  full_pod.cluster = p.cluster;
+  full_pod.component = p.component;
+  full_pod.group = p.v2 ? p.v2_group : p.cluster + "-" + p.component;
+  full_pod.v2 = p.v2;
+  full_pod.api_access = "kube-api-access-" + Hex16(StableHash(p.ns + p.name + "sa")).substr(0, 5);
+  const FullPod* fp = p.full ? &full_pod : nullptr;
   w.Key("spec");
   w.StartObject();
-  if (full) WriteFullAffinity(w, full_pod);
+  if (p.full) WriteFullAffinity(w, full_pod);
   w.Key("containers");
   w.StartArray();
-  for (const auto& c : mains) {
-    WriteContainerSpec(w, c, c == "slowlog" ? slowlog_image : image, component, false, fp);
+  for (const auto& c : p.mains) {
+    WriteContainerSpec(w, c, c == "slowlog" ? p.slowlog_image : p.image, p.component, false, fp);
   }
   w.EndArray();
   KV(w, "dnsPolicy", "ClusterFirst");
-  if (full) {
+  if (p.full) {
     w.Key("enableServiceLinks");
     w.Bool(true);
   }
-  KV(w, "hostname", name);
-  if (!inits.empty()) {
+  KV(w, "hostname", p.name);
+  if (!p.inits.empty()) {
     w.Key("initContainers");
     w.StartArray();
-    for (const auto& c : inits) {
+    for (const auto& c : p.inits) {
       WriteContainerSpec(w, c,
-                         c == "wait-for-pd"                  ? "pingcap/wait-for-pd:v0.1.0"
-                         : full && c == "ti-prestop-checker" ? "pingcap/prestop-checker:latest"
-                                                             : image,
-                         component, true, fp);
+                         c == "wait-for-pd"                    ? "pingcap/wait-for-pd:v0.1.0"
+                         : p.full && c == "ti-prestop-checker" ? "pingcap/prestop-checker:latest"
+                                                               : p.image,
+                         p.component, true, fp);
     }
     w.EndArray();
   }
-  if (scheduled) KV(w, "nodeName", node);
-  if (full) KV(w, "preemptionPolicy", "PreemptLowerPriority");
+  if (p.scheduled) KV(w, "nodeName", p.node);
+  if (p.full) KV(w, "preemptionPolicy", "PreemptLowerPriority");
   w.Key("priority");
   w.Int(0);
   KV(w, "restartPolicy", "Always");
-  if (stage == "gated") {
+  if (p.stage == "gated") {
     w.Key("schedulingGates");
     w.StartArray();
     w.StartObject();
@@ -939,33 +965,33 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
     w.EndArray();
   }
   KV(w, "schedulerName", "default-scheduler");
-  if (full) {
+  if (p.full) {
     w.Key("securityContext");
     w.StartObject();
     w.EndObject();
     KV(w, "serviceAccount", "default");
   }
   KV(w, "serviceAccountName", "default");
-  KV(w, "subdomain", (v2 ? v2_group : cluster) + "-" + component + "-peer");
+  KV(w, "subdomain", (p.v2 ? p.v2_group : p.cluster) + "-" + p.component + "-peer");
   w.Key("terminationGracePeriodSeconds");
   w.Int(30);
-  if (full) {
+  if (p.full) {
     WriteTolerations(w);
     WriteFullVolumes(w, full_pod);
   }
   w.EndObject();
-  // status
-  w.Key("status");
-  w.StartObject();
-  if (stage != "pending") {
+}
+
+void WritePodConditions(Writer& w, const rapidjson::Value& spec, const PodPlan& p) {
+  if (p.stage != "pending") {
     w.Key("conditions");
     w.StartArray();
-    if (!scheduled) {
-      if (stage == "gated") {
-        Condition(w, "PodScheduled", false, unsched_since, "SchedulingGated",
+    if (!p.scheduled) {
+      if (p.stage == "gated") {
+        Condition(w, "PodScheduled", false, p.unsched_since, "SchedulingGated",
                   "Scheduling is blocked due to non-empty scheduling gates");
       } else {
-        Condition(w, "PodScheduled", false, unsched_since, "Unschedulable",
+        Condition(w, "PodScheduled", false, p.unsched_since, "Unschedulable",
                   Str(spec, "message",
                       "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are "
                       "available: 3 No preemption victims found for incoming pod."));
@@ -973,136 +999,166 @@ bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document*
     } else {
       size_t init_index = static_cast<size_t>(Int(spec, "initIndex", 0));
       std::vector<std::string> pending_inits;
-      if (!initialized) {
-        for (size_t i = init_index; i < inits.size(); ++i) pending_inits.push_back(inits[i]);
+      if (!p.initialized) {
+        for (size_t i = init_index; i < p.inits.size(); ++i) pending_inits.push_back(p.inits[i]);
       }
-      bool ready = stage == "ready";
-      bool done = stage == "succeeded" || stage == "failed";
-      std::string unready = "containers with unready status: [" + Join(mains) + "]";
-      if (initialized) {
-        Condition(w, "Initialized", true, initialized_at, done ? "PodCompleted" : "", "");
+      bool ready = p.stage == "ready";
+      bool done = p.stage == "succeeded" || p.stage == "failed";
+      std::string unready = "containers with unready status: [" + Join(p.mains) + "]";
+      if (p.initialized) {
+        Condition(w, "Initialized", true, p.initialized_at, done ? "PodCompleted" : "", "");
       } else {
-        Condition(w, "Initialized", false, scheduled_at, "ContainersNotInitialized",
+        Condition(w, "Initialized", false, p.scheduled_at, "ContainersNotInitialized",
                   "containers with incomplete status: [" + Join(pending_inits) + "]");
       }
-      Condition(w, "Ready", ready, ready ? ready_at : scheduled_at,
+      Condition(w, "Ready", ready, ready ? p.ready_at : p.scheduled_at,
                 ready  ? ""
                 : done ? "PodCompleted"
                        : "ContainersNotReady",
                 ready || done ? "" : unready);
-      Condition(w, "ContainersReady", ready, ready ? ready_at : scheduled_at,
+      Condition(w, "ContainersReady", ready, ready ? p.ready_at : p.scheduled_at,
                 ready  ? ""
                 : done ? "PodCompleted"
                        : "ContainersNotReady",
                 ready || done ? "" : unready);
-      Condition(w, "PodScheduled", true, scheduled_at, "", "");
+      Condition(w, "PodScheduled", true, p.scheduled_at, "", "");
     }
     w.EndArray();
   }
-  if (scheduled) {
-    // container statuses
-    std::string message = Str(spec, "containerMessage");
-    w.Key("containerStatuses");
-    w.StartArray();
-    for (const auto& c : mains) {
-      ContainerState st;
-      st.name = c;
-      st.image = c == "slowlog" ? slowlog_image : image;
-      st.id = "containerd://" + Hex16(StableHash(ns + name + c)) + Hex16(StableHash(c + name));
-      if (!initialized) {
-        st.reason = "PodInitializing";
-      } else if (stage == "creating") {
-        st.reason = "ContainerCreating";
-      } else if (stage == "waiting") {
-        st.reason = reason;
-        st.message = message;
-        if (crashloop) {
-          st.restarts = restarts < 0 ? 5 : restarts;
-          st.crashed_before = true;
-          st.started_at = now - 90 * 1000;
-          st.finished_at = now - 60 * 1000;
-          if (st.message.empty()) {
-            st.message = "back-off 5m0s restarting failed container=" + c + " pod=" + name + "_" +
-                         ns + "(" + (uid.empty() ? "uid" : uid) + ")";
-          }
-        } else if (reason == "ImagePullBackOff" && st.message.empty()) {
-          st.message = "Back-off pulling image \"" + image + "\"";
+}
+
+void WriteMainStatuses(Writer& w, const rapidjson::Value& spec, Timestamp now, const PodPlan& p) {
+  std::string message = Str(spec, "containerMessage");
+  w.Key("containerStatuses");
+  w.StartArray();
+  for (const auto& c : p.mains) {
+    ContainerState st;
+    st.name = c;
+    st.image = c == "slowlog" ? p.slowlog_image : p.image;
+    st.id = "containerd://" + Hex16(StableHash(p.ns + p.name + c)) + Hex16(StableHash(c + p.name));
+    if (!p.initialized) {
+      st.reason = "PodInitializing";
+    } else if (p.stage == "creating") {
+      st.reason = "ContainerCreating";
+    } else if (p.stage == "waiting") {
+      st.reason = p.reason;
+      st.message = message;
+      if (p.crashloop) {
+        st.restarts = p.restarts < 0 ? 5 : p.restarts;
+        st.crashed_before = true;
+        st.started_at = now - 90 * 1000;
+        st.finished_at = now - 60 * 1000;
+        if (st.message.empty()) {
+          st.message = "back-off 5m0s restarting failed container=" + c + " pod=" + p.name + "_" +
+                       p.ns + "(" + (p.uid.empty() ? "uid" : p.uid) + ")";
         }
-      } else if (running_stage) {
-        st.kind = ContainerState::kRunning;
-        st.started = true;
-        st.ready = stage == "ready";
-        st.started_at = initialized_at + 1000;
-        if (restarts > 0) st.restarts = restarts;
-      } else {  // succeeded / failed
-        st.kind = ContainerState::kTerminated;
-        st.started_at = initialized_at + 1000;
-        st.finished_at = now;
-        st.exit_code = stage == "failed" ? 1 : 0;
-        st.reason = stage == "failed" ? "Error" : "Completed";
+      } else if (p.reason == "ImagePullBackOff" && st.message.empty()) {
+        st.message = "Back-off pulling image \"" + p.image + "\"";
       }
-      WriteContainerStatus(w, st, false);
+    } else if (p.running_stage) {
+      st.kind = ContainerState::kRunning;
+      st.started = true;
+      st.ready = p.stage == "ready";
+      st.started_at = p.initialized_at + 1000;
+      if (p.restarts > 0) st.restarts = p.restarts;
+    } else {  // succeeded / failed
+      st.kind = ContainerState::kTerminated;
+      st.started_at = p.initialized_at + 1000;
+      st.finished_at = now;
+      st.exit_code = p.stage == "failed" ? 1 : 0;
+      st.reason = p.stage == "failed" ? "Error" : "Completed";
+    }
+    WriteContainerStatus(w, st, false);
+  }
+  w.EndArray();
+}
+
+void WriteInitStatuses(Writer& w, const rapidjson::Value& spec, Timestamp now, const PodPlan& p) {
+  if (!p.inits.empty()) {
+    size_t init_index = static_cast<size_t>(Int(spec, "initIndex", 0));
+    std::string init_state = Str(spec, "initState", "running");
+    w.Key("initContainerStatuses");
+    w.StartArray();
+    for (size_t i = 0; i < p.inits.size(); ++i) {
+      ContainerState st;
+      st.name = p.inits[i];
+      st.image = p.inits[i] == "wait-for-pd"                    ? "pingcap/wait-for-pd:v0.1.0"
+                 : p.full && p.inits[i] == "ti-prestop-checker" ? "pingcap/prestop-checker:latest"
+                                                                : p.image;
+      st.id = "containerd://" + Hex16(StableHash(p.ns + p.name + p.inits[i])) +
+              Hex16(StableHash(p.inits[i] + p.name));
+      if (p.initialized || i < init_index) {
+        st.kind = ContainerState::kTerminated;
+        st.reason = "Completed";
+        st.started_at = p.scheduled_at + 1000;
+        st.finished_at = p.initialized_at;
+      } else if (i == init_index) {
+        if (init_state == "running") {
+          st.kind = ContainerState::kRunning;
+          st.started_at = p.scheduled_at + 1000;
+        } else {
+          st.reason = init_state;
+          if (init_state == "CrashLoopBackOff") {
+            st.restarts = p.restarts < 0 ? 5 : p.restarts;
+            st.crashed_before = true;
+            st.started_at = now - 90 * 1000;
+            st.finished_at = now - 60 * 1000;
+            st.message = "back-off 5m0s restarting failed container=" + p.inits[i] +
+                         " pod=" + p.name + "_" + p.ns + "(" + (p.uid.empty() ? "uid" : p.uid) +
+                         ")";
+          }
+        }
+      } else {
+        st.reason = "PodInitializing";
+      }
+      WriteContainerStatus(w, st, true);
     }
     w.EndArray();
-    KV(w, "hostIP", host_ip);
-    if (!inits.empty()) {
-      size_t init_index = static_cast<size_t>(Int(spec, "initIndex", 0));
-      std::string init_state = Str(spec, "initState", "running");
-      w.Key("initContainerStatuses");
-      w.StartArray();
-      for (size_t i = 0; i < inits.size(); ++i) {
-        ContainerState st;
-        st.name = inits[i];
-        st.image = inits[i] == "wait-for-pd"                  ? "pingcap/wait-for-pd:v0.1.0"
-                   : full && inits[i] == "ti-prestop-checker" ? "pingcap/prestop-checker:latest"
-                                                              : image;
-        st.id = "containerd://" + Hex16(StableHash(ns + name + inits[i])) +
-                Hex16(StableHash(inits[i] + name));
-        if (initialized || i < init_index) {
-          st.kind = ContainerState::kTerminated;
-          st.reason = "Completed";
-          st.started_at = scheduled_at + 1000;
-          st.finished_at = initialized_at;
-        } else if (i == init_index) {
-          if (init_state == "running") {
-            st.kind = ContainerState::kRunning;
-            st.started_at = scheduled_at + 1000;
-          } else {
-            st.reason = init_state;
-            if (init_state == "CrashLoopBackOff") {
-              st.restarts = restarts < 0 ? 5 : restarts;
-              st.crashed_before = true;
-              st.started_at = now - 90 * 1000;
-              st.finished_at = now - 60 * 1000;
-              st.message = "back-off 5m0s restarting failed container=" + inits[i] +
-                           " pod=" + name + "_" + ns + "(" + (uid.empty() ? "uid" : uid) + ")";
-            }
-          }
-        } else {
-          st.reason = "PodInitializing";
-        }
-        WriteContainerStatus(w, st, true);
-      }
-      w.EndArray();
-    }
+  }
+}
+
+void WritePodStatus(Writer& w, const rapidjson::Value& spec, Timestamp now, const PodPlan& p) {
+  w.Key("status");
+  w.StartObject();
+  WritePodConditions(w, spec, p);
+  if (p.scheduled) {
+    WriteMainStatuses(w, spec, now, p);
+    KV(w, "hostIP", p.host_ip);
+    WriteInitStatuses(w, spec, now, p);
   }
   if (!Str(spec, "nominatedNode").empty()) KV(w, "nominatedNodeName", Str(spec, "nominatedNode"));
-  KV(w, "phase", phase);
-  if (scheduled) {
-    KV(w, "podIP", pod_ip);
+  KV(w, "phase", p.phase);
+  if (p.scheduled) {
+    KV(w, "podIP", p.pod_ip);
     w.Key("podIPs");
     w.StartArray();
     w.StartObject();
-    KV(w, "ip", pod_ip);
+    KV(w, "ip", p.pod_ip);
     w.EndObject();
     w.EndArray();
   }
   KV(w, "qosClass", "Burstable");
-  if (scheduled) KT(w, "startTime", scheduled_at);
+  if (p.scheduled) KT(w, "startTime", p.scheduled_at);
   w.EndObject();
+}
+
+}  // namespace
+
+bool ExpandPod(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
+               std::string* error) {
+  PodPlan p;
+  if (!ResolvePodNames(spec, &p, error) || !PlanPod(spec, now, &p, error)) return false;
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartObject();
+  KV(w, "apiVersion", "v1");
+  KV(w, "kind", "Pod");
+  WritePodMetadata(w, spec, p);
+  WritePodSpec(w, spec, p);
+  WritePodStatus(w, spec, now, p);
   w.EndObject();
   if (!Finish(sb, out, error)) return false;
-  if (full) AddManagedFields(out, now, 2);
+  if (p.full) AddManagedFields(out, now, 2);
   return true;
 }
 
@@ -1311,8 +1367,13 @@ bool ExpandTidbCluster(const rapidjson::Value& spec, Timestamp now, rapidjson::D
   w.StartObject();
   KV(w, "clusterID", std::to_string(StableHash(ns + "/" + name) & 0x7fffffffffffffffULL));
   // pd
+  // status.<component>.image: what `kubectl get tc` shows in the PD, TiKV and TiDB columns.
+  auto status_image = [&](const char* comp) {
+    KV(w, "image", std::string("pingcap/") + comp + ":" + version);
+  };
   w.Key("pd");
   w.StartObject();
+  status_image("pd");
   const rapidjson::Value* healthy = Member(pds, "healthy");
   std::string leader = Str(pds, "leader", name + "-pd-0");
   const rapidjson::Value* leader_v = Member(pds, "leader");
@@ -1380,6 +1441,7 @@ bool ExpandTidbCluster(const rapidjson::Value& spec, Timestamp now, rapidjson::D
   auto store_comp = [&](const char* comp, const rapidjson::Value& s) {
     w.Key(comp);
     w.StartObject();
+    status_image(comp);
     if (!failures(s, "failureStores", "failureStores", true)) return false;
     KV(w, "phase", Str(s, "phase", "Normal"));
     w.Key("stores");
@@ -1415,6 +1477,7 @@ bool ExpandTidbCluster(const rapidjson::Value& spec, Timestamp now, rapidjson::D
   // tidb
   w.Key("tidb");
   w.StartObject();
+  status_image("tidb");
   if (!failures(tidbs, "failureMembers", "failureMembers", false)) return false;
   KV(w, "phase", Str(tidbs, "phase", "Normal"));
   w.EndObject();
@@ -1581,6 +1644,21 @@ bool ExpandV2(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* 
   return Finish(sb, out, error);
 }
 
+namespace {
+
+// A ConfigMap document up to its open metadata.annotations object.
+void BeginConfigMapAnnotations(Writer& w) {
+  w.StartObject();
+  KV(w, "apiVersion", "v1");
+  KV(w, "kind", "ConfigMap");
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("annotations");
+  w.StartObject();
+}
+
+}  // namespace
+
 bool ExpandConfigMap(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* out,
                      std::string* error) {
   std::string ns = Str(spec, "namespace");
@@ -1591,13 +1669,7 @@ bool ExpandConfigMap(const rapidjson::Value& spec, Timestamp now, rapidjson::Doc
   }
   rapidjson::StringBuffer sb;
   Writer w(sb);
-  w.StartObject();
-  KV(w, "apiVersion", "v1");
-  KV(w, "kind", "ConfigMap");
-  w.Key("metadata");
-  w.StartObject();
-  w.Key("annotations");
-  w.StartObject();
+  BeginConfigMapAnnotations(w);
   CopyMap(w, Member(spec, "annotations"));
   w.EndObject();
   KT(w, "creationTimestamp", now);
@@ -1685,13 +1757,7 @@ bool ExpandAutoscalerStatus(const rapidjson::Value& spec, Timestamp now, rapidjs
   }
   rapidjson::StringBuffer sb;
   Writer w(sb);
-  w.StartObject();
-  KV(w, "apiVersion", "v1");
-  KV(w, "kind", "ConfigMap");
-  w.Key("metadata");
-  w.StartObject();
-  w.Key("annotations");
-  w.StartObject();
+  BeginConfigMapAnnotations(w);
   KV(w, "cluster-autoscaler.kubernetes.io/last-updated", go_time(t_now));
   w.EndObject();
   KV(w, "name", Str(spec, "name", "cluster-autoscaler-status"));

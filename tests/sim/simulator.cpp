@@ -12,6 +12,7 @@
 #include "exporter/common/base64.h"
 #include "exporter/common/log.h"
 #include "exporter/common/time_format.h"
+#include "tests/sim/printers.h"
 #include "tests/sim/shorthand.h"
 
 namespace podwait::sim {
@@ -38,29 +39,6 @@ double GetDouble(const rapidjson::Value& v, const char* key, double fallback) {
   auto it = v.FindMember(key);
   if (it == v.MemberEnd() || !it->value.IsNumber()) return fallback;
   return it->value.GetDouble();
-}
-
-// RFC 7386 JSON merge patch.
-void MergePatch(rapidjson::Value& target, const rapidjson::Value& patch,
-                rapidjson::Document::AllocatorType& alloc) {
-  if (!patch.IsObject()) {
-    target.CopyFrom(patch, alloc);
-    return;
-  }
-  if (!target.IsObject()) target.SetObject();
-  for (const auto& m : patch.GetObject()) {
-    auto it = target.FindMember(m.name);
-    if (m.value.IsNull()) {
-      if (it != target.MemberEnd()) target.RemoveMember(it);
-    } else if (it != target.MemberEnd()) {
-      MergePatch(it->value, m.value, alloc);
-    } else {
-      rapidjson::Value name(m.name, alloc);
-      rapidjson::Value value(rapidjson::kObjectType);
-      MergePatch(value, m.value, alloc);
-      target.AddMember(name, value, alloc);
-    }
-  }
 }
 
 std::string ReasonForCode(int code) {
@@ -245,11 +223,47 @@ bool Simulator::LoadScenario(const std::string& text, std::string* error) {
       steps_.push_back(std::move(step));
     }
   }
+  if (auto it = doc.FindMember("cycle"); it != doc.MemberEnd()) {
+    auto d = it->value.IsString() ? ParseDuration(it->value.GetString()) : std::nullopt;
+    if (!d || *d <= 0) {
+      *error = "scenario: bad \"cycle\" (a duration such as \"100s\")";
+      return false;
+    }
+    cycle_ms_ = *d;
+  }
   if (auto it = doc.FindMember("objects"); it != doc.MemberEnd()) {
     std::lock_guard<std::mutex> lock(ops_mu_);
+    objects_json_ = ToJson(it->value);
     if (!Apply(it->value, error)) return false;
   }
   return true;
+}
+
+int64_t Simulator::CycleMs() const {
+  if (cycle_ms_ > 0) return cycle_ms_;
+  int64_t last = 0;
+  for (const auto& s : steps_) last = std::max(last, s.at_ms);
+  return last + 15 * kSecond;
+}
+
+void Simulator::RestartStoryLocked() {
+  for (int i = 0; i < kResourceCount; ++i) {
+    Resource r = static_cast<Resource>(i);
+    for (const auto& o : store_.Snapshot(r)) store_.Delete(r, o->ns, o->name);
+  }
+  {
+    std::lock_guard<std::mutex> lock(pd_mu_);
+    pd_.clear();
+  }
+  next_step_ = 0;
+  start_ms_ = clock_.MonotonicMs();
+  ++cycles_;
+  LogInfo("story restarts", {{"cycle", std::to_string(cycles_ + 1)}});
+  if (objects_json_.empty()) return;
+  rapidjson::Document ops;
+  ops.Parse(objects_json_.c_str(), objects_json_.size());
+  std::string error;
+  if (!Apply(ops, &error)) LogWarn("scenario objects failed", {{"error", error}});
 }
 
 bool Simulator::Apply(const rapidjson::Value& ops, std::string* error) {
@@ -644,14 +658,17 @@ void Simulator::SleepInterruptible(int64_t ms) {
 void Simulator::TimelineLoop() {
   std::unique_lock<std::mutex> lock(ops_mu_);
   while (!stopping_.load()) {
-    if (next_step_ >= steps_.size()) {
+    const bool story_over = next_step_ >= steps_.size();
+    if (story_over && (!options_.loop || steps_.empty())) {
       steps_cv_.wait(lock, [this] { return stopping_.load(); });
       break;
     }
-    int64_t due = start_ms_ + static_cast<int64_t>(static_cast<double>(steps_[next_step_].at_ms) /
-                                                   options_.time_scale);
+    int64_t at = story_over ? CycleMs() : steps_[next_step_].at_ms;
+    int64_t due = start_ms_ + static_cast<int64_t>(static_cast<double>(at) / options_.time_scale);
     int64_t now = clock_.MonotonicMs();
-    if (now >= due) {
+    if (now >= due && story_over) {
+      RestartStoryLocked();
+    } else if (now >= due) {
       std::string error;
       RunStepLocked(next_step_, &error);
     } else {
@@ -667,6 +684,10 @@ void Simulator::Handle(const Request& req, Responder& resp) {
   const std::string& p = req.path;
   if (p.rfind("/api", 0) == 0 && (p.size() == 4 || p[4] == '/' || p.rfind("/apis", 0) == 0)) {
     HandleKube(req, resp);
+  } else if (p == "/version" || p == "/version/") {
+    if (CheckToken(req, resp)) resp.Send(200, kJson, VersionJson());
+  } else if (p.rfind("/openapi/v3", 0) == 0) {
+    if (CheckToken(req, resp)) ServeOpenApiV3(p, resp);
   } else if (p.rfind("/pd/", 0) == 0) {
     HandlePd(req, resp);
   } else if (p == "/ksm/metrics") {
@@ -738,6 +759,33 @@ bool Simulator::ServeFault(const RequestFault& f, Resource r, Responder& resp) {
   return true;
 }
 
+namespace {
+
+// What follows the group version in a resource path.
+struct ResourcePath {
+  std::string ns;  // "" for all namespaces
+  std::string plural;
+  std::string name;  // "" for a list or watch
+};
+
+// "/<plural>", "/namespaces/<ns>/<plural>" or "/namespaces/<ns>/<plural>/<name>".
+std::optional<ResourcePath> SplitResourcePath(std::string_view rest) {
+  std::vector<std::string> seg;
+  while (!rest.empty()) {
+    rest.remove_prefix(1);
+    size_t slash = rest.find('/');
+    seg.emplace_back(rest.substr(0, slash));
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  }
+  if (seg.size() == 1) return ResourcePath{"", seg[0], ""};
+  if ((seg.size() == 3 || seg.size() == 4) && seg[0] == "namespaces") {
+    return ResourcePath{seg[1], seg[2], seg.size() == 4 ? seg[3] : ""};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void Simulator::HandleKube(const Request& req, Responder& resp) {
   if (!CheckToken(req, resp)) return;
   std::string_view path = req.path;
@@ -748,10 +796,6 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
     resp.Send(200, kJson,
               "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[{"
               "\"clientCIDR\":\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1:6443\"}]}");
-    return;
-  }
-  if (path == "/version") {
-    resp.Send(200, kJson, "{\"major\":\"1\",\"minor\":\"30\",\"gitVersion\":\"v1.30.0-sim\"}");
     return;
   }
   std::string_view rest;
@@ -775,31 +819,34 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
     SendStatus(resp, 404, "the server could not find the requested resource");
     return;
   }
-  std::vector<std::string> seg;
-  while (!rest.empty()) {
-    rest.remove_prefix(1);
-    size_t slash = rest.find('/');
-    seg.emplace_back(rest.substr(0, slash));
-    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  if (rest.empty() && group_version == "v1") {  // /api/v1
+    ServeDiscovery(path, resp);
+    return;
   }
-  std::string ns, name, plural;
-  if (seg.size() == 1) {
-    plural = seg[0];
-  } else if ((seg.size() == 3 || seg.size() == 4) && seg[0] == "namespaces") {
-    ns = seg[1];
-    plural = seg[2];
-    if (seg.size() == 4) name = seg[3];
-  } else {
+  auto where = SplitResourcePath(rest);
+  if (!where) {
     SendStatus(resp, 404, "the server could not find the requested resource");
     return;
   }
-  auto r = ResourceFromPlural(plural);
-  if (!r || Info(*r).api_version != group_version || !Served(*r)) {
+  const std::string& ns = where->ns;
+  const std::string& name = where->name;
+  auto r = ResourceFromPlural(where->plural);
+  // events.k8s.io/v1 Events are the core Events seen through another API (as on a real server).
+  const bool events_v1 = group_version == kEventsV1 && r == Resource::kEvents;
+  if (!r || (Info(*r).api_version != group_version && !events_v1) || !Served(*r)) {
     SendStatus(resp, 404, "the server could not find the requested resource");
     return;
   }
-  if (req.method != "GET") {
-    SendStatus(resp, 405, req.method + " is not supported by the simulator");
+  if (req.method != "GET" || events_v1) {
+    ServeWrite(req, resp, *r, events_v1, ns, name);
+    return;
+  }
+  TableOptions table;
+  const bool as_table = WantsTable(req.Header("accept"));
+  if (!ParseIncludeObject(req.Param("includeObject"), &table.include)) {
+    SendStatus(resp, 400,
+               "includeObject: unsupported value \"" + req.Param("includeObject") +
+                   "\": supported values: \"None\", \"Metadata\", \"Object\"");
     return;
   }
   std::string watch = req.Param("watch");
@@ -820,7 +867,7 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
                     JsonEscaped(name) + "\",\"kind\":\"" + Info(*r).plural + "\"},\"code\":404}");
       return;
     }
-    resp.Send(200, kJson, o->json);
+    resp.Send(200, kJson, as_table ? TableJson(*r, {o}, "{}", table, clock_.Now()) : o->json);
     return;
   }
   std::string error;
@@ -840,89 +887,18 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
       return;
     }
   }
+  std::optional<TableOptions> table_opt;
+  if (as_table) table_opt = table;
   if (is_watch) {
-    ServeWatch(req, resp, *r, ns, *labels, *fields);
+    ServeWatch(req, resp, *r, ns, *labels, *fields, table_opt);
   } else {
-    ServeList(req, resp, *r, ns, *labels, *fields);
+    ServeList(req, resp, *r, ns, *labels, *fields, table_opt);
   }
-}
-
-namespace {
-
-void AppendNames(std::string* out, const char* key, std::string_view comma_separated) {
-  if (comma_separated.empty()) return;
-  *out += std::string(",\"") + key + "\":[";
-  bool first = true;
-  while (!comma_separated.empty()) {
-    size_t comma = comma_separated.find(',');
-    if (!first) *out += ",";
-    *out += "\"" + std::string(comma_separated.substr(0, comma)) + "\"";
-    first = false;
-    comma_separated =
-        comma == std::string_view::npos ? std::string_view() : comma_separated.substr(comma + 1);
-  }
-  *out += "]";
-}
-
-}  // namespace
-
-void Simulator::ServeDiscovery(std::string_view path, Responder& resp) {
-  // The group versions of the custom resources that are installed, in table order.
-  std::vector<std::string> versions;
-  for (int i = 0; i < kResourceCount; ++i) {
-    const ResourceInfo& info = Info(static_cast<Resource>(i));
-    if (info.core || !Served(info.resource)) continue;
-    if (std::find(versions.begin(), versions.end(), info.api_version) == versions.end()) {
-      versions.push_back(info.api_version);
-    }
-  }
-  if (path == "/apis") {
-    std::string body = "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[";
-    for (size_t i = 0; i < versions.size(); ++i) {
-      std::string group = versions[i].substr(0, versions[i].find('/'));
-      std::string version = versions[i].substr(versions[i].find('/') + 1);
-      if (i > 0) body += ",";
-      body += "{\"name\":\"" + group + "\",\"versions\":[{\"groupVersion\":\"" + versions[i] +
-              "\",\"version\":\"" + version + "\"}],\"preferredVersion\":{\"groupVersion\":\"" +
-              versions[i] + "\",\"version\":\"" + version + "\"}}";
-    }
-    body += "]}";
-    resp.Send(200, kJson, body);
-    return;
-  }
-  std::string gv(path.substr(std::string_view("/apis/").size()));
-  if (std::find(versions.begin(), versions.end(), gv) == versions.end()) {
-    SendStatus(resp, 404, "the server could not find the requested resource");
-    return;
-  }
-  // What the API server lists for a CRD: the resource with its verbs (only those the simulator
-  // serves), names and categories, and its status subresource.
-  std::string body = "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":\"" +
-                     gv + "\",\"resources\":[";
-  bool first = true;
-  for (Resource r : ResourcesOf(gv)) {
-    if (!Served(r)) continue;
-    const ResourceInfo& info = Info(r);
-    if (!first) body += ",";
-    first = false;
-    body += std::string("{\"name\":\"") + info.plural + "\",\"singularName\":\"" + info.singular +
-            "\",\"namespaced\":true,\"kind\":\"" + info.kind +
-            "\",\"verbs\":[\"get\",\"list\",\"watch\"]";
-    AppendNames(&body, "shortNames", info.short_names);
-    AppendNames(&body, "categories", info.categories);
-    body += "}";
-    if (info.status) {
-      body += std::string(",{\"name\":\"") + info.plural +
-              "/status\",\"singularName\":\"\",\"namespaced\":true,\"kind\":\"" + info.kind +
-              "\",\"verbs\":[\"get\"]}";
-    }
-  }
-  body += "]}";
-  resp.Send(200, kJson, body);
 }
 
 void Simulator::ServeList(const Request& req, Responder& resp, Resource r, const std::string& ns,
-                          const Selector& labels, const Selector& fields) {
+                          const Selector& labels, const Selector& fields,
+                          const std::optional<TableOptions>& table) {
   Store::ListQuery q;
   q.ns = ns;
   q.labels = labels;
@@ -958,6 +934,20 @@ void Simulator::ServeList(const Request& req, Responder& resp, Resource r, const
   Store::ListPage page = store_.List(r, q);
   if (list_rv == 0) list_rv = page.rv;
   const ResourceInfo& info = Info(r);
+  std::string list_meta = "{\"resourceVersion\":\"" + std::to_string(list_rv) + "\"";
+  if (!page.last_key.empty()) {
+    std::string token = "{\"v\":\"meta.k8s.io/v1\",\"rv\":" + std::to_string(list_rv) +
+                        ",\"start\":\"" + JsonEscaped(page.last_key) + "\\u0000\"}";
+    list_meta += ",\"continue\":\"" + Base64Encode(token) + "\"";
+    if (page.remaining >= 0) {
+      list_meta += ",\"remainingItemCount\":" + std::to_string(page.remaining);
+    }
+  }
+  list_meta += "}";
+  if (table) {
+    resp.Send(200, kJson, TableJson(r, page.items, list_meta, *table, clock_.Now()));
+    return;
+  }
   std::string body;
   size_t estimate = 128;
   for (const auto& o : page.items) estimate += o->json.size() + 1;
@@ -966,14 +956,7 @@ void Simulator::ServeList(const Request& req, Responder& resp, Resource r, const
   body += info.list_kind;
   body += "\",\"apiVersion\":\"";
   body += info.api_version;
-  body += "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(list_rv) + "\"";
-  if (!page.last_key.empty()) {
-    std::string token = "{\"v\":\"meta.k8s.io/v1\",\"rv\":" + std::to_string(list_rv) +
-                        ",\"start\":\"" + JsonEscaped(page.last_key) + "\\u0000\"}";
-    body += ",\"continue\":\"" + Base64Encode(token) + "\"";
-    if (page.remaining >= 0) body += ",\"remainingItemCount\":" + std::to_string(page.remaining);
-  }
-  body += "},\"items\":[";
+  body += "\",\"metadata\":" + list_meta + ",\"items\":[";
   for (size_t i = 0; i < page.items.size(); ++i) {
     if (i) body.push_back(',');
     page.items[i]->AppendListItem(&body);
@@ -983,7 +966,8 @@ void Simulator::ServeList(const Request& req, Responder& resp, Resource r, const
 }
 
 void Simulator::ServeWatch(const Request& req, Responder& resp, Resource r, const std::string& ns,
-                           const Selector& labels, const Selector& fields) {
+                           const Selector& labels, const Selector& fields,
+                           std::optional<TableOptions> table) {
   uint64_t timeout_s = static_cast<uint64_t>(options_.default_watch_timeout_s);
   if (req.Has("timeoutSeconds") && !ParseUint(req.Param("timeoutSeconds"), &timeout_s)) {
     SendStatus(resp, 400, "invalid timeoutSeconds");
@@ -1034,14 +1018,24 @@ void Simulator::ServeWatch(const Request& req, Responder& resp, Resource r, cons
   const int64_t start = clock_.MonotonicMs();
   const int64_t deadline = start + static_cast<int64_t>(timeout_s) * 1000;
   int64_t next_bookmark = start + options_.bookmark_interval_ms;
+  std::string table_text;
   auto matches = [&](const ObjectPtr& o) {
     return o && o->resource == r && (ns.empty() || o->ns == ns) && labels.Matches(o->labels) &&
            fields.MatchesFields(*o);
   };
+  // The object of a watch event: the stored JSON, or a one-row Table (column definitions in the
+  // first event only, as the API server saves them in the later ones).
+  auto object_text = [&](const ObjectPtr& o) -> const std::string& {
+    if (!table) return o->json;
+    table_text = TableJson(r, {o}, "{\"resourceVersion\":\"" + std::to_string(o->rv) + "\"}",
+                           *table, clock_.Now());
+    table->column_definitions = false;
+    return table_text;
+  };
   std::string out;
   for (const auto& o : initial) {
     out += "{\"type\":\"ADDED\",\"object\":";
-    out += o->json;
+    out += object_text(o);
     out += "}\n";
     if (out.size() > 256 * 1024) {
       if (!resp.WriteChunk(out)) return;
@@ -1123,7 +1117,7 @@ void Simulator::ServeWatch(const Request& req, Responder& resp, Resource r, cons
       out += "{\"type\":\"";
       out += type;
       out += "\",\"object\":";
-      out += e.obj->json;
+      out += object_text(e.obj);
       out += "}\n";
     }
     if (!out.empty()) {
@@ -1199,7 +1193,8 @@ std::string Simulator::StateJson(const Request& req) {
   std::string out = "{\"resourceVersion\":\"" + std::to_string(store_.CurrentRv()) + "\"";
   {
     std::lock_guard<std::mutex> lock(ops_mu_);
-    out += ",\"step\":" + std::to_string(next_step_) + ",\"steps\":[";
+    out += ",\"step\":" + std::to_string(next_step_) + ",\"cycle\":" + std::to_string(cycles_) +
+           ",\"steps\":[";
     for (size_t i = 0; i < steps_.size(); ++i) {
       if (i) out += ",";
       out += "{\"name\":\"" + JsonEscaped(steps_[i].name) + "\",\"at\":\"" +
@@ -1283,6 +1278,11 @@ void Simulator::HandleControl(const Request& req, Responder& resp) {
       ok = true;
       for (int64_t i = 0; i < n && ok; ++i) ok = AdvanceOne(&error);
     }
+  } else if (p == "/_sim/restart") {
+    std::lock_guard<std::mutex> lock(ops_mu_);
+    RestartStoryLocked();
+    steps_cv_.notify_all();  // the timeline waits for the first step again
+    ok = true;
   } else if (p == "/_sim/apply") {
     std::lock_guard<std::mutex> lock(ops_mu_);
     ok = Apply(body, &error);

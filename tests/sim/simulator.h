@@ -17,6 +17,7 @@
 #include "exporter/common/clock.h"
 #include "tests/sim/http_server.h"
 #include "tests/sim/pd.h"
+#include "tests/sim/printers.h"
 #include "tests/sim/store.h"
 
 namespace podwait::sim {
@@ -29,6 +30,7 @@ struct SimOptions {
   size_t history = 200000;                 // watch history (events) kept
   double time_scale = 1.0;                 // timeline speed-up (2 = twice as fast)
   bool manual = false;                     // steps run only via POST /_sim/advance
+  bool loop = false;  // after the last step and the cycle's end, the story starts again
   uint64_t seed = 1;
   int64_t churn_per_second = 0;
 };
@@ -92,21 +94,36 @@ class Simulator {
   // every tidb-operator v2 resource).
   bool ApplyCrds(const rapidjson::Value& crds, std::string* error);
   bool Served(Resource r) const;
-  // GET /apis and /apis/<group>/<version>: the discovery documents of what is installed.
+  // GET /api/v1, /apis and /apis/<group>/<version>: the discovery documents of what is installed.
   void ServeDiscovery(std::string_view path, Responder& resp);
+  // GET /openapi/v3 and /openapi/v3/<api path>: only what kubectl reads before a write — whether
+  // the server validates fields itself (the fieldValidation parameter of the Event PATCH).
+  void ServeOpenApiV3(std::string_view path, Responder& resp);
+  // POST, PUT, PATCH, DELETE: only Events are writable (core v1, and events.k8s.io/v1 when
+  // `events_v1`, converted to and from the core form they are stored in); 405 for the others.
+  void ServeWrite(const Request& req, Responder& resp, Resource r, bool events_v1,
+                  const std::string& ns, const std::string& name);
   bool UpsertDocument(rapidjson::Document doc, std::string* error);
   bool RunStepLocked(size_t index, std::string* error);
   void TimelineLoop();
+  // The length of one cycle of the story: the scenario's "cycle", else the last step + 15 s.
+  int64_t CycleMs() const;
+  // --loop and POST /_sim/restart: removes every object, forgets PD states and applies the
+  // scenario's objects again; the steps run again from the first one.
+  void RestartStoryLocked();
   void ChurnLoop();
 
   bool CheckToken(const Request& req, Responder& resp);
   std::optional<RequestFault> TakeFault(Resource r, const std::string& verb);
   bool ServeFault(const RequestFault& f, Resource r, Responder& resp);
   void HandleKube(const Request& req, Responder& resp);
+  // With `table`: a meta.k8s.io/v1 Table (list) or one-row Tables (watch events) instead.
   void ServeList(const Request& req, Responder& resp, Resource r, const std::string& ns,
-                 const Selector& labels, const Selector& fields);
+                 const Selector& labels, const Selector& fields,
+                 const std::optional<TableOptions>& table);
   void ServeWatch(const Request& req, Responder& resp, Resource r, const std::string& ns,
-                  const Selector& labels, const Selector& fields);
+                  const Selector& labels, const Selector& fields,
+                  std::optional<TableOptions> table);
   void HandlePd(const Request& req, Responder& resp);
   void HandleControl(const Request& req, Responder& resp);
   std::string StateJson(const Request& req);
@@ -121,6 +138,9 @@ class Simulator {
   mutable std::mutex ops_mu_;  // serializes ops and steps
   std::vector<Step> steps_;
   size_t next_step_ = 0;
+  std::string objects_json_;  // the scenario's "objects", applied again at each cycle
+  int64_t cycle_ms_ = 0;      // the scenario's "cycle" (0: not given)
+  uint64_t cycles_ = 0;       // how many times the story restarted
   std::condition_variable steps_cv_;
 
   std::mutex pd_mu_;
@@ -145,6 +165,11 @@ class Simulator {
   int64_t start_ms_ = 0;
   uint64_t oversized_count_ = 0;
 };
+
+// The group version of the events.k8s.io API, served for Events next to core v1.
+inline constexpr std::string_view kEventsV1 = "events.k8s.io/v1";
+// GET /version: the Kubernetes version the simulator answers as.
+std::string VersionJson();
 
 // kube-state-metrics-shaped series for the given pods (Prometheus text format 0.0.4).
 std::string RenderKsm(const std::vector<ObjectPtr>& pods);

@@ -147,6 +147,19 @@ std::vector<std::string> SplitTopLevel(std::string_view text) {
   return out;
 }
 
+// "k!=v", "k==v" or "k=v" into *req (key, op, value); false when the text is none of them.
+bool ParseEquality(const std::string& part, Requirement* req) {
+  for (std::string_view op : {"!=", "==", "="}) {
+    size_t pos = part.find(op);
+    if (pos == std::string::npos) continue;
+    req->key = Trimmed(std::string_view(part).substr(0, pos));
+    req->op = op == "!=" ? Requirement::kNotEq : Requirement::kEq;
+    req->values.push_back(Trimmed(std::string_view(part).substr(pos + op.size())));
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const ResourceInfo& Info(Resource r) { return kInfos[static_cast<int>(r)]; }
@@ -286,16 +299,7 @@ std::optional<Selector> ParseLabelSelector(std::string_view text, std::string* e
     if (part[0] == '!') {
       req.key = Trimmed(std::string_view(part).substr(1));
       req.op = Requirement::kNotExists;
-    } else if ((pos = part.find("!=")) != std::string::npos) {
-      req.key = Trimmed(std::string_view(part).substr(0, pos));
-      req.op = Requirement::kNotEq;
-      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 2)));
-    } else if ((pos = part.find("==")) != std::string::npos) {
-      req.key = Trimmed(std::string_view(part).substr(0, pos));
-      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 2)));
-    } else if ((pos = part.find('=')) != std::string::npos) {
-      req.key = Trimmed(std::string_view(part).substr(0, pos));
-      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 1)));
+    } else if (ParseEquality(part, &req)) {  // k!=v, k==v, k=v
     } else if ((pos = part.find(" notin ")) != std::string::npos ||
                (pos = part.find(" in ")) != std::string::npos) {
       bool notin = part.compare(pos, 7, " notin ") == 0;
@@ -327,18 +331,7 @@ std::optional<Selector> ParseFieldSelector(std::string_view text, std::string* e
   if (Trimmed(text).empty()) return sel;
   for (const std::string& part : SplitTopLevel(text)) {
     Requirement req;
-    size_t pos;
-    if ((pos = part.find("!=")) != std::string::npos) {
-      req.op = Requirement::kNotEq;
-      req.key = Trimmed(std::string_view(part).substr(0, pos));
-      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 2)));
-    } else if ((pos = part.find("==")) != std::string::npos) {
-      req.key = Trimmed(std::string_view(part).substr(0, pos));
-      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 2)));
-    } else if ((pos = part.find('=')) != std::string::npos) {
-      req.key = Trimmed(std::string_view(part).substr(0, pos));
-      req.values.push_back(Trimmed(std::string_view(part).substr(pos + 1)));
-    } else {
+    if (!ParseEquality(part, &req)) {
       *error = "invalid selector: '" + part + "'; can't understand '" + part + "'";
       return std::nullopt;
     }
@@ -352,6 +345,28 @@ std::string ToJson(const rapidjson::Value& v) {
   rapidjson::Writer<rapidjson::StringBuffer> w(sb);
   v.Accept(w);
   return std::string(sb.GetString(), sb.GetSize());
+}
+
+void MergePatch(rapidjson::Value& target, const rapidjson::Value& patch,
+                rapidjson::Document::AllocatorType& alloc) {
+  if (!patch.IsObject()) {
+    target.CopyFrom(patch, alloc);
+    return;
+  }
+  if (!target.IsObject()) target.SetObject();
+  for (const auto& m : patch.GetObject()) {
+    auto it = target.FindMember(m.name);
+    if (m.value.IsNull()) {
+      if (it != target.MemberEnd()) target.RemoveMember(it);
+    } else if (it != target.MemberEnd()) {
+      MergePatch(it->value, m.value, alloc);
+    } else {
+      rapidjson::Value name(m.name, alloc);
+      rapidjson::Value value(rapidjson::kObjectType);
+      MergePatch(value, m.value, alloc);
+      target.AddMember(name, value, alloc);
+    }
+  }
 }
 
 std::string StatusJson(int code, std::string_view reason, std::string_view message) {

@@ -176,6 +176,9 @@ ObjectPtr BuildObject(Resource r, rapidjson::Document& doc, uint64_t rv, std::st
 
 // JSON helpers.
 std::string ToJson(const rapidjson::Value& v);
+// RFC 7386 JSON merge patch (null removes a member).
+void MergePatch(rapidjson::Value& target, const rapidjson::Value& patch,
+                rapidjson::Document::AllocatorType& alloc);
 // Kubernetes Status object for errors.
 std::string StatusJson(int code, std::string_view reason, std::string_view message);
 

@@ -2,7 +2,7 @@
 // tests/fixtures/real/k8s/, a made-up one from tests/fixtures/made-up/classify/ (see its
 // SOURCES.txt) or a made-up tidb-operator v2 pod from tests/fixtures/v2/pods/ (see its README.md,
 // which names the v2 source file each follows), optionally patched in YAML before it is turned
-// into a PodRecord the way the pod source does (only the fields classification needs). Rows whose
+// into a PodRecord by the pod source's parser (only the fields classification needs). Rows whose
 // patch makes them differ from the document say what they change. Event messages are the
 // real-shaped ones of classify_messages_test.cpp (each cited there).
 
@@ -20,6 +20,8 @@
 #include "exporter/classify/classifier.h"
 #include "exporter/common/time_format.h"
 #include "exporter/model/vocabulary.h"
+#include "exporter/sources/pods.h"
+#include "tests/support/yaml_json.h"
 
 namespace podwait {
 namespace {
@@ -28,88 +30,34 @@ namespace r = reason;
 using ::testing::HasSubstr;
 
 // ---------------------------------------------------------------------------------------------
-// YAML pod document -> PodRecord (what the pod source keeps of a pod)
+// YAML pod document -> PodRecord: the pod source's own parser (sources/pods.h), full records.
 
-YAML::Node Get(const YAML::Node& n, const char* key) {
-  if (!n.IsDefined() || !n.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-  return n[key];
-}
-std::string Str(const YAML::Node& n) { return n.IsDefined() && n.IsScalar() ? n.Scalar() : ""; }
-Timestamp Time(const YAML::Node& n) { return ParseRfc3339(Str(n)).value_or(0); }
-int Int(const YAML::Node& n) { return n.IsDefined() && n.IsScalar() ? n.as<int>(0) : 0; }
-
-ContainerStatus ContainerFromYaml(const YAML::Node& y) {
-  ContainerStatus c;
-  c.name = Str(Get(y, "name"));
-  c.ready = Str(Get(y, "ready")) == "true";
-  c.restart_count = Int(Get(y, "restartCount"));
-  YAML::Node state = Get(y, "state");
-  if (YAML::Node w = Get(state, "waiting"); w.IsDefined()) {
-    c.state = ContainerState::kWaiting;
-    c.reason = Str(Get(w, "reason"));
-    c.message = Str(Get(w, "message"));
-  } else if (YAML::Node run = Get(state, "running"); run.IsDefined()) {
-    c.state = ContainerState::kRunning;
-    c.started_at = Time(Get(run, "startedAt"));
-  } else if (YAML::Node t = Get(state, "terminated"); t.IsDefined()) {
-    c.state = ContainerState::kTerminated;
-    c.reason = Str(Get(t, "reason"));
-    c.message = Str(Get(t, "message"));
-    c.exit_code = Int(Get(t, "exitCode"));
+// A scalar a patch set from a number (`c["restartCount"] = 7`) has no tag; mark the integers
+// plain, as they would be in a document, so they convert to JSON numbers.
+void MarkPatchedIntegers(YAML::Node node) {
+  if (node.IsScalar()) {
+    const std::string& s = node.Scalar();
+    const size_t sign = !s.empty() && s[0] == '-' ? 1 : 0;
+    if (node.Tag().empty() && s.size() > sign &&
+        s.find_first_not_of("0123456789", sign) == std::string::npos) {
+      node.SetTag("?");
+    }
+  } else if (node.IsSequence()) {
+    for (YAML::Node child : node) MarkPatchedIntegers(child);
+  } else if (node.IsMap()) {
+    for (auto kv : node) MarkPatchedIntegers(kv.second);
   }
-  if (c.state != ContainerState::kTerminated) {
-    c.exit_code = Int(Get(Get(Get(y, "lastState"), "terminated"), "exitCode"));
-  }
-  return c;
 }
 
 PodRecord PodFromYaml(const YAML::Node& doc) {
-  PodRecord p;
-  YAML::Node md = Get(doc, "metadata");
-  p.uid = Str(Get(md, "uid"));
-  p.namespace_ = Str(Get(md, "namespace"));
-  p.name = Str(Get(md, "name"));
-  p.resource_version = Str(Get(md, "resourceVersion"));
-  p.cluster = Str(Get(Get(md, "labels"), "app.kubernetes.io/instance"));
-  p.component = Str(Get(Get(md, "labels"), "app.kubernetes.io/component"));
-  // tidb-operator v2 pods carry pingcap.com/* labels (the app.kubernetes.io/* copies may go).
-  if (p.cluster.empty()) p.cluster = Str(Get(Get(md, "labels"), "pingcap.com/cluster"));
-  if (p.component.empty()) p.component = Str(Get(Get(md, "labels"), "pingcap.com/component"));
-  p.created = Time(Get(md, "creationTimestamp"));
-  p.deleted = Time(Get(md, "deletionTimestamp"));
-  YAML::Node inits = Get(Get(doc, "spec"), "initContainers");
-  if (inits.IsDefined() && inits.IsSequence()) {
-    for (const auto& c : inits) p.init_container_names.push_back(Str(Get(c, "name")));
-  }
-  YAML::Node st = Get(doc, "status");
-  static const std::map<std::string, PodPhase> kPhases = {{"Pending", PodPhase::kPending},
-                                                          {"Running", PodPhase::kRunning},
-                                                          {"Succeeded", PodPhase::kSucceeded},
-                                                          {"Failed", PodPhase::kFailed}};
-  auto phase = kPhases.find(Str(Get(st, "phase")));
-  p.phase = phase == kPhases.end() ? PodPhase::kUnknown : phase->second;
-  YAML::Node conds = Get(st, "conditions");
-  if (conds.IsDefined() && conds.IsSequence()) {
-    for (const auto& c : conds) {
-      PodCondition pc;
-      pc.type = Str(Get(c, "type"));
-      std::string s = Str(Get(c, "status"));
-      pc.status = s == "True"    ? ConditionStatus::kTrue
-                  : s == "False" ? ConditionStatus::kFalse
-                                 : ConditionStatus::kUnknown;
-      pc.reason = Str(Get(c, "reason"));
-      pc.message = Str(Get(c, "message"));
-      pc.last_transition = Time(Get(c, "lastTransitionTime"));
-      p.conditions.push_back(std::move(pc));
-    }
-  }
-  for (auto [key, out] : {std::pair{"initContainerStatuses", &p.init_containers},
-                          std::pair{"containerStatuses", &p.containers}}) {
-    YAML::Node list = Get(st, key);
-    if (!list.IsDefined() || !list.IsSequence()) continue;
-    for (const auto& c : list) out->push_back(ContainerFromYaml(c));
-  }
-  return p;
+  MarkPatchedIntegers(doc);
+  rapidjson::Document json;
+  testing::YamlToJson(doc, &json, json.GetAllocator());
+  PodParseOptions options;
+  options.compact_ready = false;
+  PodParseResult parsed = ParsePod(json, options);
+  EXPECT_TRUE(parsed.ok) << parsed.error;
+  return parsed.pod;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -133,7 +133,30 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{{"--dependency.map=tidb"}, "expects component=dep"},
                       BadFlag{{"--web.listen-address"}, "needs a value"},
                       BadFlag{{"--shard=2", "--total-shards=2"}, "--shard must be below"},
-                      BadFlag{{"--web.telemetry-path=metrics"}, "must start with /"}));
+                      BadFlag{{"--web.telemetry-path=metrics"}, "must start with /"},
+                      BadFlag{{"--web.external-url=podwait.example.com/x"}, "absolute http"},
+                      BadFlag{{"--web.external-url=ftp://h/"}, "absolute http"},
+                      BadFlag{{"--web.external-url=https:///x"}, "no host"},
+                      BadFlag{{"--web.external-url=https://h/x?a=b"}, "no query"}));
+
+// As Prometheus: the route prefix defaults to the external URL's path; trailing slashes go.
+TEST(Flags, RoutePrefixDefaultsToTheExternalUrlsPath) {
+  FlagParseResult r = ParseFlags({});
+  ASSERT_EQ(r.action, Action::kRun);
+  EXPECT_EQ(r.config.external_url, "");
+  EXPECT_EQ(r.config.route_prefix, "");
+  r = ParseFlags({"--web.external-url=https://ops.example.com/podwait/"});
+  ASSERT_EQ(r.action, Action::kRun) << r.error;
+  EXPECT_EQ(r.config.external_url, "https://ops.example.com/podwait");
+  EXPECT_EQ(r.config.route_prefix, "/podwait");
+  r = ParseFlags({"--web.external-url=https://ops.example.com/podwait", "--web.route-prefix=/"});
+  ASSERT_EQ(r.action, Action::kRun) << r.error;
+  EXPECT_EQ(r.config.route_prefix, "");
+  r = ParseFlags({"--web.external-url=http://127.0.0.1:9877", "--web.route-prefix=x/y/"});
+  ASSERT_EQ(r.action, Action::kRun) << r.error;
+  EXPECT_EQ(r.config.route_prefix, "/x/y");
+  EXPECT_EQ(ParseFlags({"--web.external-url=https://h:8443"}).config.route_prefix, "");
+}
 
 }  // namespace
 }  // namespace podwait

@@ -27,7 +27,7 @@ PodPtr Pending(const std::string& ns, const std::string& cluster, const std::str
 TEST(Evaluator, PublishesWhatTheClassifierDecides) {
   Evaluator evaluator{EvaluatorOptions{}};
   std::vector<PodPtr> pods = {Pending("ns", "a", "a-tikv-0")};
-  EvaluatorInputs in;
+  EvaluationInput in;
   in.pods = pods;
   in.now = kNow;
   evaluator.Evaluate(in);
@@ -50,7 +50,7 @@ TEST(Evaluator, KeepsOnlyThisShardsClusters) {
   std::string other = "b";
   for (int i = 0; ShardOf("ns", other, 2) == options.shard; ++i) other = "b" + std::to_string(i);
   std::vector<PodPtr> pods = {Pending("ns", "a", "a-tikv-0"), Pending("ns", other, "x-tikv-0")};
-  EvaluatorInputs in;
+  EvaluationInput in;
   in.pods = pods;
   in.now = kNow;
   evaluator.Evaluate(in);

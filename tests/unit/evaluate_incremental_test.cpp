@@ -11,6 +11,7 @@
 
 #include <random>
 
+#include "exporter/evaluate/change_feed.h"
 #include "exporter/evaluate/evaluator.h"
 #include "exporter/model/v2.h"
 #include "exporter/state/event_store.h"
@@ -348,18 +349,18 @@ class World {
   }
 
   void Evaluate() {
-    EvaluatorInputs in;
+    EvaluationInput in;
     in.events = [this](const PodRecord& pod) {
       return events_.EventsFor(pod.namespace_, pod.name, pod.uid);
     };
     in.instance = InstanceLookup(v2_);
-    in.autoscaler_signals = signals_;
+    in.autoscaler = MakeAutoscalerState(options_.autoscaler_mode, signals_, nullptr, now_);
     in.dependencies = &deps_;
     in.failure_members = failures_;
     in.now = now_;
 
     const ChangeFeed::Changes changes = feed_.Read();
-    EvaluatorInputs inc = in;
+    EvaluationInput inc = in;
     if (changes.full) {
       inc.pods = changes.all;
     } else {
@@ -369,7 +370,7 @@ class World {
     classified_incremental_ += incremental_->LastClassified();
 
     const std::vector<PodPtr> all = pods_.Snapshot();
-    EvaluatorInputs full = in;
+    EvaluationInput full = in;
     full.pods = all;
     full_->Evaluate(full);
     classified_full_ += full_->LastClassified();

@@ -349,7 +349,7 @@ TEST(MergeHeaders, OwnValuesWinCaseInsensitively) {
 }
 
 TEST(StatusPageHeaders, PolicyAllowsExactlyThePagesOwnStyle) {
-  const std::string page = RenderStatusPage(ViewModel{}, "/metrics");
+  const std::string page = RenderStatusPage(ViewModel{}, {}, {});
   const auto open = page.find("<style>") + 7;
   const std::string style = page.substr(open, page.find("</style>") - open);
   unsigned char md[EVP_MAX_MD_SIZE];

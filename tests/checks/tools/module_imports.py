@@ -23,7 +23,7 @@ ALLOWED = {
     "sources": {"kube", "state", "classify", "config", "model", "net", "common"},
     "evaluate": {"state", "classify", "config", "model", "common"},
     "metrics": {"state", "model", "common"},
-    "http": {"metrics", "state", "model", "common"},
+    "http": {"metrics", "model", "common"},
     "app": {"sources", "pd", "evaluate", "http", "metrics", "state", "kube", "classify", "config",
             "model", "net", "common"},
     "explain": {"evaluate", "sources", "pd", "http", "metrics", "state", "kube", "classify",

@@ -1,4 +1,4 @@
-#include "exporter/state/waiting_tracker.h"
+#include "exporter/evaluate/waiting_tracker.h"
 
 #include <algorithm>
 #include <string_view>
@@ -14,23 +14,8 @@ bool IsDependencyWait(WaitClass c) {
 
 }  // namespace
 
-std::string TidbClusterLabel(const std::string& ns, const std::string& cluster) {
-  if (cluster.empty()) return std::string();
-  return ns + "-" + cluster;
-}
-
-WaitingPod MakeWaitingPod(const PodRecord& pod, Classification classification,
-                          Timestamp class_since) {
-  WaitingPod w;
-  w.namespace_ = pod.namespace_;
-  w.cluster = pod.cluster;
-  w.tidb_cluster = TidbClusterLabel(pod.namespace_, pod.cluster);
-  w.component = pod.component;
-  w.pod = pod.name;
-  w.classification = std::move(classification);
-  w.class_since = class_since;
-  return w;
-}
+WaitingTracker::WaitingTracker(ClassifierOptions options)
+    : options_(std::move(options)), snapshot_(std::make_shared<WaitingSnapshot>()) {}
 
 WaitingTracker::WaitingTracker(ClassifyFn classify)
     : classify_(std::move(classify)), snapshot_(std::make_shared<WaitingSnapshot>()) {}
@@ -105,7 +90,9 @@ bool WaitingTracker::Visit(const std::shared_ptr<const PodRecord>& pod_ptr,
     }
     std::vector<EventRecord> events;
     if (input.events) events = input.events(pod);
-    c = classify_(pod, events, deps, input.autoscaler, input.now, instance ? &*instance : nullptr);
+    const InstanceReadiness* inst = instance ? &*instance : nullptr;
+    c = classify_ ? classify_(pod, events, deps, input.autoscaler, input.now, inst)
+                  : Classify(pod, events, deps, input.autoscaler, options_, input.now, inst);
     classified = true;
   }
 

@@ -18,120 +18,16 @@
 #include <unordered_set>
 #include <vector>
 
+#include "exporter/classify/classifier.h"
 #include "exporter/model/types.h"
 #include "exporter/model/v2.h"
+#include "exporter/model/waiting.h"
 
 namespace podwait {
 
-// One waiting pod as published (metrics, /api/v1/pods, status page).
-struct WaitingPod {
-  std::string namespace_;
-  std::string cluster;  // TidbCluster name (pod label)
-  std::string
-      tidb_cluster;  // "<namespace>-<cluster>" (docs/DESIGN.md §5), empty without a cluster label
-  std::string component;
-  std::string pod;
-  Classification classification;
-  Timestamp class_since = 0;  // when podwait first saw the pod in its current class
-};
-
-// Stage-duration histogram of completed stages, by (component, stage, class).
-struct StageHistogramKey {
-  std::string component;
-  Stage stage;
-  WaitClass wait_class;
-  auto operator<=>(const StageHistogramKey&) const = default;
-};
-inline constexpr std::array<double, 13> kStageBuckets = {1,   5,   10,   30,   60,   120,  300,
-                                                         600, 900, 1800, 3600, 7200, 21600};
-struct StageHistogram {
-  std::array<uint64_t, kStageBuckets.size()> buckets{};  // non-cumulative counts per bucket
-  uint64_t count = 0;
-  double sum = 0;
-};
-
-// A failover member or store that tidb-operator recorded (TidbCluster status).
-struct FailureMember {
-  std::string namespace_;
-  std::string cluster;
-  std::string component;  // pd, tidb, tikv, tiflash
-  std::string pod;
-  Timestamp created_at = 0;
-};
-
-struct FailoverCount {
-  uint64_t members = 0;
-  uint64_t during_dependency_wait = 0;
-  bool operator==(const FailoverCount&) const = default;
-};
-
-// The waiting pods of a snapshot, read as a sequence of WaitingPod. Each is an immutable record
-// shared between consecutive snapshots for as long as it does not change, so publishing a
-// snapshot copies pointers, not pods.
-class WaitingPods {
- public:
-  using value_type = WaitingPod;
-  using size_type = size_t;
-  class const_iterator {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = WaitingPod;
-    using difference_type = std::ptrdiff_t;
-    using pointer = const WaitingPod*;
-    using reference = const WaitingPod&;
-    const_iterator() = default;
-    explicit const_iterator(std::vector<std::shared_ptr<const WaitingPod>>::const_iterator it)
-        : it_(it) {}
-    reference operator*() const { return **it_; }
-    pointer operator->() const { return it_->get(); }
-    const_iterator& operator++() {
-      ++it_;
-      return *this;
-    }
-    const_iterator operator++(int) {
-      const_iterator old = *this;
-      ++it_;
-      return old;
-    }
-    bool operator==(const const_iterator& o) const { return it_ == o.it_; }
-    bool operator!=(const const_iterator& o) const { return it_ != o.it_; }
-
-   private:
-    std::vector<std::shared_ptr<const WaitingPod>>::const_iterator it_;
-  };
-  using iterator = const_iterator;
-
-  const_iterator begin() const { return const_iterator(pods_.begin()); }
-  const_iterator end() const { return const_iterator(pods_.end()); }
-  size_t size() const { return pods_.size(); }
-  bool empty() const { return pods_.empty(); }
-  const WaitingPod& operator[](size_t i) const { return *pods_[i]; }
-  const WaitingPod& at(size_t i) const { return *pods_.at(i); }
-  void reserve(size_t n) { pods_.reserve(n); }
-  void push_back(std::shared_ptr<const WaitingPod> pod) { pods_.push_back(std::move(pod)); }
-  void push_back(WaitingPod pod) { pods_.push_back(std::make_shared<WaitingPod>(std::move(pod))); }
-  // Pod i as a copy that only this sequence holds, to change (for snapshots made by hand).
-  WaitingPod& Mutable(size_t i) {
-    auto copy = std::make_shared<WaitingPod>(*pods_.at(i));
-    WaitingPod& ref = *copy;
-    pods_[i] = std::move(copy);
-    return ref;
-  }
-
- private:
-  std::vector<std::shared_ptr<const WaitingPod>> pods_;
-};
-
-// Everything the metrics and views need, immutable once published.
-struct WaitingSnapshot {
-  Timestamp evaluated_at = 0;
-  WaitingPods pods;  // sorted by namespace, cluster, pod
-  std::map<StageHistogramKey, StageHistogram> stage_durations;
-  // (namespace, cluster, component) -> failover counts
-  std::map<std::tuple<std::string, std::string, std::string>, FailoverCount> failover;
-  AutoscalerState autoscaler;
-};
-
+// A classification function of Classify's shape: a scripted one replaces the classifier where
+// only the tracker's bookkeeping is under test (tests/unit/evaluate_waiting_tracker_test.cpp,
+// bench/metrics_render_bench.cpp).
 using ClassifyFn = std::function<Classification(
     const PodRecord& pod, std::span<const EventRecord> events, const ClusterDependencies* deps,
     const AutoscalerState& autoscaler, Timestamp now, const InstanceReadiness* instance)>;
@@ -147,6 +43,8 @@ struct PodChangeSet {
   std::vector<std::string> deleted;  // uids of pods that are gone
 };
 
+// The one input of an evaluation: built by the Pipeline (from its stores), read by the
+// Evaluator (which keeps this shard's pods) and the tracker.
 struct EvaluationInput {
   // nullptr: a full evaluation, `pods` is every pod. Otherwise an incremental one: only these
   // pods changed since the previous evaluation (`pods` is not read), and the tracker works out
@@ -154,10 +52,10 @@ struct EvaluationInput {
   // the autoscaler state changed, pods whose classification's recheck_at has come.
   const PodChangeSet* changes = nullptr;
   std::span<const std::shared_ptr<const PodRecord>> pods;
-  EventsFn events;      // may be empty: no events
-  InstanceFn instance;  // may be empty: no v2 instances
+  EventsFn events;      // one pod's events; may be empty: no events
+  InstanceFn instance;  // a v2 pod's instance readiness; may be empty: no v2 instances
   const std::map<ClusterKey, ClusterDependencies>* dependencies = nullptr;
-  AutoscalerState autoscaler;
+  AutoscalerState autoscaler;  // what the autoscalers are doing (MakeAutoscalerState)
   std::span<const FailureMember> failure_members;
   Timestamp now = 0;
 };
@@ -181,6 +79,9 @@ struct EvaluationInput {
 // observe until they leave it) and stages completed while the exporter was down are never invented.
 class WaitingTracker {
  public:
+  // Classifies with Classify and these options.
+  explicit WaitingTracker(ClassifierOptions options);
+  // Classifies with `classify` instead (a scripted classifier; see ClassifyFn).
   explicit WaitingTracker(ClassifyFn classify);
 
   void Evaluate(const EvaluationInput& input);
@@ -221,7 +122,8 @@ class WaitingTracker {
   std::map<std::tuple<std::string, std::string, std::string>, FailoverCount> CountFailovers(
       std::span<const FailureMember> members) const;
 
-  ClassifyFn classify_;
+  const ClassifierOptions options_;
+  const ClassifyFn classify_;                      // empty: Classify with options_
   std::unordered_map<std::string, Track> tracks_;  // by pod uid
   // Tracked uids by cluster (pointers to tracks_' keys, which stay put until the track goes).
   std::map<ClusterKey, std::unordered_set<const std::string*>> by_cluster_;
@@ -241,12 +143,5 @@ class WaitingTracker {
   mutable std::mutex snapshot_mu_;
   std::shared_ptr<const WaitingSnapshot> snapshot_;
 };
-
-// "<namespace>-<cluster>", or "" without a cluster.
-std::string TidbClusterLabel(const std::string& ns, const std::string& cluster);
-
-// The published form of a waiting pod.
-WaitingPod MakeWaitingPod(const PodRecord& pod, Classification classification,
-                          Timestamp class_since);
 
 }  // namespace podwait

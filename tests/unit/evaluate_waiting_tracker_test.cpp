@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "exporter/state/waiting_tracker.h"
+#include "exporter/evaluate/waiting_tracker.h"
 
 namespace podwait {
 namespace {

@@ -1,0 +1,107 @@
+#include "exporter/app/inputs.h"
+
+#include <string>
+#include <utility>
+
+#include "exporter/sources/events.h"
+#include "exporter/sources/pods.h"
+#include "exporter/sources/reflector_options.h"
+#include "exporter/sources/tidbcluster_source.h"
+#include "exporter/sources/v2_source.h"
+
+namespace podwait {
+namespace {
+
+constexpr std::string_view kTidbClusterApi = "/apis/pingcap.com/v1alpha1";
+
+template <typename Handler, typename... Args>
+ReflectorHandler& Keep(InputContext& ctx, Args&&... args) {
+  ctx.handlers.push_back(std::make_unique<Handler>(std::forward<Args>(args)...));
+  return *ctx.handlers.back();
+}
+
+bool Always(const InputContext&) { return true; }
+
+ReflectorHandler& PodHandler(InputContext& ctx, const ReflectorOptions& o) {
+  PodParseOptions options = PodParseOptions::FromConfig(ctx.config);
+  options.source = PodSourceTag(o);
+  return Keep<PodSource>(ctx, ctx.pipeline.pods(), options, ReflectorNamespace(o));
+}
+
+ReflectorHandler& EventHandler(InputContext& ctx, const ReflectorOptions& o) {
+  return Keep<EventSource>(ctx, ctx.pipeline.events(), &ctx.pipeline.pods(), ctx.clock,
+                           ReflectorNamespace(o));
+}
+
+bool TidbClustersEnabled(const InputContext& ctx) { return ctx.config.tidbcluster_enabled; }
+
+std::vector<ReflectorOptions> TidbClusterReflectors(const Config& config) {
+  return ReflectorOptionsPerNamespace(config, "tidbclusters", kTidbClusterApi);
+}
+
+ReflectorHandler& TidbClusterHandler(InputContext& ctx, const ReflectorOptions& o) {
+  TidbClusterStore& store = ctx.pipeline.tidbclusters();
+  TidbClusterCallbacks callbacks;
+  callbacks.replace =
+      [&store, scope = ReflectorNamespace(o)](const std::vector<TidbClusterStatus>& listed) {
+        store.Replace(scope, listed);
+      };
+  callbacks.upsert = [&store](const TidbClusterStatus& tc) { store.Upsert(tc); };
+  callbacks.remove = [&store](const ClusterKey& key) { store.Remove(key); };
+  return Keep<TidbClusterSource>(ctx, std::move(callbacks));
+}
+
+bool V2Enabled(const InputContext& ctx) { return ctx.config.v2_enabled; }
+
+// One reflector per v2 resource (and watched namespace); a resource whose CRD is not installed
+// answers 404 and is skipped (one log line, /readyz not held).
+std::vector<ReflectorOptions> V2Reflectors(const Config& config) {
+  std::vector<ReflectorOptions> all;
+  for (const V2Resource& r : V2Resources()) {
+    for (ReflectorOptions& o :
+         ReflectorOptionsPerNamespace(config, r.plural, "/apis/" + std::string(v2::kApiVersion))) {
+      all.push_back(std::move(o));
+    }
+  }
+  return all;
+}
+
+ReflectorHandler& V2Handler(InputContext& ctx, const ReflectorOptions& o) {
+  V2Resource resource;
+  for (const V2Resource& r : V2Resources()) {
+    if (r.plural == o.resource) resource = r;
+  }
+  return Keep<V2Source>(ctx, ctx.pipeline.v2(), std::move(resource), ReflectorNamespace(o));
+}
+
+// The CA status is read unless no autoscaler or only Karpenter is configured.
+bool CaStatusEnabled(const InputContext& ctx) {
+  const AutoscalerMode mode = ctx.pipeline.options().autoscaler_mode;
+  return ctx.config.ca_status_enabled && mode != AutoscalerMode::kNone &&
+         mode != AutoscalerMode::kKarpenter;
+}
+
+std::vector<ReflectorOptions> CaStatusReflectors(const Config& config) {
+  return {ConfigMapReflectorOptions(config)};
+}
+
+ReflectorHandler& CaStatusHandler(InputContext& ctx, const ReflectorOptions&) {
+  ctx.ca_status =
+      std::make_unique<CaStatusSource>(ctx.config.ca_status_name, ctx.on_ca_status_error);
+  return ctx.ca_status->handler();
+}
+
+constexpr InputSource kInputs[] = {
+    {"pods", "/api/v1", Always, PodReflectorOptions, PodHandler},
+    {"events", "/api/v1", Always, EventReflectorOptions, EventHandler},
+    {"tidbclusters", kTidbClusterApi, TidbClustersEnabled, TidbClusterReflectors,
+     TidbClusterHandler},
+    {"<v2 resources>", "/apis/core.pingcap.com/v1alpha1", V2Enabled, V2Reflectors, V2Handler},
+    {"configmaps", "/api/v1", CaStatusEnabled, CaStatusReflectors, CaStatusHandler},
+};
+
+}  // namespace
+
+std::span<const InputSource> InputSources() { return kInputs; }
+
+}  // namespace podwait

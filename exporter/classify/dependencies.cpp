@@ -1,0 +1,143 @@
+#include "exporter/classify/dependencies.h"
+
+namespace podwait {
+namespace {
+
+DependencyStatus Status(Readiness r, DependencyReason reason = DependencyReason::kNone) {
+  DependencyStatus s;
+  s.readiness = r;
+  s.reason = reason;
+  return s;
+}
+
+// tikv follows pd: when pd is not ready (or unknown), so is tikv, for the same cause.
+DependencyStatus TikvBlockedByPd(const DependencyStatus& pd) {
+  if (pd.readiness == Readiness::kUnknown) {
+    return Status(Readiness::kUnknown, DependencyReason::kDependencyUnknown);
+  }
+  return Status(Readiness::kNotReady, DependencyReason::kPdNotReady);
+}
+
+ClusterDependencies FromPdApi(const PdFacts& f) {
+  ClusterDependencies d;
+  if (!f.has_leader) {
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kNoPdLeader);
+  } else if (f.health_known && !f.HealthyMajority()) {
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kPdUnhealthyMajority);
+  } else {
+    d.pd = Status(Readiness::kReady);
+  }
+  if (d.pd.readiness != Readiness::kReady) {
+    d.tikv = TikvBlockedByPd(d.pd);
+  } else if (f.not_bootstrapped) {
+    d.tikv = Status(Readiness::kNotReady, DependencyReason::kTikvNotBootstrapped);
+  } else if (f.is_initialized.has_value() && !*f.is_initialized) {
+    d.tikv = Status(Readiness::kNotReady, DependencyReason::kClusterNotInitialized);
+  } else if (!f.stores_known) {
+    // PD answers but /stores did not: nothing says whether a TiKV store is up.
+    d.tikv = Status(Readiness::kUnknown, DependencyReason::kDependencyUnknown);
+  } else if (f.TikvStoresIn("Up") == 0) {
+    d.tikv = Status(Readiness::kNotReady, DependencyReason::kNoTikvStoreUp);
+  } else {
+    d.tikv = Status(Readiness::kReady);
+  }
+  return d;
+}
+
+ClusterDependencies FromTidbCluster(const TidbClusterStatus& tc) {
+  ClusterDependencies d;
+  const int total = static_cast<int>(tc.pd_members.size());
+  const int healthy = tc.PdHealthy();
+  if (total == 0) {
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kPdNotReady);
+  } else if (tc.pd_leader.empty()) {
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kNoPdLeader);
+  } else if (healthy * 2 <= total) {
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kPdUnhealthyMajority);
+  } else {
+    d.pd = Status(Readiness::kReady);
+  }
+  if (d.pd.readiness != Readiness::kReady) {
+    d.tikv = TikvBlockedByPd(d.pd);
+  } else if (tc.TikvStoresIn("Up") == 0) {
+    d.tikv = Status(Readiness::kNotReady, tc.tikv_stores.empty() && !tc.tikv_bootstrapped
+                                              ? DependencyReason::kTikvNotBootstrapped
+                                              : DependencyReason::kNoTikvStoreUp);
+  } else {
+    d.tikv = Status(Readiness::kReady);
+  }
+  return d;
+}
+
+ClusterDependencies FromPods(int ready_pd_pods) {
+  ClusterDependencies d;
+  if (ready_pd_pods > 0) {
+    d.pd = Status(Readiness::kUnknown, DependencyReason::kDependencyUnknown);
+  } else {
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kPdNotReady);
+  }
+  d.tikv = TikvBlockedByPd(d.pd);
+  return d;
+}
+
+// A v2 cluster whose PD API cannot be reached: its PD and TiKV instances' Ready conditions (the
+// operator's own view) with the PD pods; a Ready PD but no answer is unknown, never not ready.
+ClusterDependencies FromV2(const v2::ClusterFacts& f, int ready_pd_pods) {
+  ClusterDependencies d;
+  if (f.pd_instances_ready == 0 && ready_pd_pods == 0) {
+    d.pd = Status(Readiness::kNotReady, DependencyReason::kPdNotReady);
+    d.tikv = TikvBlockedByPd(d.pd);
+    return d;
+  }
+  d.pd = Status(Readiness::kUnknown, DependencyReason::kDependencyUnknown);
+  if (f.tikv_serving_ready == 0) {
+    d.tikv = Status(Readiness::kNotReady, DependencyReason::kNoTikvStoreUp);
+  } else {
+    d.tikv = Status(Readiness::kUnknown, DependencyReason::kDependencyUnknown);
+  }
+  return d;
+}
+
+}  // namespace
+
+DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
+  DependencyEvaluation out;
+  const bool may_use_api = in.readiness_source != ReadinessSource::kTidbCluster;
+  const bool may_use_tc = in.readiness_source != ReadinessSource::kPdApi;
+  if (may_use_api && in.pd != nullptr && in.pd->reachable) {
+    out.deps = FromPdApi(*in.pd);
+    out.source = DependencySource::kPdApi;
+  } else if (may_use_tc && in.tc != nullptr) {
+    out.deps = FromTidbCluster(*in.tc);
+    out.source = DependencySource::kTidbCluster;
+  } else if (in.v2 != nullptr && in.v2->present) {
+    out.deps = FromV2(*in.v2, in.ready_pd_pods);
+    out.source = DependencySource::kV2Instances;
+  } else {
+    out.deps = FromPods(in.ready_pd_pods);
+    out.source = DependencySource::kPods;
+  }
+  return out;
+}
+
+DependencyStatus ApplyTransition(const DependencyStatus& previous, DependencyStatus next,
+                                 Readiness* last_known, Timestamp now) {
+  switch (next.readiness) {
+    case Readiness::kReady:
+      next.ready_since = (*last_known == Readiness::kReady && previous.ready_since != 0)
+                             ? previous.ready_since
+                             : now;
+      *last_known = Readiness::kReady;
+      break;
+    case Readiness::kNotReady:
+      next.ready_since = previous.ready_since;
+      *last_known = Readiness::kNotReady;
+      break;
+    case Readiness::kUnknown:
+      next.ready_since = previous.ready_since;
+      break;
+  }
+  return next;
+}
+
+}  // namespace podwait

@@ -1,0 +1,97 @@
+#include "exporter/evaluate/pipeline.h"
+
+#include <utility>
+#include <vector>
+
+#include "exporter/classify/autoscaler.h"
+
+namespace podwait {
+namespace {
+
+// What the autoscalers' presence is read from: the CA status ConfigMap and the last event each
+// autoscaler wrote (kept by the event store as events arrive).
+AutoscalerSignals SignalsOf(const EventStore& events, bool ca_status_configmap) {
+  AutoscalerSignals signals;
+  signals.ca_status_configmap = ca_status_configmap;
+  signals.last_ca_event = events.LastAutoscalerEvent(AutoscalerKind::kClusterAutoscaler);
+  signals.last_karpenter_event = events.LastAutoscalerEvent(AutoscalerKind::kKarpenter);
+  return signals;
+}
+
+}  // namespace
+
+Pipeline::Pipeline(const Config& config, const Clock& clock)
+    : pods_(&events_),
+      registry_(config),
+      dependencies_(config, clock),
+      evaluator_(EvaluatorOptionsFromConfig(config)),
+      feed_(pods_, &events_, &v2_) {
+  registry_.SetListener([this](const std::map<ClusterKey, ClusterInfo>& clusters) {
+    dependencies_.SyncClusters(clusters);
+  });
+  TidbClusterListener tidbcluster_listener;
+  tidbcluster_listener.replaced = [this](const std::vector<TidbClusterStatus>& all) {
+    std::vector<ClusterKey> keys;
+    keys.reserve(all.size());
+    for (const auto& tc : all) keys.push_back(tc.key);
+    registry_.SetTidbClusters(keys);
+    dependencies_.ReplaceTidbClusters(all);
+  };
+  tidbcluster_listener.upserted = [this](const TidbClusterStatus& tc) {
+    registry_.UpsertTidbCluster(tc.key);
+    dependencies_.OnTidbCluster(tc);
+  };
+  tidbcluster_listener.removed = [this](const ClusterKey& key) {
+    registry_.RemoveTidbCluster(key);
+    dependencies_.OnTidbClusterDeleted(key);
+  };
+  tidbclusters_.SetListener(std::move(tidbcluster_listener));
+  v2_.SetListener([this](const ClusterKey& key, const v2::ClusterFacts& facts) {
+    dependencies_.OnV2Cluster(key, facts);
+  });
+}
+
+void Pipeline::SetCaStatus(CaStatusReading reading) {
+  std::lock_guard<std::mutex> lock(ca_mu_);
+  ca_status_ = std::move(reading);
+}
+
+AutoscalerState Pipeline::Autoscaler(Timestamp now) const {
+  CaStatusReading ca;
+  {
+    std::lock_guard<std::mutex> lock(ca_mu_);
+    ca = ca_status_;
+  }
+  return MakeAutoscalerState(options().autoscaler_mode, SignalsOf(events_, ca.configmap_present),
+                             ca.status.get(), now);
+}
+
+void Pipeline::DiscoverClusters() { registry_.SetPodClusters(pods_.Clusters()); }
+
+void Pipeline::Evaluate(Timestamp now) {
+  // Cluster discovery follows the pod store (kept as pods change, no scan).
+  DiscoverClusters();
+  // Only what changed since the last evaluation (the evaluator finds the rest: clusters whose
+  // dependency state changed, classifications whose time has come).
+  const ChangeFeed::Changes changes = feed_.Read();
+  const std::map<ClusterKey, ClusterDependencies> deps = dependencies_.Snapshot();
+  const std::vector<FailureMember> failures = dependencies_.FailureMembers();
+  EvaluationInput in;
+  if (changes.full) {
+    in.pods = changes.all;
+  } else {
+    in.changes = &changes.set;
+  }
+  // Read one pod's events at a time, only for the pods the evaluation classifies.
+  in.events = [this](const PodRecord& pod) {
+    return events_.EventsFor(pod.namespace_, pod.name, pod.uid);
+  };
+  in.instance = InstanceLookup(v2_);
+  in.dependencies = &deps;
+  in.autoscaler = Autoscaler(now);
+  in.failure_members = failures;
+  in.now = now;
+  evaluator_.Evaluate(in);
+}
+
+}  // namespace podwait

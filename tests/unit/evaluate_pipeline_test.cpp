@@ -1,0 +1,86 @@
+// The Pipeline: the one wiring of the stores (TidbClusters -> registry + dependency state, v2
+// clusters -> dependency state, pods -> registry) and the evaluation over them, incremental
+// after the first.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "exporter/evaluate/pipeline.h"
+
+namespace podwait {
+namespace {
+
+constexpr Timestamp kNow = 1'700'000'000'000;
+
+PodPtr PendingTikv(const std::string& ns, const std::string& cluster, const std::string& name) {
+  auto p = std::make_shared<PodRecord>();
+  p->uid = "uid-" + ns + "-" + name;
+  p->namespace_ = ns;
+  p->name = name;
+  p->cluster = cluster;
+  p->component = "tikv";
+  p->created = kNow - 10'000;
+  p->phase = PodPhase::kPending;
+  return p;
+}
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  Config config_;
+  FakeClock clock_{kNow};
+  Pipeline pipeline_{config_, clock_};
+};
+
+TEST_F(PipelineTest, TidbClustersReachTheRegistryAndTheDependencyState) {
+  TidbClusterStatus tc;
+  tc.key = {"ns", "a"};
+  tc.pd_members = {{"a-pd-0", true}};
+  tc.pd_leader = "a-pd-0";
+  pipeline_.tidbclusters().Upsert(tc);
+  EXPECT_THAT(pipeline_.registry().Clusters(), ::testing::ElementsAre(ClusterKey{"ns", "a"}));
+  EXPECT_TRUE(pipeline_.dependencies().Views().at({"ns", "a"}).has_tidbcluster);
+  pipeline_.tidbclusters().Remove(tc.key);
+  EXPECT_THAT(pipeline_.registry().Clusters(), ::testing::IsEmpty());
+}
+
+TEST_F(PipelineTest, PodsNameTheirClustersAndAreEvaluated) {
+  pipeline_.pods().Replace({PendingTikv("ns", "b", "b-tikv-0")});
+  pipeline_.Evaluate(kNow);
+  EXPECT_THAT(pipeline_.registry().Clusters(), ::testing::ElementsAre(ClusterKey{"ns", "b"}));
+  auto snap = pipeline_.Snapshot();
+  ASSERT_EQ(snap->pods.size(), 1u);
+  EXPECT_EQ(snap->pods[0].pod, "b-tikv-0");
+  EXPECT_EQ(snap->evaluated_at, kNow);
+  EXPECT_EQ(pipeline_.LastClassified(), 1u);
+  // Nothing changed: the next evaluation classifies nothing again.
+  pipeline_.Evaluate(kNow + 1000);
+  EXPECT_EQ(pipeline_.LastClassified(), 0u);
+  EXPECT_EQ(pipeline_.LastEvaluated(), kNow + 1000);
+}
+
+TEST_F(PipelineTest, V2ClustersReachTheDependencyState) {
+  pipeline_.pods().Replace({PendingTikv("ns", "c", "c-tikv-0")});
+  pipeline_.DiscoverClusters();
+  v2::Cluster cluster;
+  cluster.namespace_ = "ns";
+  cluster.name = "c";
+  pipeline_.v2().UpsertCluster(cluster);
+  EXPECT_TRUE(pipeline_.dependencies().Views().at({"ns", "c"}).v2.has_value());
+}
+
+TEST_F(PipelineTest, TheCaStatusIsPartOfTheAutoscalerState) {
+  auto status = std::make_shared<CaStatus>();
+  NodeGroupStatus group;
+  group.name = "pool-1";
+  group.backoff = true;
+  status->node_groups.push_back(group);
+  pipeline_.SetCaStatus({true, status});
+  pipeline_.Evaluate(kNow);
+  const AutoscalerState& a = pipeline_.Snapshot()->autoscaler;
+  EXPECT_TRUE(a.cluster_autoscaler);
+  ASSERT_EQ(a.node_groups.size(), 1u);
+  EXPECT_TRUE(a.node_groups[0].backoff);
+}
+
+}  // namespace
+}  // namespace podwait
