@@ -41,7 +41,7 @@ void BM_HealthzWithMisbehavingClients(benchmark::State& state) {
     return reply;
   });
   std::string error;
-  if (!server.Start("127.0.0.1:0", &error)) {
+  if (!server.Start({"127.0.0.1:0"}, &error)) {
     state.SkipWithError(error.c_str());
     return;
   }

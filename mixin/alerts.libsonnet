@@ -230,6 +230,21 @@
             + 'fail while PD is not known to be down. podwait falls back to TidbCluster status or '
             + 'classifies its waiting pods with reason dependency_unknown.',
           ),
+          // --web.config.file changed and cannot be used (garbage, deleted, a certificate that
+          // does not load or match its key): podwait serves with the last good config, so a
+          // renewed certificate or a changed password has not taken effect. As Prometheus' own
+          // PrometheusBadConfig, on the max over 5m so that a reload that recovers by itself
+          // within a scrape or two does not page.
+          alert(
+            'PodwaitWebConfigReloadFailed',
+            |||
+              max_over_time(podwait_web_config_last_reload_successful{%(sel)s}[5m]) == 0
+            ||| % { sel: c.podwaitSelector },
+            'podwait-exporter cannot use its changed web config and serves with the last good one.',
+            'podwait-exporter {{ $labels.instance }} (job {{ $labels.job }}) failed to reload '
+            + '--web.config.file; it keeps serving with the configuration it last loaded, so a new '
+            + 'certificate, user or header has not taken effect.',
+          ),
         ],
       },
     ],

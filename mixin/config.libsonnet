@@ -50,6 +50,7 @@
       PodwaitExporterDown: { severity: 'warning', 'for': '5m', keepFiringFor: '' },
       PodwaitWatchStale: { severity: 'warning', 'for': '10m', keepFiringFor: '' },
       PodwaitProbeFailing: { severity: 'warning', 'for': '10m', keepFiringFor: '5m' },
+      PodwaitWebConfigReloadFailed: { severity: 'warning', 'for': '10m', keepFiringFor: '' },
     },
     // A synced watch that saw nothing (bookmarks included) for this long is stale.
     watchStaleSeconds: 1800,

@@ -18,17 +18,35 @@ namespace {
 
 constexpr Timestamp kEvaluationInterval = kSecond;
 
+HttpServerLimits ServerLimits(const Config& config) {
+  HttpServerLimits limits;
+  limits.max_requests = config.web_max_requests;
+  return limits;
+}
+
 }  // namespace
 
 App::App(Config config, const Clock& clock)
-    : config_(std::move(config)), clock_(clock), env_{&clock}, pipeline_(config_, clock_) {
-  metric_writers_.push_back(std::make_unique<CollectableWriter>(
-      std::vector<std::shared_ptr<const prometheus::Collectable>>{
-          self_metrics_.registry(), std::make_shared<ProcessCollector>()}));
+    : config_(std::move(config)),
+      clock_(clock),
+      env_{&clock},
+      pipeline_(config_, clock_),
+      server_(ServerLimits(config_)) {
+  // --web.disable-exporter-metrics drops the exporter's metrics about itself (as node_exporter's
+  // does the process and Go ones); podwait_build_info stays.
+  std::vector<std::shared_ptr<const prometheus::Collectable>> self;
+  if (!config_.disable_exporter_metrics) {
+    self = {self_metrics_.registry(), std::make_shared<ProcessCollector>()};
+  } else {
+    self = {self_metrics_.build_info_registry()};
+  }
+  metric_writers_.push_back(std::make_unique<CollectableWriter>(std::move(self)));
   metric_writers_.push_back(std::make_unique<DependencyCollector>(pipeline_.dependencies()));
   metric_writers_.push_back(std::make_unique<WaitingCollector>(
       [this] { return pipeline_.Snapshot(); }, clock_, config_.metrics_pod_series));
-  metric_writers_.push_back(std::make_unique<InvalidUtf8Writer>());
+  if (!config_.disable_exporter_metrics) {
+    metric_writers_.push_back(std::make_unique<InvalidUtf8Writer>());
+  }
 }
 
 App::~App() { Stop(); }
@@ -106,6 +124,8 @@ void App::InstallHandlers() {
     const int64_t start = clock_.MonotonicMs();
     HttpServerReply reply;
     reply.content_type = kTextContentType;
+    const WebConfigReloadStatus web_config = server_.WebConfigStatus();
+    self_metrics_.SetWebConfigReload(web_config.successful, web_config.last_success);
     // About as long as the last one: one allocation instead of a doubling series of copies.
     reply.body.reserve(last_scrape_bytes_.load(std::memory_order_relaxed) + 64 * 1024);
     AppendAll(metric_writers_, &reply.body);
@@ -115,37 +135,47 @@ void App::InstallHandlers() {
                                            1000);
     return reply;
   });
-  server_.Handle(prefix + "/healthz", [](const HttpServerRequest&) {
-    HttpServerReply reply;
-    reply.body = "ok\n";
-    return reply;
-  });
-  server_.Handle(prefix + "/readyz", [this](const HttpServerRequest&) {
-    HttpServerReply reply;
-    if (sync_.AllSynced()) {
-      reply.body = "ready\n";
-    } else {
-      reply.status = 503;
-      reply.body = "not ready: not in sync with the API server:";
-      for (const auto& [name, synced] : sync_.Snapshot()) {
-        if (!synced) reply.body += " " + name;
-      }
-      reply.body += "\n";
-    }
-    return reply;
-  });
+  // /livez and /healthz: the process answers (as the Kubernetes components' /livez). The probes
+  // are not counted by --web.max-requests.
+  for (const char* path : {"/healthz", "/livez"}) {
+    server_.Handle(
+        prefix + path,
+        [](const HttpServerRequest&) {
+          HttpServerReply reply;
+          reply.body = "ok\n";
+          return reply;
+        },
+        /*probe=*/true);
+  }
+  server_.Handle(
+      prefix + "/readyz",
+      [this](const HttpServerRequest&) {
+        HttpServerReply reply;
+        if (sync_.AllSynced()) {
+          reply.body = "ready\n";
+        } else {
+          reply.status = 503;
+          reply.body = "not ready: not in sync with the API server:";
+          for (const auto& [name, synced] : sync_.Snapshot()) {
+            if (!synced) reply.body += " " + name;
+          }
+          reply.body += "\n";
+        }
+        return reply;
+      },
+      /*probe=*/true);
+  // An unknown parameter or class is 400 naming it (the status page shows its empty state).
   server_.Handle(prefix + "/api/v1/pods", [this](const HttpServerRequest& request) {
-    PodFilter filter;
-    auto get = [&request](const char* key) {
-      auto it = request.query.find(key);
-      return it == request.query.end() ? std::string() : it->second;
-    };
-    filter.namespace_ = get("namespace");
-    filter.cluster = get("cluster");
-    filter.wait_class = get("class");
     HttpServerReply reply;
+    std::string error;
+    const std::optional<PodFilter> filter = ParsePodFilter(request.query, &error);
+    if (!filter) {
+      reply.status = 400;
+      reply.body = error + "\n";
+      return reply;
+    }
     reply.content_type = "application/json";
-    reply.body = RenderPodsJson(MakeViewModel(), filter);
+    reply.body = RenderPodsJson(MakeViewModel(), *filter);
     reply.compressible = true;
     return reply;
   });
@@ -211,7 +241,7 @@ Result<bool> App::Start() {
   }
 
   InstallHandlers();
-  if (!server_.Start(config_.listen_address, &error)) return Result<bool>::Fail(error);
+  if (!server_.Start(config_.listen_addresses, &error)) return Result<bool>::Fail(error);
   for (auto& r : reflectors_) r->Start();
   if (prober_) prober_->Start();
   {
@@ -220,8 +250,11 @@ Result<bool> App::Start() {
   }
   loop_ = std::thread([this] { EvaluationLoop(); });
   started_ = true;
-  LogInfo("listening", {{"address", config_.listen_address},
-                        {"port", std::to_string(server_.port())},
+  std::string addresses, ports;
+  for (const auto& a : config_.listen_addresses) addresses += (addresses.empty() ? "" : ",") + a;
+  for (int p : server_.ports()) ports += (ports.empty() ? "" : ",") + std::to_string(p);
+  LogInfo("listening", {{"address", addresses},
+                        {"port", ports},
                         {"route_prefix", config_.route_prefix.empty() ? "/" : config_.route_prefix},
                         {"telemetry_path", config_.route_prefix + config_.telemetry_path},
                         {"kube_api", kube_.endpoint.api_url}});

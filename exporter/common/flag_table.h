@@ -8,6 +8,7 @@
 // as "--name", "--no-name" or "--name=true|false"; "-h"/"--help" and "--version" stop the parse
 // with that action. An argument that is not a flag is positional. Pure.
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <functional>
@@ -25,7 +26,9 @@
 
 namespace podwait {
 
-enum class FlagKind { kString, kBool, kDuration, kInt, kList };
+// kRepeated: the flag may be given several times; each value is added to a list (the first one
+// given replaces the default list).
+enum class FlagKind { kString, kBool, kDuration, kInt, kList, kRepeated };
 
 template <typename T>
 struct FlagSpec {
@@ -37,6 +40,8 @@ struct FlagSpec {
   // Renders the value for --help.
   std::function<std::string(const T&)> show;
   std::string_view short_name = {};  // e.g. "-f"; empty: none
+  // kRepeated only: empties the value before the first occurrence (drops the default).
+  std::function<void(T&)> clear = {};
 };
 
 enum class FlagAction { kRun, kHelp, kVersion };
@@ -133,6 +138,27 @@ FlagSpec<T> ListFlag(std::string_view name, std::string_view help,
           [field](const T& c) { return JoinFlagList(c.*field); }};
 }
 
+// A repeatable flag: "--name a --name b" is {"a", "b"}; the first occurrence replaces the
+// default, a value given twice is kept once.
+template <typename T>
+FlagSpec<T> RepeatedFlag(std::string_view name, std::string_view help,
+                         std::vector<std::string> T::*field) {
+  return {name,
+          FlagKind::kRepeated,
+          help,
+          [field](T& c, const std::string& v) {
+            std::vector<std::string>& values = c.*field;
+            for (const std::string& have : values) {
+              if (have == v) return std::string();
+            }
+            values.push_back(v);
+            return std::string();
+          },
+          [field](const T& c) { return JoinFlagList(c.*field); },
+          {},
+          [field](T& c) { (c.*field).clear(); }};
+}
+
 // The rows of `table` (flags of Inner) as rows of Outer, setting Outer's member `inner`: so one
 // command's table can include another's (explain takes the exporter's classification flags).
 template <typename Outer, typename Inner>
@@ -144,7 +170,10 @@ std::vector<FlagSpec<Outer>> LiftFlags(std::span<const FlagSpec<Inner>> table,
     out.push_back(
         {f.name, f.kind, f.help,
          [set = f.set, inner](Outer& o, const std::string& v) { return set(o.*inner, v); },
-         [show = f.show, inner](const Outer& o) { return show(o.*inner); }, f.short_name});
+         [show = f.show, inner](const Outer& o) { return show(o.*inner); }, f.short_name,
+         f.clear
+             ? std::function<void(Outer&)>([clear = f.clear, inner](Outer& o) { clear(o.*inner); })
+             : std::function<void(Outer&)>()});
   }
   return out;
 }
@@ -168,6 +197,7 @@ Result<ParsedFlags> ParseFlagTable(std::span<const FlagSpec<T>> table,
   using flag_table_internal::Find;
   using R = Result<ParsedFlags>;
   ParsedFlags parsed;
+  std::vector<const FlagSpec<T>*> repeated_seen;  // kRepeated flags given so far
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -215,6 +245,11 @@ Result<ParsedFlags> ParseFlagTable(std::span<const FlagSpec<T>> table,
         return R::Fail("flag " + written + " needs a value");
       }
     }
+    if (flag->kind == FlagKind::kRepeated &&
+        std::find(repeated_seen.begin(), repeated_seen.end(), flag) == repeated_seen.end()) {
+      repeated_seen.push_back(flag);
+      if (flag->clear) flag->clear(*values);
+    }
     if (std::string err = flag->set(*values, *value); !err.empty()) {
       return R::Fail("flag " + written + ": " + err);
     }
@@ -233,6 +268,7 @@ std::string FlagTableUsage(std::span<const FlagSpec<T>> table, const T& defaults
       out << "=" << (f.kind == FlagKind::kDuration ? "DURATION" : "VALUE");
     }
     out << "\n          " << f.help;
+    if (f.kind == FlagKind::kRepeated) out << " (repeatable)";
     std::string d = f.show(defaults);
     if (!d.empty() || f.kind == FlagKind::kString) out << " (default: \"" << d << "\")";
     out << "\n";

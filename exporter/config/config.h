@@ -15,7 +15,10 @@ namespace podwait {
 // Every setting of podwait-exporter, filled from flags (see ParseFlags). Plain data; copied freely.
 struct Config {
   // Web
-  std::string listen_address = ":9877";
+  // --web.listen-address, repeatable: every address is served.
+  std::vector<std::string> listen_addresses = {":9877"};
+  bool disable_exporter_metrics = false;  // no process_* and podwait's own health metrics
+  int web_max_requests = 40;              // requests in flight at once; 0: no limit
   std::string telemetry_path = "/metrics";
   std::string web_config_file;  // exporter-toolkit web config: TLS, basic auth, headers
   // As Prometheus: the URL users reach the exporter at (for links it hands out, such as the

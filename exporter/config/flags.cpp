@@ -36,8 +36,19 @@ const std::string& AutoscalerHelp() {
 
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
-      StringFlag("web.listen-address", "Address on which to expose metrics and the web interface.",
-                 &Config::listen_address),
+      RepeatedFlag("web.listen-address",
+                   "Address on which to expose metrics and the web interface; repeat to listen on "
+                   "several. \":port\" listens on every IPv4 and IPv6 address.",
+                   &Config::listen_addresses),
+      BoolFlag("web.disable-exporter-metrics",
+               "Leave out the exporter's metrics about itself (process_* and podwait's watch, "
+               "probe, scrape and web config health) from the telemetry path.",
+               &Config::disable_exporter_metrics),
+      IntFlag<Config, int>(
+          "web.max-requests",
+          "Maximum number of requests answered at once (health probes not counted); "
+          "more get 503. 0 means no limit.",
+          &Config::web_max_requests, 0),
       StringFlag("web.telemetry-path", "Path under which to expose metrics.",
                  &Config::telemetry_path),
       StringFlag("web.external-url",

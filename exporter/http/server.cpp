@@ -1,9 +1,11 @@
 #include "exporter/http/server.h"
 
+#include <arpa/inet.h>
 #include <civetweb.h>
 #include <strings.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "exporter/common/clock.h"
@@ -54,6 +56,10 @@ std::map<std::string, std::string> ParseQuery(const char* qs) {
     q.remove_prefix(amp + 1);
   }
   return out;
+}
+
+bool SameName(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
 bool HeaderAcceptsGzip(const char* value) {
@@ -110,21 +116,96 @@ std::string GzipCompress(std::string_view data) {
   return out;
 }
 
-bool ToCivetwebPorts(const std::string& listen_address, std::string* out) {
-  auto colon = listen_address.rfind(':');
-  if (colon == std::string::npos) return false;
-  std::string host = listen_address.substr(0, colon);
-  std::string port = listen_address.substr(colon + 1);
-  if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos) return false;
-  if (host.empty() || host == "0.0.0.0") {
-    *out = port;
-  } else if (host.front() == '[' && host.back() == ']') {
-    *out = "[" + host.substr(1, host.size() - 2) + "]:" + port;
-    // civetweb wants "+" prefix for dual-stack on "::"; keep explicit addresses as given.
+bool ToCivetwebPorts(const std::string& listen_address, bool ipv6, std::string* out,
+                     std::string* error) {
+  const auto colon = listen_address.rfind(':');
+  const std::string host =
+      colon == std::string::npos ? std::string() : listen_address.substr(0, colon);
+  const std::string port = colon == std::string::npos ? "" : listen_address.substr(colon + 1);
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
+    *error = "invalid listen address \"" + listen_address + "\" (want host:port or :port)";
+    return false;
+  }
+  const bool literal6 = host.size() >= 2 && host.front() == '[' && host.back() == ']';
+  if (literal6 || host.find(':') != std::string::npos) {
+    in6_addr addr{};
+    const std::string inner = literal6 ? host.substr(1, host.size() - 2) : host;
+    if (!literal6 || inet_pton(AF_INET6, inner.c_str(), &addr) != 1) {
+      *error = "invalid listen address \"" + listen_address +
+               "\" (an IPv6 address goes in brackets: [::1]:9877)";
+      return false;
+    }
+    if (!ipv6) {
+      *error = "cannot listen on \"" + listen_address +
+               "\": this build's civetweb has no IPv6 support (built without USE_IPV6)";
+      return false;
+    }
+    *out = "[" + inner + "]:" + port;
+  } else if (host.empty()) {
+    *out = (ipv6 ? "+" : "") + port;
   } else {
     *out = host + ":" + port;
   }
   return true;
+}
+
+std::optional<std::string> RequestPath(std::string_view raw) {
+  raw = raw.substr(0, raw.find('?'));
+  std::string out;
+  out.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '%') {
+      if (raw[i] == '\0') return std::nullopt;
+      out += raw[i];
+      continue;
+    }
+    if (i + 2 >= raw.size() || !std::isxdigit(static_cast<unsigned char>(raw[i + 1])) ||
+        !std::isxdigit(static_cast<unsigned char>(raw[i + 2]))) {
+      return std::nullopt;
+    }
+    const char c = static_cast<char>(std::stoi(std::string(raw.substr(i + 1, 2)), nullptr, 16));
+    if (c == '\0') return std::nullopt;
+    out += c;
+    i += 2;
+  }
+  return out;
+}
+
+std::string FramingError(
+    const std::vector<std::pair<std::string_view, std::string_view>>& headers) {
+  std::optional<std::string_view> length;
+  bool transfer_encoding = false;
+  for (const auto& [name, value] : headers) {
+    transfer_encoding = transfer_encoding || SameName(name, "Transfer-Encoding");
+    if (!SameName(name, "Content-Length")) continue;
+    // "Content-Length: 5, 5" is one value written twice; RFC 9112 lets it count as one.
+    std::string_view rest = value;
+    while (true) {
+      const auto comma = rest.find(',');
+      std::string_view item = rest.substr(0, comma);
+      while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+      while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+      if (item.empty() || item.find_first_not_of("0123456789") != std::string_view::npos) {
+        return "invalid Content-Length";
+      }
+      if (length && *length != item) return "two different Content-Length values";
+      length = item;
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  if (length && transfer_encoding) return "Content-Length with Transfer-Encoding";
+  return "";
+}
+
+std::string HostError(std::string_view http_version,
+                      const std::vector<std::pair<std::string_view, std::string_view>>& headers) {
+  const auto hosts = std::count_if(headers.begin(), headers.end(),
+                                   [](const auto& h) { return SameName(h.first, "Host"); });
+  if (hosts > 1) return "more than one Host header";
+  if (hosts == 0 && http_version == "1.1") return "no Host header";
+  return "";
 }
 
 HttpHeaders MergeHeaders(HttpHeaders own, const HttpHeaders& configured) {
@@ -142,15 +223,16 @@ HttpServer::~HttpServer() { Stop(); }
 
 bool HttpServer::UseWebConfig(const std::string& path, std::string* error) {
   if (path.empty()) return true;
-  WebConfig config;
-  if (!LoadWebConfig(path, &config, error)) return false;
-  const bool https = config.tls.enabled();
-  LogInfo(
-      https ? "TLS is enabled" : "TLS is disabled",
-      {{"web_config", path}, {"basic_auth_users", std::to_string(config.basic_auth_users.size())}});
-  web_config_ = std::make_unique<WebConfigSource>(path, std::move(config));
+  web_config_ = WebConfigSource::Open(path, SystemClock::Instance(), error);
+  if (!web_config_) return false;
+  std::shared_ptr<const WebConfig> config = web_config_->Current();
+  const bool https = config->tls.enabled();
+  LogInfo(https ? "TLS is enabled" : "TLS is disabled",
+          {{"web_config", path},
+           {"basic_auth_users", std::to_string(config->basic_auth_users.size())}});
   auth_ = std::make_unique<BasicAuthChecker>();
   limiter_ = std::make_unique<RateLimiter>(SystemClock::Instance());
+  unverified_limiter_ = std::make_unique<RateLimiter>(SystemClock::Instance());
   if (https) {
     tls_ = TlsContext::Create(web_config_.get(), error);
     if (!tls_) {
@@ -161,25 +243,31 @@ bool HttpServer::UseWebConfig(const std::string& path, std::string* error) {
   return true;
 }
 
-void HttpServer::Handle(const std::string& path, HttpHandler handler) {
-  handlers_[path] = std::move(handler);
+WebConfigReloadStatus HttpServer::WebConfigStatus() const {
+  if (!web_config_) return {true, started_at_};
+  return web_config_->status();
 }
 
-bool HttpServer::Start(const std::string& listen_address, std::string* error) {
-  std::string ports;
-  if (!ToCivetwebPorts(listen_address, &ports)) {
-    *error = "invalid listen address \"" + listen_address + "\" (want host:port or :port)";
+void HttpServer::Handle(const std::string& path, HttpHandler handler, bool probe) {
+  handlers_[path] = Route{std::move(handler), probe};
+}
+
+bool HttpServer::Start(const std::vector<std::string>& listen_addresses, std::string* error) {
+  mg_init_library(tls_ ? MG_FEATURES_TLS : 0);
+  if (tls_ && mg_check_feature(MG_FEATURES_TLS) == 0) {
+    *error = "the web config enables TLS, but civetweb has no TLS support";
     return false;
   }
-  if (tls_) {
-    ports += "s";
-    mg_init_library(MG_FEATURES_TLS);
-    if (mg_check_feature(MG_FEATURES_TLS) == 0) {
-      *error = "the web config enables TLS, but civetweb has no TLS support";
-      return false;
-    }
-  } else {
-    mg_init_library(0);
+  const bool ipv6 = mg_check_feature(MG_FEATURES_IPV6) != 0;
+  std::string ports;
+  for (const std::string& address : listen_addresses) {
+    std::string port;
+    if (!ToCivetwebPorts(address, ipv6, &port, error)) return false;
+    ports += (ports.empty() ? "" : ",") + port + (tls_ ? "s" : "");
+  }
+  if (ports.empty()) {
+    *error = "no listen address";
+    return false;
   }
   const std::string threads = std::to_string(limits_.worker_threads);
   const std::string request_timeout = std::to_string(limits_.request_timeout_ms);
@@ -194,6 +282,8 @@ bool HttpServer::Start(const std::string& listen_address, std::string* error) {
       "keep_alive_timeout_ms", keep_alive_timeout.c_str(),
       "enable_keep_alive",     "yes",
       "tcp_nodelay",           "1",
+      // The path is decoded here (RequestPath), so "%00" and "//" are seen as sent.
+      "decode_url",            "no",
       nullptr};
   // clang-format on
   mg_callbacks callbacks{};
@@ -210,16 +300,20 @@ bool HttpServer::Start(const std::string& listen_address, std::string* error) {
     return 1;
   };
   callbacks.http_error = &SendErrorReply;
+  started_at_ = SystemClock::Instance().Now();  // before any request can read it
   ctx_ = mg_start(&callbacks, this, options);
   if (ctx_ == nullptr) {
-    *error = "cannot listen on \"" + listen_address + "\" (address in use or not permitted" +
+    std::string all;
+    for (const auto& a : listen_addresses) all += (all.empty() ? "\"" : ", \"") + a + "\"";
+    *error = "cannot listen on " + all + " (address in use or not permitted" +
              (tls_ ? ", or civetweb could not load libssl" : "") + ")";
     return false;
   }
   mg_set_request_handler(ctx_, "/", &HttpServer::Dispatch, this);
-  mg_server_port server_ports[4];
-  int n = mg_get_server_ports(ctx_, 4, server_ports);
-  if (n > 0) port_ = server_ports[0].port;
+  std::vector<mg_server_port> bound(listen_addresses.size() + 4);
+  const int n = mg_get_server_ports(ctx_, static_cast<int>(bound.size()), bound.data());
+  ports_.clear();
+  for (int i = 0; i < n; ++i) ports_.push_back(bound[static_cast<size_t>(i)].port);
   return true;
 }
 
@@ -249,54 +343,131 @@ void WriteReply(mg_connection* conn, int status, const std::string& content_type
   if (!head) mg_write(conn, body.data(), body.size());
 }
 
+// Makes civetweb close the connection after this reply: it keeps a connection open only while
+// the request's own Connection header allows it (civetweb 1.15's should_keep_alive), and has no
+// call for a handler to ask. The request's headers are the connection's, read by nothing after
+// this. Returns the header to send with the reply.
+std::pair<std::string, std::string> CloseAfterReply(mg_connection* conn) {
+  auto* info = const_cast<mg_request_info*>(mg_get_request_info(conn));
+  int slot = info->num_headers;
+  for (int i = 0; i < info->num_headers; ++i) {
+    if (strcasecmp(info->http_headers[i].name, "Connection") == 0) slot = i;
+  }
+  if (slot == MG_MAX_HEADERS) slot = MG_MAX_HEADERS - 1;
+  info->http_headers[slot] = {"Connection", "close"};
+  info->num_headers = std::max(info->num_headers, slot + 1);
+  return {"Connection", "close"};
+}
+
+// A plain-text refusal that ends the connection: a client that is refused (bad framing, bad
+// credentials, over a limit) does not keep a worker thread for its next try.
+int Refuse(mg_connection* conn, int status, HttpHeaders headers, const std::string& body) {
+  const bool head = std::strcmp(mg_get_request_info(conn)->request_method, "HEAD") == 0;
+  headers.push_back(CloseAfterReply(conn));
+  WriteReply(conn, status, "text/plain; charset=utf-8", headers, body, false, head);
+  return status;
+}
+
+std::vector<std::pair<std::string_view, std::string_view>> RequestHeaders(
+    const mg_request_info* info) {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  for (int i = 0; i < info->num_headers; ++i) {
+    out.emplace_back(info->http_headers[i].name, info->http_headers[i].value);
+  }
+  return out;
+}
+
+// Counts a request in flight for as long as it lives.
+class InFlight {
+ public:
+  explicit InFlight(std::atomic<int>& n) : n_(n), count_(n.fetch_add(1) + 1) {}
+  ~InFlight() { n_.fetch_sub(1); }
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+  int count() const { return count_; }
+
+ private:
+  std::atomic<int>& n_;
+  const int count_;
+};
+
 }  // namespace
 
 int HttpServer::Refused(mg_connection* conn, HttpHeaders* configured) {
   if (!web_config_) return 0;
-  const bool head = std::strcmp(mg_get_request_info(conn)->request_method, "HEAD") == 0;
-  std::string error;
-  std::shared_ptr<const WebConfig> config = web_config_->Current(&error);
-  if (config == nullptr) {
-    WriteReply(conn, 500, "text/plain; charset=utf-8", BaseHeaders(), "Internal Server Error\n",
-               false, head);
-    return 500;
-  }
+  std::shared_ptr<const WebConfig> config = web_config_->Current();
   *configured = config->headers;
-  if (!limiter_->Allow(config->rate_limit_interval, config->rate_limit_burst)) {
-    WriteReply(conn, 429, "text/plain; charset=utf-8", MergeHeaders(BaseHeaders(), *configured),
-               "Too Many Requests\n", false, head);
-    return 429;
+  const HttpHeaders headers = MergeHeaders(BaseHeaders(), *configured);
+  const char* authorization = mg_get_header(conn, "Authorization");
+  // Verified credentials (or no users at all) take the rate limit's own bucket; everything else
+  // takes a second one before any bcrypt work, so guessers cannot use up the scrapes' requests.
+  const bool verified = auth_->Cached(*config, authorization);
+  RateLimiter& limiter = verified ? *limiter_ : *unverified_limiter_;
+  if (!limiter.Allow(config->rate_limit_interval, config->rate_limit_burst)) {
+    return Refuse(conn, 429, headers, "Too Many Requests\n");
   }
-  if (!auth_->Allowed(*config, mg_get_header(conn, "Authorization"))) {
-    HttpHeaders headers = MergeHeaders(BaseHeaders(), *configured);
-    headers.emplace_back("WWW-Authenticate", "Basic");
-    WriteReply(conn, 401, "text/plain; charset=utf-8", headers, "Unauthorized\n", false, head);
-    return 401;
+  if (verified) return 0;
+  switch (auth_->Check(*config, authorization, mg_get_request_info(conn)->remote_addr)) {
+    case AuthResult::kAllowed:
+      return 0;
+    case AuthResult::kBusy: {
+      HttpHeaders busy = headers;
+      busy.emplace_back("Retry-After", "1");
+      return Refuse(conn, 429, busy, "Too Many Requests\n");
+    }
+    case AuthResult::kDenied:
+      break;
   }
-  return 0;
+  HttpHeaders denied = headers;
+  denied.emplace_back("WWW-Authenticate", "Basic");
+  return Refuse(conn, 401, denied, "Unauthorized\n");
 }
 
 int HttpServer::Dispatch(mg_connection* conn, void* self_ptr) {
   auto* self = static_cast<HttpServer*>(self_ptr);
+  const mg_request_info* info = mg_get_request_info(conn);
+  // Framing first: a request whose body length is ambiguous must not reach a handler, and its
+  // connection must not carry another request (the body could be read as one).
+  const auto request_headers = RequestHeaders(info);
+  std::string problem = FramingError(request_headers);
+  if (problem.empty())
+    problem = HostError(info->http_version ? info->http_version : "", request_headers);
+  if (!problem.empty()) {
+    LogDebug("request refused", {{"err", problem}});
+    return Refuse(conn, 400, BaseHeaders(), "Bad Request: " + problem + "\n");
+  }
   HttpHeaders configured;
   if (const int status = self->Refused(conn, &configured)) return status;
-  const mg_request_info* info = mg_get_request_info(conn);
   HttpServerRequest request;
   request.method = info->request_method ? info->request_method : "";
-  request.path = info->local_uri ? info->local_uri : "/";
+  const std::optional<std::string> path =
+      RequestPath(info->local_uri_raw ? info->local_uri_raw : "");
+  if (!path) {
+    return Refuse(conn, 400, MergeHeaders(BaseHeaders(), configured),
+                  "Bad Request: invalid path\n");
+  }
+  request.path = *path;
   request.query = ParseQuery(info->query_string);
   request.accepts_gzip = HeaderAcceptsGzip(mg_get_header(conn, "Accept-Encoding"));
 
   HttpServerReply reply;
   auto it = self->handlers_.find(request.path);
+  const InFlight in_flight(self->in_flight_);
   if (it == self->handlers_.end()) {
     reply.status = 404;
     reply.body = "404 page not found\n";
   } else if (request.method != "GET" && request.method != "HEAD") {
     reply.status = 405;
     reply.body = "method not allowed\n";
+  } else if (!it->second.probe && self->limits_.max_requests > 0 &&
+             in_flight.count() > self->limits_.max_requests) {
+    // As node_exporter's --web.max-requests: beyond the limit, 503 at once.
+    reply.status = 503;
+    reply.body = "Service Unavailable: more than " + std::to_string(self->limits_.max_requests) +
+                 " requests in flight\n";
+    reply.headers.emplace_back("Retry-After", "1");
   } else {
-    reply = it->second(request);
+    reply = it->second.handler(request);
   }
   std::string body = std::move(reply.body);
   bool gzip = false;

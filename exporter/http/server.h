@@ -1,21 +1,22 @@
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "exporter/http/web_config.h"
 
 struct mg_context;
 struct mg_connection;
 
 namespace podwait {
 
-class BasicAuthChecker;
-class RateLimiter;
 class TlsContext;
-class WebConfigSource;
 
 struct HttpServerRequest {
   std::string method;
@@ -47,6 +48,9 @@ struct HttpServerLimits {
   int request_timeout_ms = 5000;
   // How long a kept-alive connection may sit between requests.
   int keep_alive_timeout_ms = 2000;
+  // Requests answered at once (--web.max-requests, as node_exporter's); beyond, 503 at once.
+  // Health probes are not counted. 0: no limit.
+  int max_requests = 40;
 };
 
 // One civetweb server for all of podwait's endpoints. Handlers run on civetweb's worker threads
@@ -58,40 +62,69 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // REQUIRES: called before Start().
-  void Handle(const std::string& path, HttpHandler handler);
+  // Routes `path` to `handler`. A probe (/healthz, /livez, /readyz) is answered even when
+  // max_requests are in flight. REQUIRES: called before Start().
+  void Handle(const std::string& path, HttpHandler handler, bool probe = false);
   // Puts every endpoint behind the web config at `path` (--web.config.file; empty: plain HTTP,
   // no auth): TLS, basic auth, headers and rate limit, re-read when the file changes. Returns
   // false with *error naming the file and the problem when it cannot be used.
   // REQUIRES: called before Start().
   bool UseWebConfig(const std::string& path, std::string* error);
-  // Starts listening on a Prometheus-style address (":9877", "127.0.0.1:9877", "[::1]:9877").
-  // Returns false with *error set when the port cannot be bound.
-  bool Start(const std::string& listen_address, std::string* error);
-  // The port actually bound (useful with ":0").
-  int port() const { return port_; }
+  // Starts listening on every Prometheus-style address (":9877", "127.0.0.1:9877",
+  // "[::1]:9877"); ":port" is every address of IPv4 and IPv6 when civetweb has IPv6.
+  // Returns false with *error set when an address is invalid or cannot be bound.
+  bool Start(const std::vector<std::string>& listen_addresses, std::string* error);
+  // The port actually bound (useful with ":0"), of the first address, and of each.
+  int port() const { return ports_.empty() ? 0 : ports_.front(); }
+  const std::vector<int>& ports() const { return ports_; }
   // Whether the listener speaks TLS.
   bool tls() const { return tls_ != nullptr; }
+  // The web config's last reload; without --web.config.file, successful at Start().
+  WebConfigReloadStatus WebConfigStatus() const;
   // Stops accepting and waits for in-flight requests.
   void Stop();
 
  private:
   static int Dispatch(mg_connection* conn, void* self);
   // The web config's gate in front of the handlers: the status `conn` was answered with here
-  // (401, 429, 500), or 0 with *configured set to the config's response headers.
+  // (401, 429), or 0 with *configured set to the config's response headers.
   int Refused(mg_connection* conn, HttpHeaders* configured);
+  struct Route {
+    HttpHandler handler;
+    bool probe = false;
+  };
   const HttpServerLimits limits_;
-  std::map<std::string, HttpHandler> handlers_;
+  std::map<std::string, Route> handlers_;
   std::unique_ptr<WebConfigSource> web_config_;
   std::unique_ptr<TlsContext> tls_;
   std::unique_ptr<BasicAuthChecker> auth_;
+  // rate_limit's bucket for requests with verified credentials (or all, without users), and
+  // one for the rest, so that clients without good credentials cannot use up the others'.
   std::unique_ptr<RateLimiter> limiter_;
+  std::unique_ptr<RateLimiter> unverified_limiter_;
+  std::atomic<int> in_flight_{0};
   mg_context* ctx_ = nullptr;
-  int port_ = 0;
+  std::vector<int> ports_;
+  Timestamp started_at_ = 0;
 };
 
-// Converts ":9877" / "host:port" / "[v6]:port" to civetweb's listening_ports syntax.
-bool ToCivetwebPorts(const std::string& listen_address, std::string* out);
+// Converts ":9877" / "host:port" / "[v6]:port" to civetweb's listening_ports syntax; ":port"
+// is "+port" (IPv4 and IPv6) when `ipv6` (civetweb was built with IPv6). False, with *error,
+// for an address that is not one of these, or an IPv6 literal without `ipv6`.
+bool ToCivetwebPorts(const std::string& listen_address, bool ipv6, std::string* out,
+                     std::string* error);
+// The path of a request target as sent ("/metrics" of "/metrics?x"), %XX decoded; nullopt when
+// it decodes to a NUL byte or has an invalid escape. Nothing else is normalized: "//metrics" and
+// "/a/../metrics" are paths of their own.
+std::optional<std::string> RequestPath(std::string_view raw);
+// Why a request's framing headers are refused (RFC 9112 §6.3: two different Content-Length
+// values, one that is not a number, or Content-Length with Transfer-Encoding), or empty.
+// `headers`: name and value of each header line.
+std::string FramingError(const std::vector<std::pair<std::string_view, std::string_view>>& headers);
+// Why a request's Host headers are refused (RFC 9112 §3.2: an HTTP/1.1 request without one, or
+// any request with more than one), or empty.
+std::string HostError(std::string_view http_version,
+                      const std::vector<std::pair<std::string_view, std::string_view>>& headers);
 // Gzip-compresses (RFC 1952).
 std::string GzipCompress(std::string_view data);
 // The headers of a response: its own first, then the web config's for names it does not set

@@ -55,10 +55,11 @@ std::string OpenSslError() {
   return buf;
 }
 
-// The PEM text of an inline value or a file.
+// The PEM text of an inline value, or of the file when it was not read yet (LoadWebConfig reads
+// the files into the inline fields).
 bool Pem(const std::string& inline_pem, const std::string& file, const char* field,
          std::string* pem, std::string* error) {
-  if (file.empty()) {
+  if (file.empty() || !inline_pem.empty()) {
     *pem = inline_pem;
     return true;
   }
@@ -265,11 +266,10 @@ TlsContext::~TlsContext() { SSL_CTX_free(ctx_); }
 int TlsContext::OnClientHello(SSL* ssl, int* alert, void* self_ptr) {
   auto* self = static_cast<TlsContext*>(self_ptr);
   std::string error;
-  std::shared_ptr<const WebConfig> config = self->source_->Current(&error);
+  std::shared_ptr<const WebConfig> config = self->source_->Current();
   KeyPair pair;
   ClientCas cas;
-  if (config == nullptr || !LoadKeyPair(config->tls, &pair, &error) ||
-      !LoadClientCas(config->tls, &cas, &error)) {
+  if (!LoadKeyPair(config->tls, &pair, &error) || !LoadClientCas(config->tls, &cas, &error)) {
     LogError("TLS handshake refused: the web config cannot be used",
              {{"file", self->source_->path()}, {"err", error}});
     *alert = SSL_AD_INTERNAL_ERROR;

@@ -100,15 +100,27 @@ bool PodFilter::MatchesCluster(const ClusterKey& k) const {
   return wait_class.empty();  // a class filter shows the clusters that have pods of it only
 }
 
-PodFilter PodFilter::FromQuery(const std::map<std::string, std::string>& query) {
-  auto get = [&query](const char* key) {
-    auto it = query.find(key);
-    return it == query.end() ? std::string() : it->second;
-  };
+PodFilter PodFilter::FromQuery(const std::map<std::string, std::string>& query,
+                               std::string* error) {
   PodFilter f;
-  f.namespace_ = get("namespace");
-  f.cluster = get("cluster");
-  f.wait_class = get("class");
+  std::string first_error;
+  for (const auto& [key, value] : query) {
+    if (key == "namespace") {
+      f.namespace_ = value;
+    } else if (key == "cluster") {
+      f.cluster = value;
+    } else if (key == "class") {
+      f.wait_class = value;
+      if (!value.empty() && !ParseWaitClass(value) && first_error.empty()) {
+        first_error = "unknown class \"" + value + "\" (known:";
+        for (const ClassInfo& c : kClasses) first_error += " " + std::string(c.name);
+        first_error += ")";
+      }
+    } else if (first_error.empty()) {
+      first_error = "unknown parameter \"" + key + "\" (known: namespace, cluster, class)";
+    }
+  }
+  if (error) *error = first_error;
   return f;
 }
 
@@ -117,6 +129,13 @@ bool PodFilter::Matches(const WaitingPod& p) const {
   if (!cluster.empty() && p.cluster != cluster && p.tidb_cluster != cluster) return false;
   if (!wait_class.empty() && WaitClassName(p.classification.wait_class) != wait_class) return false;
   return true;
+}
+
+std::optional<PodFilter> ParsePodFilter(const std::map<std::string, std::string>& query,
+                                        std::string* error) {
+  PodFilter filter = PodFilter::FromQuery(query, error);
+  if (!error->empty()) return std::nullopt;
+  return filter;
 }
 
 std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter) {

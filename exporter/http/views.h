@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,8 +32,17 @@ struct PodFilter {
   bool MatchesCluster(const ClusterKey& k) const;
   bool Empty() const { return namespace_.empty() && cluster.empty() && wait_class.empty(); }
   // From a request's ?namespace=&cluster=&class= (what the status page's filter links set).
-  static PodFilter FromQuery(const std::map<std::string, std::string>& query);
+  // The one parse of a filter: an unknown parameter, or a class that is not one of the
+  // vocabulary's, sets *error (when given) to a message naming it; the filter returned still
+  // holds what was sent, so the status page shows its empty state for an unknown class.
+  static PodFilter FromQuery(const std::map<std::string, std::string>& query,
+                             std::string* error = nullptr);
 };
+
+// The filter of GET /api/v1/pods: FromQuery, where an unknown parameter or class is an error
+// naming it (answered 400), not an empty list.
+std::optional<PodFilter> ParsePodFilter(const std::map<std::string, std::string>& query,
+                                        std::string* error);
 
 // What the status page says about the exporter itself.
 struct StatusPageOptions {

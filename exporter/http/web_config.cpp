@@ -12,6 +12,7 @@
 #include <cstring>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "exporter/common/base64.h"
 #include "exporter/common/file.h"
@@ -296,6 +297,27 @@ std::string Sha256(std::string_view data) {
   return std::string(reinterpret_cast<const char*>(md.data()), len);
 }
 
+// Reads cert_file, key_file and client_ca_file into cert, key and client_ca (a file wins over an
+// inline value, as before files were read here).
+// Each file's stamp goes to *stamps before it is read (a change while it is read is a change).
+bool ReadTlsFiles(TlsServerConfig* tls, std::vector<FileStamp>* stamps, std::string* error) {
+  const std::tuple<const std::string&, std::string*, const char*> files[] = {
+      {tls->cert_file, &tls->cert, "cert_file"},
+      {tls->key_file, &tls->key, "key_file"},
+      {tls->client_ca_file, &tls->client_ca, "client_ca_file"},
+  };
+  for (const auto& [file, pem, field] : files) {
+    if (file.empty()) continue;
+    stamps->push_back(FileStamp::Of(file));
+    std::string why;
+    if (!ReadWholeFile(file, pem, &why)) {
+      *error = std::string("failed to read ") + field + " (" + file + "): " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool ParseWebConfig(std::string_view yaml, const std::string& dir, WebConfig* out,
@@ -332,7 +354,13 @@ bool ParseWebConfig(std::string_view yaml, const std::string& dir, WebConfig* ou
   return true;
 }
 
-bool LoadWebConfig(const std::string& path, WebConfig* out, std::string* error) {
+namespace {
+
+// LoadWebConfig, also giving the stamps of the files it read (taken before reading them): the
+// config file, and the files it names when it could be parsed.
+bool Load(const std::string& path, WebConfig* out, std::vector<FileStamp>* stamps,
+          std::string* error) {
+  stamps->assign({FileStamp::Of(path)});
   std::string text, read_error;
   if (!ReadWholeFile(path, &text, &read_error)) {
     *error = "web config " + path + ": " + read_error;
@@ -340,12 +368,24 @@ bool LoadWebConfig(const std::string& path, WebConfig* out, std::string* error) 
   }
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
-  WebConfig config;
   std::string problem;
-  if (!ParseWebConfig(text, dir, &config, &problem) || !CheckTlsConfig(config.tls, &problem)) {
+  if (!ParseWebConfig(text, dir, out, &problem)) {
     *error = "web config " + path + ": " + problem;
     return false;
   }
+  if (!ReadTlsFiles(&out->tls, stamps, &problem) || !CheckTlsConfig(out->tls, &problem)) {
+    *error = "web config " + path + ": " + problem;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool LoadWebConfig(const std::string& path, WebConfig* out, std::string* error) {
+  WebConfig config;
+  std::vector<FileStamp> stamps;
+  if (!Load(path, &config, &stamps, error)) return false;
   *out = std::move(config);
   return true;
 }
@@ -358,15 +398,17 @@ bool IsBcryptHash(std::string_view h) {
       !std::isdigit(static_cast<unsigned char>(h[5]))) {
     return false;
   }
-  const int cost = (h[4] - '0') * 10 + (h[5] - '0');
+  const int cost = BcryptCost(h);
   if (cost < 4 || cost > 31) return false;
   return std::all_of(h.begin() + 7, h.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '/';
   });
 }
 
+int BcryptCost(std::string_view hash) { return (hash[4] - '0') * 10 + (hash[5] - '0'); }
+
 bool VerifyBcrypt(const std::string& hash, const std::string& password) {
-  if (!IsBcryptHash(hash)) return false;
+  if (!IsBcryptHash(hash) || password.find('\0') != std::string::npos) return false;
   auto data = std::make_unique<crypt_data>();
   std::memset(data.get(), 0, sizeof(crypt_data));
   const char* result = crypt_r(password.c_str(), hash.c_str(), data.get());
@@ -374,44 +416,82 @@ bool VerifyBcrypt(const std::string& hash, const std::string& password) {
   return CRYPTO_memcmp(result, hash.data(), hash.size()) == 0;
 }
 
-WebConfigSource::WebConfigSource(std::string path, WebConfig initial)
-    : path_(std::move(path)),
-      stamp_(StampOf(path_)),
-      current_(std::make_shared<const WebConfig>(std::move(initial))) {}
-
-WebConfigSource::Stamp WebConfigSource::StampOf(const std::string& path) {
+FileStamp FileStamp::Of(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {};
-  return {static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+  if (::stat(path.c_str(), &st) != 0) return {path};
+  return {path, static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
           static_cast<int64_t>(st.st_size), static_cast<int64_t>(st.st_ino)};
 }
 
-std::shared_ptr<const WebConfig> WebConfigSource::Current(std::string* error) {
-  const Stamp now = StampOf(path_);
+std::unique_ptr<WebConfigSource> WebConfigSource::Open(const std::string& path, const Clock& clock,
+                                                       std::string* error) {
+  std::unique_ptr<WebConfigSource> source(new WebConfigSource(path, clock));
+  WebConfig config;
+  if (!Load(path, &config, &source->stamps_, error)) return nullptr;
+  source->current_ = std::make_shared<const WebConfig>(std::move(config));
+  source->last_success_ = clock.Now();
+  return source;
+}
+
+bool WebConfigSource::Changed() const {
+  return !std::all_of(stamps_.begin(), stamps_.end(),
+                      [](const FileStamp& s) { return s.Current(); });
+}
+
+std::shared_ptr<const WebConfig> WebConfigSource::Current() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (now == stamp_) {
-    if (!error_.empty()) {
-      *error = error_;
-      return nullptr;
-    }
-    return current_;
-  }
-  stamp_ = now;
+  if (!Changed()) return current_;
   WebConfig config;
   std::string problem;
-  if (!LoadWebConfig(path_, &config, &problem)) {
-    if (error_ != problem) LogError("cannot reload the web config", {{"err", problem}});
+  // An error is remembered against the files that caused it: the config file, and the files it
+  // names when it could be parsed; a change to any of them retries.
+  const bool ok = Load(path_, &config, &stamps_, &problem);
+  if (!ok) {
+    if (error_ != problem) {
+      LogError("cannot reload the web config; serving with the last good one", {{"err", problem}});
+    }
     error_ = problem;
-    *error = problem;
-    return nullptr;
+    return current_;
   }
   LogInfo("web config reloaded", {{"file", path_}});
   error_.clear();
+  last_success_ = clock_.Now();
   current_ = std::make_shared<const WebConfig>(std::move(config));
   return current_;
 }
 
-BasicAuthChecker::BasicAuthChecker() {
+WebConfigReloadStatus WebConfigSource::status() {
+  Current();
+  std::lock_guard<std::mutex> lock(mu_);
+  return {error_.empty(), last_success_};
+}
+
+BasicAuthChecker::BasicAuthChecker(int slots, int queue) : slots_(slots), queue_(queue) {}
+
+std::optional<BasicAuthChecker::Credentials> BasicAuthChecker::Parse(const char* authorization) {
+  if (authorization == nullptr) return std::nullopt;
+  std::string_view header(authorization);
+  constexpr std::string_view kScheme = "Basic ";
+  if (header.size() < kScheme.size() ||
+      strncasecmp(header.data(), kScheme.data(), kScheme.size()) != 0) {
+    return std::nullopt;
+  }
+  auto decoded = Base64Decode(header.substr(kScheme.size()));
+  if (!decoded) return std::nullopt;
+  const auto colon = decoded->find(':');
+  // A NUL would end the password where crypt reads it: "secret\0x" must not pass as "secret".
+  if (colon == std::string::npos || decoded->find('\0') != std::string::npos) return std::nullopt;
+  return Credentials{decoded->substr(0, colon), decoded->substr(colon + 1)};
+}
+
+std::string BasicAuthChecker::CacheKey(const Credentials& c, const std::string& hash) {
+  return Sha256(c.user + '\0' + hash + '\0' + c.password);
+}
+
+const std::string& BasicAuthChecker::DummyHash(int cost) {
+  std::lock_guard<std::mutex> lock(dummy_mu_);
+  std::string& hash = dummy_hashes_[cost];
+  if (!hash.empty()) return hash;
   // A hash of a random password, checked for unknown users so that they cost as much as known
   // ones (no user enumeration by timing).
   std::array<unsigned char, 16> random{};
@@ -419,48 +499,80 @@ BasicAuthChecker::BasicAuthChecker() {
   const std::string password =
       Base64Encode(std::string_view(reinterpret_cast<const char*>(random.data()), random.size()));
   std::array<char, CRYPT_GENSALT_OUTPUT_SIZE> salt{};
-  if (crypt_gensalt_rn("$2b$", 10, nullptr, 0, salt.data(), static_cast<int>(salt.size()))) {
+  if (crypt_gensalt_rn("$2b$", cost, nullptr, 0, salt.data(), static_cast<int>(salt.size()))) {
     auto data = std::make_unique<crypt_data>();
     std::memset(data.get(), 0, sizeof(crypt_data));
-    if (const char* h = crypt_r(password.c_str(), salt.data(), data.get())) dummy_hash_ = h;
+    if (const char* h = crypt_r(password.c_str(), salt.data(), data.get())) hash = h;
   }
+  return hash;
 }
 
-bool BasicAuthChecker::Allowed(const WebConfig& config, const char* authorization) {
-  if (config.basic_auth_users.empty()) return true;
-  if (authorization == nullptr) return false;
-  std::string_view header(authorization);
-  constexpr std::string_view kScheme = "Basic ";
-  if (header.size() < kScheme.size() ||
-      strncasecmp(header.data(), kScheme.data(), kScheme.size()) != 0) {
-    return false;
+const std::string& BasicAuthChecker::UnknownUserHash(const WebConfig& config) {
+  int max_cost = 4;
+  for (const auto& [user, hash] : config.basic_auth_users) {
+    max_cost = std::max(max_cost, BcryptCost(hash));
   }
-  auto decoded = Base64Decode(header.substr(kScheme.size()));
-  if (!decoded) return false;
-  const auto colon = decoded->find(':');
-  if (colon == std::string::npos) return false;
-  const std::string user = decoded->substr(0, colon);
-  const std::string password = decoded->substr(colon + 1);
+  return DummyHash(max_cost);
+}
 
-  auto it = config.basic_auth_users.find(user);
-  const bool known = it != config.basic_auth_users.end();
-  const std::string& hash = known ? it->second : dummy_hash_;
-  std::string key = Sha256(user + '\0' + hash + '\0' + password);
-  {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    auto cached = cache_.find(key);
-    if (cached != cache_.end()) return cached->second && known;
+bool BasicAuthChecker::AcquireSlot(const std::string& client) {
+  std::unique_lock<std::mutex> lock(slot_mu_);
+  if (pending_.count(client) > 0) return false;
+  if (running_ >= slots_) {
+    if (waiting_ >= queue_) return false;
+    pending_[client] = 1;
+    ++waiting_;
+    slot_cv_.wait(lock, [this] { return running_ < slots_; });
+    --waiting_;
   }
-  bool ok = false;
+  pending_[client] = 1;
+  ++running_;
+  return true;
+}
+
+void BasicAuthChecker::ReleaseSlot(const std::string& client) {
   {
-    std::lock_guard<std::mutex> lock(bcrypt_mu_);
-    ok = VerifyBcrypt(hash, password);
+    std::lock_guard<std::mutex> lock(slot_mu_);
+    --running_;
+    pending_.erase(client);
   }
-  ok = ok && known;
+  slot_cv_.notify_one();
+}
+
+int BasicAuthChecker::Pending(const std::string& client) {
+  std::lock_guard<std::mutex> lock(slot_mu_);
+  return static_cast<int>(pending_.count(client));
+}
+
+bool BasicAuthChecker::Cached(const WebConfig& config, const char* authorization) {
+  if (config.basic_auth_users.empty()) return true;
+  const auto credentials = Parse(authorization);
+  if (!credentials) return false;
+  const auto it = config.basic_auth_users.find(credentials->user);
+  if (it == config.basic_auth_users.end()) return false;
+  const std::string key = CacheKey(*credentials, it->second);
   std::lock_guard<std::mutex> lock(cache_mu_);
-  if (cache_.size() >= 1024) cache_.clear();  // bounded: a client guessing passwords cannot grow it
-  cache_[std::move(key)] = ok;
-  return ok;
+  return verified_.count(key) > 0;
+}
+
+AuthResult BasicAuthChecker::Check(const WebConfig& config, const char* authorization,
+                                   const std::string& client) {
+  if (Cached(config, authorization)) return AuthResult::kAllowed;
+  const auto credentials = Parse(authorization);
+  if (!credentials) return AuthResult::kDenied;
+  const auto it = config.basic_auth_users.find(credentials->user);
+  const bool known = it != config.basic_auth_users.end();
+  if (!AcquireSlot(client)) return AuthResult::kBusy;
+  // Inside the slot: making the unknown users' hash (once per cost) is bcrypt work too.
+  const std::string& hash = known ? it->second : UnknownUserHash(config);
+  const bool ok = VerifyBcrypt(hash, credentials->password) && known;
+  ReleaseSlot(client);
+  if (!ok) return AuthResult::kDenied;
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  // Bounded; only credentials that verified get here, so guessing cannot grow or flush it.
+  if (verified_.size() >= 1024) verified_.clear();
+  verified_.insert(CacheKey(*credentials, hash));
+  return AuthResult::kAllowed;
 }
 
 bool RateLimiter::Allow(Timestamp interval, int burst) {

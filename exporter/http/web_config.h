@@ -4,10 +4,13 @@
 // exporter-toolkit's docs/web-configuration.md): TLS, client certificates, basic auth with bcrypt
 // hashes, extra response headers and a request rate limit.
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,55 +67,119 @@ bool ParseWebConfig(std::string_view yaml, const std::string& dir, WebConfig* ou
 
 // Reads and parses `path` and checks that its TLS settings can be used (certificate and key load
 // and match, the client CA loads, client_allowed_sans has a client_auth_type that requires a
-// certificate). *error names the file and the problem.
+// certificate). The certificate, key and CA files are read here, into the inline fields (cert,
+// key, client_ca), so a config keeps serving what was read even when the files change under it;
+// the *_file fields keep the names. *error names the file and the problem.
 bool LoadWebConfig(const std::string& path, WebConfig* out, std::string* error);
 
 // "$2a$", "$2b$" or "$2y$", a cost of 4..31 and 53 characters of bcrypt's base64.
 bool IsBcryptHash(std::string_view hash);
+// The cost of a bcrypt hash; REQUIRES: IsBcryptHash(hash).
+int BcryptCost(std::string_view hash);
 // Checks `password` against a bcrypt hash with libcrypt; the result is compared in constant time.
+// A password with a NUL byte never matches (crypt would read it only up to the NUL).
 bool VerifyBcrypt(const std::string& hash, const std::string& password);
 
-// The web config of a running server: re-read when the file changes (exporter-toolkit reads it on
-// every request and every new TLS connection), so new users, headers and certificates apply without
-// a restart. Thread-safe.
+// A file's identity and version: a change of contents, or a rename over it, changes it.
+struct FileStamp {
+  std::string path;
+  int64_t mtime_ns = 0, size = 0, inode = 0;
+  static FileStamp Of(const std::string& path);
+  bool Current() const { return *this == Of(path); }
+  bool operator==(const FileStamp&) const = default;
+};
+
+// The state of the last reload, for podwait_web_config_last_reload_successful and its timestamp.
+struct WebConfigReloadStatus {
+  bool successful = true;
+  Timestamp last_success = 0;  // when the config in use was loaded (Unix ms)
+};
+
+// The web config of a running server, re-read when the file or any certificate, key or CA file
+// it names changes (exporter-toolkit reads them on every request and every new TLS connection),
+// so new users, headers and certificates apply without a restart. A reload that fails (garbage,
+// a deleted file, a half-written certificate) keeps the last good config in use, is logged once
+// and shows in status(); it is retried when one of the files it read changes. Thread-safe.
 class WebConfigSource {
  public:
-  // REQUIRES: `initial` was loaded from `path` by LoadWebConfig.
-  WebConfigSource(std::string path, WebConfig initial);
+  // Loads `path` (LoadWebConfig); null, with *error, when it cannot be used.
+  static std::unique_ptr<WebConfigSource> Open(const std::string& path, const Clock& clock,
+                                               std::string* error);
   WebConfigSource(const WebConfigSource&) = delete;
   WebConfigSource& operator=(const WebConfigSource&) = delete;
 
-  // The current config; nullptr (and *error) when the file changed and can no longer be used.
-  std::shared_ptr<const WebConfig> Current(std::string* error);
+  // The config in use: the file's, or the last good one while the file cannot be used. Never null.
+  std::shared_ptr<const WebConfig> Current();
+  // Reloads first when a file changed.
+  WebConfigReloadStatus status();
   const std::string& path() const { return path_; }
 
  private:
-  struct Stamp {
-    int64_t mtime_ns = 0, size = 0, inode = 0;
-    bool operator==(const Stamp&) const = default;
-  };
-  static Stamp StampOf(const std::string& path);
-  std::string path_;
+  WebConfigSource(std::string path, const Clock& clock) : path_(std::move(path)), clock_(clock) {}
+  bool Changed() const;  // REQUIRES: mu_ held
+  const std::string path_;
+  const Clock& clock_;
   std::mutex mu_;
-  Stamp stamp_;
+  // The files the last load read (whether it succeeded or not) and their stamps then.
+  std::vector<FileStamp> stamps_;
   std::shared_ptr<const WebConfig> current_;
-  std::string error_;  // of the last failed reload, while the stamp is unchanged
+  std::string error_;  // of the last failed reload; empty after a good one
+  Timestamp last_success_ = 0;
 };
 
-// Basic-auth checks against basic_auth_users, as the toolkit's: an unknown user costs the same
-// bcrypt work as a known one; results are cached (keyed by a digest of user, hash and password);
-// one bcrypt at a time. Thread-safe.
+enum class AuthResult {
+  kAllowed,
+  kDenied,
+  // Every bcrypt slot is busy and the queue is full: answer 429 without checking.
+  kBusy,
+};
+
+// Basic-auth checks against basic_auth_users, as the toolkit's, built so that password guessers
+// cannot starve good clients:
+// - verified credentials are cached (keyed by a digest of user, hash and password; only
+//   successes, so guesses can neither fill nor evict the cache) and answered without bcrypt;
+// - bcrypt runs on at most `slots` threads at once with at most `queue` waiting, and one check at
+//   a time per client address; beyond that the answer is kBusy at once, so guessers never hold
+//   the server's worker threads, and a guesser cannot take every slot from a good client whose
+//   credentials are not verified yet (after a restart or a reload);
+// - an unknown user is checked against a hash of a random password at the highest cost of the
+//   configured users, so it costs what a known one does;
+// - a NUL byte in the user or password is refused.
+// Thread-safe.
 class BasicAuthChecker {
  public:
-  BasicAuthChecker();
-  // `authorization`: the request's Authorization header (may be null).
-  bool Allowed(const WebConfig& config, const char* authorization);
+  explicit BasicAuthChecker(int slots = 2, int queue = 8);
+  // Whether the credentials are ones already verified against `config` (no bcrypt, no waiting).
+  // True when `config` has no users.
+  bool Cached(const WebConfig& config, const char* authorization);
+  // Cached, else a bcrypt check. `authorization`: the request's Authorization header (may be
+  // null); `client`: the client's address.
+  AuthResult Check(const WebConfig& config, const char* authorization,
+                   const std::string& client = "");
+  // bcrypt checks running or waiting for `client`.
+  int Pending(const std::string& client);
+  // The hash an unknown user is checked against: of a random password, at the highest cost of
+  // `config`'s users (made once per cost).
+  const std::string& UnknownUserHash(const WebConfig& config);
 
  private:
-  std::mutex bcrypt_mu_;
+  struct Credentials {
+    std::string user, password;
+  };
+  static std::optional<Credentials> Parse(const char* authorization);
+  static std::string CacheKey(const Credentials& c, const std::string& hash);
+  const std::string& DummyHash(int cost);
+  bool AcquireSlot(const std::string& client);
+  void ReleaseSlot(const std::string& client);
+  const int slots_, queue_;
+  std::mutex slot_mu_;
+  std::condition_variable slot_cv_;
+  int running_ = 0, waiting_ = 0;
+  std::map<std::string, int> pending_;  // by client; only clients with a check
   std::mutex cache_mu_;
-  std::map<std::string, bool> cache_;
-  std::string dummy_hash_;
+  std::set<std::string> verified_;  // digests of good credentials
+  std::mutex dummy_mu_;
+  std::map<int, std::string> dummy_hashes_;  // by cost
 };
 
 // Token bucket for rate_limit. Thread-safe.

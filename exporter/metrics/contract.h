@@ -84,6 +84,12 @@ struct MetricInfo {
     "Duration of the last round of PD probes over all clusters.", "")                              \
   X(kScrapeDuration, "podwait_scrape_duration_seconds", "histogram", "Time to render /metrics.",   \
     "")                                                                                            \
+  X(kWebConfigLastReloadSuccessful, "podwait_web_config_last_reload_successful", "gauge",          \
+    "Whether the last reload of --web.config.file succeeded (0: serving with the last good one).", \
+    "")                                                                                            \
+  X(kWebConfigLastReloadSuccessTimestamp,                                                          \
+    "podwait_web_config_last_reload_success_timestamp_seconds", "gauge",                           \
+    "When the web config in use was loaded (Unix seconds).", "")                                   \
   X(kInvalidUtf8, "podwait_invalid_utf8_total", "counter",                                         \
     "Strings written with invalid UTF-8, each ill-formed sequence replaced by U+FFFD (output: "    \
     "metrics label values, json strings).",                                                        \

@@ -60,13 +60,32 @@ SelfMetrics::SelfMetrics()
       scrape_duration_(BuildHistogram()
                            .Name(Name(metric::kScrapeDuration))
                            .Help(Help(metric::kScrapeDuration))
-                           .Register(*registry_)) {
-  BuildGauge()
-      .Name(Name(metric::kBuildInfo))
-      .Help(Help(metric::kBuildInfo))
-      .Register(*registry_)
-      .Add(PromLabels<metric::kBuildInfo>({kVersion, kRevision}))
-      .Set(1);
+                           .Register(*registry_)),
+      build_info_(std::make_shared<prometheus::Registry>()),
+      web_config_successful_(BuildGauge()
+                                 .Name(Name(metric::kWebConfigLastReloadSuccessful))
+                                 .Help(Help(metric::kWebConfigLastReloadSuccessful))
+                                 .Register(*registry_)
+                                 .Add({})),
+      web_config_success_time_(BuildGauge()
+                                   .Name(Name(metric::kWebConfigLastReloadSuccessTimestamp))
+                                   .Help(Help(metric::kWebConfigLastReloadSuccessTimestamp))
+                                   .Register(*registry_)
+                                   .Add({})) {
+  web_config_successful_.Set(1);
+  for (prometheus::Registry* r : {registry_.get(), build_info_.get()}) {
+    BuildGauge()
+        .Name(Name(metric::kBuildInfo))
+        .Help(Help(metric::kBuildInfo))
+        .Register(*r)
+        .Add(PromLabels<metric::kBuildInfo>({kVersion, kRevision}))
+        .Set(1);
+  }
+}
+
+void SelfMetrics::SetWebConfigReload(bool successful, int64_t last_success) {
+  web_config_successful_.Set(successful ? 1 : 0);
+  web_config_success_time_.Set(static_cast<double>(last_success) / 1000);
 }
 
 prometheus::Counter& SelfMetrics::WatchEvents(const std::string& resource,

@@ -21,7 +21,10 @@ class SelfMetrics {
   SelfMetrics(const SelfMetrics&) = delete;
   SelfMetrics& operator=(const SelfMetrics&) = delete;
 
+  // Every family below, podwait_build_info included.
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+  // podwait_build_info alone (--web.disable-exporter-metrics).
+  std::shared_ptr<prometheus::Registry> build_info_registry() const { return build_info_; }
 
   // Watches (resource: pods, events, tidbclusters, configmaps).
   prometheus::Counter& WatchEvents(const std::string& resource, const std::string& type);
@@ -46,6 +49,10 @@ class SelfMetrics {
   // Scrapes of /metrics.
   prometheus::Histogram& ScrapeDuration();
 
+  // The web config's last reload (--web.config.file; without one, the server's start).
+  // `last_success`: Unix ms.
+  void SetWebConfigReload(bool successful, int64_t last_success);
+
  private:
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>& watch_events_;
@@ -60,6 +67,9 @@ class SelfMetrics {
   prometheus::Family<prometheus::Counter>& probe_errors_;
   prometheus::Family<prometheus::Gauge>& probe_round_;
   prometheus::Family<prometheus::Histogram>& scrape_duration_;
+  std::shared_ptr<prometheus::Registry> build_info_;
+  prometheus::Gauge& web_config_successful_;
+  prometheus::Gauge& web_config_success_time_;
 };
 
 }  // namespace podwait

@@ -94,11 +94,63 @@ TEST_F(ServingExporter, GzipWhenAccepted) {
 
 TEST_F(ServingExporter, HealthReadyAndUnknownPaths) {
   EXPECT_EQ(HttpGet(port_, "/healthz").body, "ok\n");
+  EXPECT_EQ(HttpGet(port_, "/livez").body, "ok\n");
   HttpResult ready = HttpGet(port_, "/readyz");
   EXPECT_EQ(ready.status, 503) << "no source can have synced against a refusing API server";
   EXPECT_THAT(ready.body, HasSubstr("not ready"));
   EXPECT_EQ(HttpGet(port_, "/nope").status, 404);
   EXPECT_EQ(HttpGet(port_, "/metrics/extra").status, 404);
+}
+
+// A filter value that is not in the vocabulary is a 400 naming it, not an empty list.
+TEST_F(ServingExporter, UnknownPodFiltersAre400) {
+  EXPECT_EQ(HttpGet(port_, "/api/v1/pods").status, 200);
+  EXPECT_EQ(HttpGet(port_, "/api/v1/pods?class=capacity").status, 200);
+  HttpResult bogus = HttpGet(port_, "/api/v1/pods?class=bogus");
+  EXPECT_EQ(bogus.status, 400);
+  EXPECT_THAT(bogus.body, HasSubstr("unknown class \"bogus\""));
+  EXPECT_EQ(HttpGet(port_, "/api/v1/pods?clas=capacity").status, 400);
+}
+
+// Every --web.listen-address is served (exporter-toolkit's flag repeats); with
+// --web.disable-exporter-metrics /metrics has no process_* and none of podwait's own health.
+TEST(ExporterBinary, EveryListenAddressAndNoExporterMetrics) {
+  const int a = FreePort(), b = FreePort();
+  Subprocess exporter({Exporter(), "--web.listen-address=127.0.0.1:" + std::to_string(a),
+                       "--web.listen-address", "127.0.0.1:" + std::to_string(b),
+                       "--web.disable-exporter-metrics", "--kube.api-url=http://127.0.0.1:1"});
+  for (int port : {a, b}) {
+    SCOPED_TRACE(port);
+    ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/livez").status == 200; }, 10s))
+        << exporter.ReadLog();
+    const HttpResult metrics = HttpGet(port, "/metrics");
+    EXPECT_EQ(metrics.status, 200);
+    EXPECT_THAT(metrics.body, HasSubstr("podwait_build_info{"));
+    EXPECT_THAT(metrics.body, ::testing::Not(HasSubstr("process_")));
+    EXPECT_THAT(metrics.body, ::testing::Not(HasSubstr("podwait_watch_")));
+    EXPECT_THAT(metrics.body, ::testing::Not(HasSubstr("podwait_scrape_duration")));
+    EXPECT_THAT(metrics.body, ::testing::Not(HasSubstr("podwait_web_config_")));
+  }
+}
+
+// The probes and /api/v1/pods live under --web.route-prefix like every other endpoint; the 400
+// for an unknown filter holds there too, while the status page shows its empty state.
+TEST(ExporterBinary, ProbesAndPodsApiUnderTheRoutePrefix) {
+  const int port = FreePort();
+  Subprocess exporter({Exporter(), "--web.listen-address=127.0.0.1:" + std::to_string(port),
+                       "--web.route-prefix=/ops/podwait", "--kube.api-url=http://127.0.0.1:1"});
+  ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/ops/podwait/livez").status == 200; }, 10s))
+      << exporter.ReadLog();
+  EXPECT_EQ(HttpGet(port, "/ops/podwait/healthz").body, "ok\n");
+  EXPECT_EQ(HttpGet(port, "/ops/podwait/readyz").status, 503);
+  for (const char* path : {"/livez", "/healthz", "/readyz", "/api/v1/pods"}) {
+    EXPECT_EQ(HttpGet(port, path).status, 404) << path;
+  }
+  EXPECT_EQ(HttpGet(port, "/ops/podwait/api/v1/pods?class=capacity").status, 200);
+  HttpResult bogus = HttpGet(port, "/ops/podwait/api/v1/pods?class=bogus");
+  EXPECT_EQ(bogus.status, 400);
+  EXPECT_THAT(bogus.body, HasSubstr("unknown class \"bogus\""));
+  EXPECT_EQ(HttpGet(port, "/ops/podwait/?class=bogus").status, 200);
 }
 
 TEST_F(ServingExporter, StopsCleanlyOnSigterm) {

@@ -110,6 +110,32 @@ class WebConfig : public ::testing::Test {
     return r;
   }
 
+  // The body of an authenticated GET.
+  std::string Get(const std::string& path) const {
+    std::string output;
+    RunCommand({"curl", "-sS", "--max-time", "10", "--cacert", dir_ + "/ca.crt", "-u",
+                "prometheus:s3cret", Url(path)},
+               &output);
+    return output;
+  }
+
+  // podwait_web_config_last_reload_successful's sample line, from a scrape.
+  std::string ReloadSuccessful() const {
+    const std::string metrics = Get("/metrics");
+    const std::string name = "\npodwait_web_config_last_reload_successful ";
+    const auto at = metrics.find(name);
+    return at == std::string::npos ? metrics.substr(0, 300)
+                                   : metrics.substr(at + 1, metrics.find('\n', at + 1) - at - 1);
+  }
+
+  // As the kubelet updates a mounted file: a new file, renamed over the old one.
+  void Replace(const std::string& name, const std::string& text) const {
+    WriteFile(conf_dir_ + "/" + name + ".new", text);
+    ASSERT_EQ(
+        std::rename((conf_dir_ + "/" + name + ".new").c_str(), (conf_dir_ + "/" + name).c_str()),
+        0);
+  }
+
   // The subject of the certificate the exporter presents to a new connection.
   std::string ServedSubject() const {
     std::string output;
@@ -244,28 +270,49 @@ TEST_F(WebConfig, CertificateReplacedOnDiskIsServedToTheNextConnection) {
   EXPECT_TRUE(exporter_->Running());
 }
 
-// The file is re-read when it changes: a new user applies without a restart; while the file is
-// unusable, new TLS connections are refused (requests on plain HTTP get 500, as with
-// exporter-toolkit) and the error is logged, until it is fixed.
+// The file is re-read when it changes: a new user applies without a restart. A file that cannot
+// be used (garbage, deleted) keeps the last good config serving, logged and shown by
+// podwait_web_config_last_reload_successful, until it is fixed (exporter-toolkit, and podwait
+// before, refused every TLS handshake meanwhile).
 TEST_F(WebConfig, ChangedConfigAppliesWithoutRestart) {
   Start(TlsAndUsers());
   EXPECT_EQ(Curl("/metrics", {"-u", "prometheus:s3cret"}).code, "200");
-  auto replace = [&](const std::string& text) {  // as the kubelet does: a new file, renamed over
-    WriteFile(conf_dir_ + "/web.yml.new", text);
-    ASSERT_EQ(std::rename((conf_dir_ + "/web.yml.new").c_str(), (conf_dir_ + "/web.yml").c_str()),
-              0);
-  };
-  replace(std::string("tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n"
-                      "basic_auth_users:\n  grafana: ") +
-          kHash + "\n");
+  EXPECT_EQ(ReloadSuccessful(), "podwait_web_config_last_reload_successful 1");
+  const std::string grafana = std::string(
+                                  "tls_server_config:\n  cert_file: tls.crt\n  key_file: "
+                                  "tls.key\nbasic_auth_users:\n  grafana: ") +
+                              kHash + "\n  prometheus: " + kHash + "\n";
+  Replace("web.yml", grafana);
   EXPECT_EQ(Curl("/metrics", {"-u", "grafana:s3cret"}).code, "200");
-  EXPECT_EQ(Curl("/metrics", {"-u", "prometheus:s3cret"}).code, "401");
-  replace("basic_auth_users:\n  grafana: not-a-hash\n");
-  EXPECT_EQ(Curl("/metrics", {"-u", "grafana:s3cret"}).code, "000");  // no TLS handshake
+  Replace("web.yml", "basic_auth_users:\n  grafana: not-a-hash\n");
+  EXPECT_EQ(Curl("/metrics", {"-u", "grafana:s3cret"}).code, "200");  // the last good config
+  EXPECT_EQ(ReloadSuccessful(), "podwait_web_config_last_reload_successful 0");
   EXPECT_THAT(exporter_->ReadLog(), HasSubstr("not a bcrypt hash"));
-  replace(TlsAndUsers());
+  ASSERT_EQ(std::remove((conf_dir_ + "/web.yml").c_str()), 0);
+  EXPECT_EQ(Curl("/metrics", {"-u", "grafana:s3cret"}).code, "200");
+  EXPECT_EQ(ReloadSuccessful(), "podwait_web_config_last_reload_successful 0");
+  Replace("web.yml", TlsAndUsers());
   EXPECT_EQ(Curl("/metrics", {"-u", "prometheus:s3cret"}).code, "200");
+  EXPECT_EQ(Curl("/metrics", {"-u", "grafana:s3cret"}).code, "401");
+  EXPECT_EQ(ReloadSuccessful(), "podwait_web_config_last_reload_successful 1");
   EXPECT_TRUE(exporter_->Running());
+}
+
+// The outage: the web config changed while the certificate was half written, the error
+// was cached against the web config alone, and every handshake was refused until the web config
+// changed again. Now the last good certificate is served meanwhile, and the fixed certificate
+// is picked up by itself.
+TEST_F(WebConfig, BadCertificateDuringAReloadRecoversWhenTheCertificateIsFixed) {
+  Start(TlsAndUsers());
+  EXPECT_THAT(ServedSubject(), HasSubstr("podwait-test-server-1"));
+  Replace("tls.crt", "-----BEGIN CERTIFICATE-----\nMIIB");
+  Replace("web.yml", TlsAndUsers() + "# renewed\n");
+  EXPECT_THAT(ServedSubject(), HasSubstr("podwait-test-server-1"));
+  EXPECT_EQ(ReloadSuccessful(), "podwait_web_config_last_reload_successful 0");
+  Replace("tls.key", ReadFile(dir_ + "/server-2.key"));
+  Replace("tls.crt", ReadFile(dir_ + "/server-2.crt"));
+  EXPECT_THAT(ServedSubject(), HasSubstr("podwait-test-server-2"));
+  EXPECT_EQ(ReloadSuccessful(), "podwait_web_config_last_reload_successful 1");
 }
 
 TEST_F(WebConfig, ConfiguredHeadersOnEveryResponse) {

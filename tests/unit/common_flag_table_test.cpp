@@ -1,5 +1,5 @@
 // The one flag parser (common/flag_table.h): long and short names, booleans and their negation,
-// errors that name the flag, one table lifted into another.
+// repeatable flags, errors that name the flag, one table lifted into another.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@ using ::testing::HasSubstr;
 struct Inner {
   Timestamp grace = 5000;
   std::vector<std::string> names;
+  std::vector<std::string> listen = {":1"};
 };
 
 struct Outer {
@@ -28,6 +29,7 @@ std::span<const FlagSpec<Inner>> InnerFlags() {
   static const std::vector<FlagSpec<Inner>> flags = {
       DurationFlag("grace", "How long.", &Inner::grace),
       ListFlag("names", "Which.", &Inner::names),
+      RepeatedFlag("listen", "Where; repeat for several.", &Inner::listen),
   };
   return flags;
 }
@@ -50,9 +52,8 @@ Result<ParsedFlags> Parse(std::vector<std::string> args, Outer* out) {
 
 TEST(FlagTable, LongShortBoolAndLiftedFlags) {
   Outer o;
-  Result<ParsedFlags> r = Parse({"-f", "pods.json", "--all", "--count=3", "--grace", "90s",
-                                 "--names=a, b", "extra"},
-                                &o);
+  Result<ParsedFlags> r = Parse(
+      {"-f", "pods.json", "--all", "--count=3", "--grace", "90s", "--names=a, b", "extra"}, &o);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.value->action, FlagAction::kRun);
   EXPECT_EQ(o.file, "pods.json");
@@ -63,6 +64,24 @@ TEST(FlagTable, LongShortBoolAndLiftedFlags) {
   EXPECT_THAT(r.value->positional, ElementsAre("extra"));
   ASSERT_TRUE(Parse({"--all", "--no-all"}, &o).ok());
   EXPECT_FALSE(o.all);
+}
+
+// A repeatable row (--web.listen-address): the first occurrence replaces the default, later ones
+// add to it, a repeated value is kept once; also when the row is lifted into another table.
+TEST(FlagTable, RepeatedFlagReplacesTheDefaultThenAdds) {
+  Outer o;
+  ASSERT_TRUE(Parse({}, &o).ok());
+  EXPECT_THAT(o.inner.listen, ElementsAre(":1"));
+  ASSERT_TRUE(Parse({"--listen=:2", "--all", "--listen", "[::1]:3", "--listen=:2"}, &o).ok());
+  EXPECT_THAT(o.inner.listen, ElementsAre(":2", "[::1]:3"));
+  // Each parse starts over from the values it is given: the first occurrence clears them.
+  Outer again;
+  ASSERT_TRUE(Parse({"--listen=:1", "--listen=:4"}, &again).ok());
+  EXPECT_THAT(again.inner.listen, ElementsAre(":1", ":4"));
+  EXPECT_EQ(Parse({"--listen"}, &o).error, "flag --listen needs a value");
+  EXPECT_THAT(FlagTableUsage(OuterFlags(), Outer{}),
+              HasSubstr("      --listen=VALUE\n          Where; repeat for several. (repeatable) "
+                        "(default: \":1\")"));
 }
 
 TEST(FlagTable, ErrorsNameTheFlag) {

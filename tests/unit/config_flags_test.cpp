@@ -13,7 +13,9 @@ using Action = FlagParseResult::Action;
 TEST(Flags, DefaultsWithoutArguments) {
   FlagParseResult r = ParseFlags({});
   ASSERT_EQ(r.action, Action::kRun);
-  EXPECT_EQ(r.config.listen_address, ":9877");
+  EXPECT_THAT(r.config.listen_addresses, ElementsAre(":9877"));
+  EXPECT_FALSE(r.config.disable_exporter_metrics);
+  EXPECT_EQ(r.config.web_max_requests, 40);
   EXPECT_EQ(r.config.telemetry_path, "/metrics");
   EXPECT_EQ(r.config.selector, "app.kubernetes.io/managed-by=tidb-operator");
   EXPECT_EQ(r.config.autoscaler_provision_timeout, 15 * kMinute);
@@ -42,10 +44,24 @@ TEST(Flags, EqualsAndSpaceSeparatedValues) {
   FlagParseResult r = ParseFlags({"--web.listen-address=127.0.0.1:1234", "--web.telemetry-path",
                                   "/m", "--log.level=debug", "--log.format", "json"});
   ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_EQ(r.config.listen_address, "127.0.0.1:1234");
+  EXPECT_THAT(r.config.listen_addresses, ElementsAre("127.0.0.1:1234"));
   EXPECT_EQ(r.config.telemetry_path, "/m");
   EXPECT_EQ(r.config.log_level, LogLevel::kDebug);
   EXPECT_EQ(r.config.log_format, LogFormat::kJson);
+}
+
+// As exporter-toolkit's: --web.listen-address repeats, and each one is served (the first one
+// given replaces the default).
+TEST(Flags, ListenAddressRepeats) {
+  FlagParseResult r = ParseFlags({"--web.listen-address=:9877", "--web.listen-address",
+                                  "[::1]:9878", "--web.listen-address=:9877"});
+  ASSERT_EQ(r.action, Action::kRun) << r.error;
+  EXPECT_THAT(r.config.listen_addresses, ElementsAre(":9877", "[::1]:9878"));
+  r = ParseFlags({"--web.disable-exporter-metrics", "--web.max-requests=0"});
+  ASSERT_EQ(r.action, Action::kRun) << r.error;
+  EXPECT_TRUE(r.config.disable_exporter_metrics);
+  EXPECT_EQ(r.config.web_max_requests, 0);
+  EXPECT_EQ(ParseFlags({"--web.max-requests=-1"}).action, Action::kError);
 }
 
 TEST(Flags, GoDurations) {

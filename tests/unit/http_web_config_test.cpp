@@ -7,12 +7,18 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
 
 #include "exporter/common/base64.h"
 #include "exporter/common/clock.h"
 #include "exporter/http/server.h"
 #include "exporter/http/views.h"
 #include "exporter/http/web_config.h"
+#include "tests/support/process.h"
 
 namespace podwait {
 namespace {
@@ -146,20 +152,180 @@ std::string BasicHeader(const std::string& user_password) {
 TEST(BasicAuthChecker, OnlyTheRightUserAndPassword) {
   WebConfig c;
   BasicAuthChecker auth;
-  EXPECT_TRUE(auth.Allowed(c, nullptr));  // no users: no auth
+  auto check = [&](const char* header) { return auth.Check(c, header); };
+  EXPECT_EQ(check(nullptr), AuthResult::kAllowed);  // no users: no auth
   c.basic_auth_users["prometheus"] = kHash2y;
-  EXPECT_FALSE(auth.Allowed(c, nullptr));
-  EXPECT_TRUE(auth.Allowed(c, BasicHeader("prometheus:s3cret").c_str()));
-  EXPECT_TRUE(auth.Allowed(c, BasicHeader("prometheus:s3cret").c_str()));  // cached
-  EXPECT_TRUE(auth.Allowed(c, ("basic " + Base64Encode("prometheus:s3cret")).c_str()));
-  EXPECT_FALSE(auth.Allowed(c, BasicHeader("prometheus:wrong").c_str()));
-  EXPECT_FALSE(auth.Allowed(c, BasicHeader("other:s3cret").c_str()));
-  EXPECT_FALSE(auth.Allowed(c, BasicHeader("prometheus").c_str()));
-  EXPECT_FALSE(auth.Allowed(c, "Bearer abc"));
-  EXPECT_FALSE(auth.Allowed(c, "Basic !!!"));
+  EXPECT_EQ(check(nullptr), AuthResult::kDenied);
+  EXPECT_FALSE(auth.Cached(c, BasicHeader("prometheus:s3cret").c_str()));
+  EXPECT_EQ(check(BasicHeader("prometheus:s3cret").c_str()), AuthResult::kAllowed);
+  EXPECT_TRUE(auth.Cached(c, BasicHeader("prometheus:s3cret").c_str()));
+  EXPECT_EQ(check(("basic " + Base64Encode("prometheus:s3cret")).c_str()), AuthResult::kAllowed);
+  EXPECT_EQ(check(BasicHeader("prometheus:wrong").c_str()), AuthResult::kDenied);
+  EXPECT_EQ(check(BasicHeader("other:s3cret").c_str()), AuthResult::kDenied);
+  EXPECT_EQ(check(BasicHeader("prometheus").c_str()), AuthResult::kDenied);
+  EXPECT_EQ(check("Bearer abc"), AuthResult::kDenied);
+  EXPECT_EQ(check("Basic !!!"), AuthResult::kDenied);
   // A changed hash (a reloaded config) is not answered from the cache of the old one.
   c.basic_auth_users["prometheus"] = "$2b$04$" + std::string(53, 'a');
-  EXPECT_FALSE(auth.Allowed(c, BasicHeader("prometheus:s3cret").c_str()));
+  EXPECT_FALSE(auth.Cached(c, BasicHeader("prometheus:s3cret").c_str()));
+  EXPECT_EQ(check(BasicHeader("prometheus:s3cret").c_str()), AuthResult::kDenied);
+}
+
+// crypt() reads a password up to its first NUL: "s3cret\0x" must not pass as "s3cret".
+TEST(BasicAuthChecker, NulByteInCredentialsIsRefused) {
+  WebConfig c;
+  c.basic_auth_users["prometheus"] = kHash2b;
+  BasicAuthChecker auth;
+  EXPECT_EQ(auth.Check(c, BasicHeader(std::string("prometheus:s3cret\0x", 19)).c_str()),
+            AuthResult::kDenied);
+  EXPECT_EQ(auth.Check(c, BasicHeader(std::string("prometheus\0y:s3cret", 19)).c_str()),
+            AuthResult::kDenied);
+  EXPECT_FALSE(VerifyBcrypt(kHash2b, std::string("s3cret\0x", 8)));
+  EXPECT_EQ(auth.Check(c, BasicHeader("prometheus:s3cret").c_str()), AuthResult::kAllowed);
+}
+
+// Wrong passwords are not cached, so a guesser cannot flush the good credentials out of the
+// cache (it held 1,024 results of either kind and was emptied when full).
+TEST(BasicAuthChecker, GuessesNeverEvictVerifiedCredentials) {
+  WebConfig c;
+  // A cost-4 hash of "s3cret" (crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1 << 4)), so the
+  // guesses below are quick.
+  c.basic_auth_users["prometheus"] = "$2b$04$PhOrYZZfxLvKPRsb/cq.ouei2qTkZSGBXg8cYezXz00o92hjNI/pq";
+  BasicAuthChecker auth;
+  ASSERT_EQ(auth.Check(c, BasicHeader("prometheus:s3cret").c_str()), AuthResult::kAllowed);
+  for (int i = 0; i < 1100; ++i) {
+    ASSERT_EQ(auth.Check(c, BasicHeader("prometheus:guess" + std::to_string(i)).c_str()),
+              AuthResult::kDenied);
+  }
+  EXPECT_TRUE(auth.Cached(c, BasicHeader("prometheus:s3cret").c_str()));
+}
+
+// Without a free bcrypt slot (and no room to wait) an unverified request is answered at once,
+// never queued on a worker thread; verified credentials need no slot.
+TEST(BasicAuthChecker, BusyWhenEveryBcryptSlotIsTaken) {
+  WebConfig c;
+  c.basic_auth_users["prometheus"] = kHash2b;
+  BasicAuthChecker no_slots(/*slots=*/0, /*queue=*/0);
+  EXPECT_EQ(no_slots.Check(c, BasicHeader("prometheus:s3cret").c_str()), AuthResult::kBusy);
+  EXPECT_EQ(no_slots.Check(c, BasicHeader("nobody:s3cret").c_str()), AuthResult::kBusy);
+  // Malformed credentials need no bcrypt at all.
+  EXPECT_EQ(no_slots.Check(c, "Bearer abc"), AuthResult::kDenied);
+}
+
+// One bcrypt check at a time per client address: a guesser's connections cannot take every
+// slot from a client whose credentials are not verified yet (after a restart or a reload).
+TEST(BasicAuthChecker, OneCheckAtATimePerClient) {
+  WebConfig c;
+  // Cost 13 (Python's crypt, rounds=1 << 13): the first check below is still running while the
+  // others are made.
+  c.basic_auth_users["slow"] = "$2b$13$6KG38ElcthAy3.GDnqFnk.mz6RrgUwpdB5AWZOh9GOkOJ3w52IMYq";
+  c.basic_auth_users["prometheus"] = "$2b$04$PhOrYZZfxLvKPRsb/cq.ouei2qTkZSGBXg8cYezXz00o92hjNI/pq";
+  BasicAuthChecker auth(/*slots=*/2, /*queue=*/8);
+  std::thread guesser([&] {
+    EXPECT_EQ(auth.Check(c, BasicHeader("slow:guess").c_str(), "10.0.0.66"), AuthResult::kDenied);
+  });
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return auth.Pending("10.0.0.66") == 1; }, std::chrono::seconds(10)));
+  EXPECT_EQ(auth.Check(c, BasicHeader("slow:guess2").c_str(), "10.0.0.66"), AuthResult::kBusy);
+  EXPECT_EQ(auth.Check(c, BasicHeader("prometheus:s3cret").c_str(), "10.0.0.5"),
+            AuthResult::kAllowed);
+  guesser.join();
+  EXPECT_EQ(auth.Pending("10.0.0.66"), 0);
+}
+
+// An unknown user is checked against a hash of the highest cost among the configured users, so
+// it costs what guessing the slowest known user costs.
+TEST(BasicAuthChecker, UnknownUsersCostTheHighestConfiguredCost) {
+  WebConfig c;
+  c.basic_auth_users["prometheus"] = kHash2b;                        // cost 10
+  c.basic_auth_users["grafana"] = "$2b$05$" + std::string(53, 'a');  // cost 5
+  BasicAuthChecker auth;
+  const std::string hash = auth.UnknownUserHash(c);
+  ASSERT_TRUE(IsBcryptHash(hash)) << hash;
+  EXPECT_EQ(BcryptCost(hash), 10);
+  c.basic_auth_users["admin"] = "$2b$06$" + std::string(53, 'a');
+  EXPECT_EQ(BcryptCost(auth.UnknownUserHash(c)), 10);
+}
+
+// A web config whose files change under a running server: a reload that fails keeps the last
+// good config (and says so), is retried when any file it read changes, and recovers by itself.
+class WebConfigReload : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir();
+    std::string output;
+    for (const auto& argv : testing::TestCaCommands(dir_)) {
+      ASSERT_EQ(testing::RunCommand(argv, &output), 0) << output;
+    }
+    for (const char* name : {"one", "two"}) {
+      ASSERT_EQ(
+          testing::RunCommand(
+              testing::OpensslReq({"-CA", dir_ + "/ca.crt", "-CAkey", dir_ + "/ca.key", "-keyout",
+                                   dir_ + "/" + name + ".key", "-out", dir_ + "/" + name + ".crt",
+                                   "-subj", std::string("/CN=") + name}),
+              &output),
+          0)
+          << output;
+    }
+    Copy("one.crt", "tls.crt");
+    Copy("one.key", "tls.key");
+    Replace("web.yml", "tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n");
+  }
+  // As the kubelet updates a Secret's files: a new file renamed over the old one.
+  void Replace(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ + "/" + name + ".new", std::ios::trunc) << text;
+    ASSERT_EQ(std::rename((dir_ + "/" + name + ".new").c_str(), (dir_ + "/" + name).c_str()), 0);
+  }
+  void Copy(const std::string& from, const std::string& to) {
+    Replace(to, testing::ReadFile(dir_ + "/" + from));
+  }
+  std::string dir_;
+};
+
+TEST_F(WebConfigReload, BadCertificateKeepsTheLastGoodOneUntilItIsFixed) {
+  FakeClock clock;
+  std::string error;
+  auto source = WebConfigSource::Open(dir_ + "/web.yml", clock, &error);
+  ASSERT_TRUE(source) << error;
+  const std::string first_cert = source->Current()->tls.cert;
+  EXPECT_THAT(first_cert, HasSubstr("BEGIN CERTIFICATE"));
+  const Timestamp loaded = clock.Now();
+  clock.Advance(60 * kSecond);
+
+  // A half-written renewal while the web config itself changes too (the outage: the
+  // error was cached against the web config's stamp only).
+  Replace("tls.crt", "-----BEGIN CERTIFICATE-----\nMIIB");
+  Replace("web.yml", "tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n# v2\n");
+  EXPECT_EQ(source->Current()->tls.cert, first_cert);  // still served
+  WebConfigReloadStatus status = source->status();
+  EXPECT_FALSE(status.successful);
+  EXPECT_EQ(status.last_success, loaded);
+
+  // The renewal completes; the web config file is not touched again.
+  clock.Advance(60 * kSecond);
+  Copy("two.crt", "tls.crt");
+  Copy("two.key", "tls.key");
+  status = source->status();
+  EXPECT_TRUE(status.successful);
+  EXPECT_EQ(status.last_success, clock.Now());
+  EXPECT_EQ(source->Current()->tls.cert, testing::ReadFile(dir_ + "/two.crt"));
+}
+
+TEST_F(WebConfigReload, GarbageOrDeletedConfigKeepsTheLastGoodOne) {
+  FakeClock clock;
+  std::string error;
+  auto source = WebConfigSource::Open(dir_ + "/web.yml", clock, &error);
+  ASSERT_TRUE(source) << error;
+  Replace("web.yml", "basic_auth_users: [unclosed\n");
+  EXPECT_TRUE(source->Current()->tls.enabled());
+  EXPECT_FALSE(source->status().successful);
+  ASSERT_EQ(::unlink((dir_ + "/web.yml").c_str()), 0);
+  EXPECT_TRUE(source->Current()->tls.enabled());
+  EXPECT_FALSE(source->status().successful);
+  Replace("web.yml", std::string("basic_auth_users:\n  prometheus: ") + kHash2b + "\n");
+  EXPECT_TRUE(source->status().successful);
+  EXPECT_FALSE(source->Current()->tls.enabled());
+  EXPECT_EQ(source->Current()->basic_auth_users.count("prometheus"), 1u);
 }
 
 TEST(RateLimiter, TokenBucket) {
