@@ -50,7 +50,7 @@ TEST(DemoLoop, TheWaitsComeBackWhenTheStoryRestarts) {
       << text;
 
   // The replay: the same waits again, on the pods created anew.
-  ASSERT_EQ(stack.SimPost("/_sim/restart"), 200);
+  ASSERT_EQ(stack.SimPost("/_sim/restart"), 200) << stack.sim().ReadLog();
   ASSERT_TRUE(stack.ScrapeUntil(
       [](const std::string& t) { return StoryWaits(t) && CapacityWait(t); }, 30, &text))
       << text << stack.sim().ReadLog();

@@ -630,7 +630,11 @@ bool Simulator::AdvanceTo(const std::string& name, std::string* error) {
 }
 
 void Simulator::Start() {
-  start_ms_ = clock_.MonotonicMs();
+  {
+    // The HTTP server may already answer /_sim/restart, which resets the start under ops_mu_.
+    std::lock_guard<std::mutex> lock(ops_mu_);
+    start_ms_ = clock_.MonotonicMs();
+  }
   if (!options_.manual) timeline_thread_ = std::thread([this] { TimelineLoop(); });
   if (options_.churn_per_second > 0) churn_thread_ = std::thread([this] { ChurnLoop(); });
 }
