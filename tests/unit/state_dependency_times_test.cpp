@@ -12,8 +12,9 @@
 #include <optional>
 
 #include "exporter/classify/classifier.h"
-#include "exporter/state/dependency_store.h"
 #include "exporter/classify/dependency_times.h"
+#include "exporter/state/dependency_store.h"
+#include "tests/support/dependency_inputs.h"
 
 namespace podwait {
 namespace {
@@ -23,20 +24,7 @@ constexpr Timestamp kTikvUpAt = kPdReadyAt + kMinute;         // its TiKV store 
 constexpr Timestamp kFirstStart = kPdReadyAt + 60 * kMinute;  // the exporter's first start
 constexpr Timestamp kRestart = kFirstStart + 30 * kMinute;    // its restart
 
-PdFacts HealthyPd() {
-  PdFacts f;
-  f.reachable = true;
-  f.success = true;
-  f.health_known = true;
-  f.members_healthy = 3;
-  f.leader_known = true;
-  f.has_leader = true;
-  f.cluster_status_known = true;
-  f.is_initialized = true;
-  f.stores_known = true;
-  f.tikv_stores = {{"Up", 3}};
-  return f;
-}
+using fixtures::HealthyPd;
 
 TidbClusterStatus Tc(const ClusterKey& key) {
   TidbClusterStatus tc;
