@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "exporter/evaluate/pipeline.h"
+#include "tests/support/pod_records.h"
 
 namespace podwait {
 namespace {
@@ -13,15 +14,7 @@ namespace {
 constexpr Timestamp kNow = 1'700'000'000'000;
 
 PodPtr PendingTikv(const std::string& ns, const std::string& cluster, const std::string& name) {
-  auto p = std::make_shared<PodRecord>();
-  p->uid = "uid-" + ns + "-" + name;
-  p->namespace_ = ns;
-  p->name = name;
-  p->cluster = cluster;
-  p->component = "tikv";
-  p->created = kNow - 10'000;
-  p->phase = PodPhase::kPending;
-  return p;
+  return fixtures::PendingTikvPod(ns, cluster, name, kNow - 10'000);
 }
 
 class PipelineTest : public ::testing::Test {
