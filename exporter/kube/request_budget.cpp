@@ -33,6 +33,26 @@ uint64_t RequestBudget::delayed() const {
   return delayed_;
 }
 
+namespace {
+
+// A cause's shape: libcurl's text carries timings ("after 18 ms") and counters that differ from
+// one attempt to the next, so each run of digits counts as one "#".
+std::string CauseShape(const std::string& cause) {
+  std::string shape;
+  shape.reserve(cause.size());
+  for (size_t i = 0; i < cause.size(); ++i) {
+    const bool digit = cause[i] >= '0' && cause[i] <= '9';
+    if (!digit) {
+      shape += cause[i];
+    } else if (i == 0 || cause[i - 1] < '0' || cause[i - 1] > '9') {
+      shape += '#';
+    }
+  }
+  return shape;
+}
+
+}  // namespace
+
 ApiServerLog::ApiServerLog(int64_t first_step_ms, int64_t max_step_ms)
     : first_step_ms_(std::max<int64_t>(1, first_step_ms)),
       max_step_ms_(std::max(first_step_ms_, max_step_ms)) {}
@@ -42,7 +62,7 @@ bool ApiServerLog::OnTransportError(const std::string& resource, const std::stri
   std::lock_guard<std::mutex> lock(mu_);
   failing_.insert(resource);
   if (down_since_ms_ < 0) down_since_ms_ = now_ms;
-  auto [it, first] = causes_.try_emplace(cause);
+  auto [it, first] = causes_.try_emplace(CauseShape(cause));
   Cause& c = it->second;
   if (!first && now_ms < c.next_ms) {
     ++c.suppressed;

@@ -38,7 +38,8 @@ class RequestBudget {
 // Transport failures (no HTTP answer) of one API server, logged once per backoff step for the
 // server: the first failure at once, then after 0.8 s, 1.6 s, ... up to every 30 s, each line
 // naming the address, the cause and how many resources fail alike. A different cause has its own
-// steps. The first answer after failures logs one "reachable again" line. Thread-safe.
+// steps (causes that differ only in numbers, such as libcurl's "after 18 ms", are one cause).
+// The first answer after failures logs one "reachable again" line. Thread-safe.
 class ApiServerLog {
  public:
   ApiServerLog(int64_t first_step_ms = 800, int64_t max_step_ms = 30'000);

@@ -787,5 +787,19 @@ TEST(ApiServerLog, OneLinePerStepForResourcesFailingAlike) {
   EXPECT_TRUE(log.OnTransportError("pods/ns0", "https://10.0.0.1:6443", cause, 12'000));
 }
 
+// libcurl names how long each attempt took ("after 18 ms"): attempts that differ only in such
+// numbers are one cause, not a new line each.
+TEST(ApiServerLog, CausesThatDifferOnlyInNumbersAreOneCause) {
+  ApiServerLog log(/*first_step_ms=*/800, /*max_step_ms=*/30'000);
+  for (int r = 0; r < 22; ++r) {
+    log.OnTransportError("pods/ns" + std::to_string(r), "http://127.0.0.1:1",
+                         "cannot connect: Connection refused: Failed to connect to 127.0.0.1 port "
+                         "1 after " +
+                             std::to_string(r * 7) + " ms",
+                         r);
+  }
+  EXPECT_EQ(log.lines(), 1u);
+}
+
 }  // namespace
 }  // namespace podwait
