@@ -8,6 +8,7 @@
 #include "exporter/sources/reflector_options.h"
 #include "exporter/sources/tidbcluster_source.h"
 #include "exporter/sources/v2_source.h"
+#include "exporter/sources/volumes.h"
 
 namespace podwait {
 namespace {
@@ -90,6 +91,16 @@ ReflectorHandler& CaStatusHandler(InputContext& ctx, const ReflectorOptions&) {
   return ctx.ca_status->handler();
 }
 
+bool VolumesEnabled(const InputContext& ctx) { return ctx.config.volumes_enabled; }
+
+ReflectorHandler& ClaimHandler(InputContext& ctx, const ReflectorOptions& o) {
+  return Keep<ClaimSource>(ctx, ctx.pipeline.volumes(), ReflectorNamespace(o));
+}
+
+ReflectorHandler& VolumeHandler(InputContext& ctx, const ReflectorOptions&) {
+  return Keep<VolumeSource>(ctx, ctx.pipeline.volumes());
+}
+
 constexpr InputSource kInputs[] = {
     {"pods", "/api/v1", Always, PodReflectorOptions, PodHandler},
     {"events", "/api/v1", Always, EventReflectorOptions, EventHandler},
@@ -97,6 +108,8 @@ constexpr InputSource kInputs[] = {
      TidbClusterHandler},
     {"<v2 resources>", "/apis/core.pingcap.com/v1alpha1", V2Enabled, V2Reflectors, V2Handler},
     {"configmaps", "/api/v1", CaStatusEnabled, CaStatusReflectors, CaStatusHandler},
+    {"persistentvolumeclaims", "/api/v1", VolumesEnabled, ClaimReflectorOptions, ClaimHandler},
+    {"persistentvolumes", "/api/v1", VolumesEnabled, VolumeReflectorOptions, VolumeHandler},
 };
 
 }  // namespace

@@ -56,6 +56,8 @@ struct Config {
   bool tidbcluster_enabled = true;  // watch pingcap.com/v1alpha1 TidbClusters (404 disables)
   bool v2_enabled = true;  // watch tidb-operator v2's core.pingcap.com/v1alpha1 (404 disables each)
   bool ca_status_enabled = true;  // read kube-system/cluster-autoscaler-status
+  // Watch PersistentVolumeClaims and PersistentVolumes (a volume pinned to one node).
+  bool volumes_enabled = true;
   std::string ca_status_namespace = "kube-system";
   std::string ca_status_name = "cluster-autoscaler-status";
 

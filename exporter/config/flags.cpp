@@ -132,6 +132,11 @@ const std::vector<Flag>& Flags() {
                "Watch tidb-operator v2's core.pingcap.com/v1alpha1 Clusters, groups and "
                "instances (a resource the API server does not serve is skipped).",
                &Config::v2_enabled),
+      BoolFlag("volumes.enabled",
+               "Watch PersistentVolumeClaims (watched namespaces) and PersistentVolumes (cluster "
+               "scope), to tell a volume pinned to one node (a local PersistentVolume) from one a "
+               "new node could reach. Without them, or without RBAC for them, that is unknown.",
+               &Config::volumes_enabled),
       BoolFlag("autoscaler.status-configmap.enabled",
                "Read the cluster-autoscaler status ConfigMap.", &Config::ca_status_enabled),
       StringFlag("autoscaler.status-configmap.namespace",

@@ -24,7 +24,8 @@ Pipeline::Pipeline(const Config& config, const Clock& clock)
       registry_(config),
       dependencies_(config, clock),
       evaluator_(EvaluatorOptionsFromConfig(config)),
-      feed_(pods_, &events_, &v2_) {
+      feed_(pods_, &events_, &v2_),
+      volumes_watched_(config.volumes_enabled) {
   registry_.SetListener([this](const std::map<ClusterKey, ClusterInfo>& clusters) {
     dependencies_.SyncClusters(clusters);
   });
@@ -86,6 +87,14 @@ void Pipeline::Evaluate(Timestamp now) {
     return events_.EventsFor(pod.namespace_, pod.name, pod.uid);
   };
   in.instance = InstanceLookup(v2_);
+  // Volume facts only where the claims are watched (otherwise the pinning stays unknown); the
+  // waiting pods of namespaces whose claims or volumes changed are classified again.
+  std::vector<std::string> volume_namespaces =
+      volumes_.ChangedNamespacesSince(volumes_version_, &volumes_version_);
+  if (volumes_watched_) {
+    in.volumes = [this](const PodRecord& pod) { return volumes_.FactsFor(pod); };
+    in.volume_namespaces = volume_namespaces;
+  }
   in.dependencies = &deps;
   in.autoscaler = Autoscaler(now);
   in.failure_members = failures;

@@ -23,6 +23,7 @@
 #include "exporter/state/pod_store.h"
 #include "exporter/state/tidbcluster_store.h"
 #include "exporter/state/v2_store.h"
+#include "exporter/state/volume_store.h"
 
 namespace podwait {
 
@@ -41,6 +42,7 @@ class Pipeline {
   PodStore& pods() { return pods_; }
   TidbClusterStore& tidbclusters() { return tidbclusters_; }
   V2Store& v2() { return v2_; }
+  VolumeStore& volumes() { return volumes_; }
   const ClusterRegistry& registry() const { return registry_; }
   DependencyStore& dependencies() { return dependencies_; }
   const DependencyStore& dependencies() const { return dependencies_; }
@@ -70,10 +72,13 @@ class Pipeline {
   PodStore pods_;
   TidbClusterStore tidbclusters_;
   V2Store v2_;
+  VolumeStore volumes_;
   ClusterRegistry registry_;
   DependencyStore dependencies_;
   Evaluator evaluator_;
-  ChangeFeed feed_;  // Evaluate()'s thread only
+  ChangeFeed feed_;               // Evaluate()'s thread only
+  uint64_t volumes_version_ = 0;  // Evaluate()'s thread only
+  const bool volumes_watched_;
 
   mutable std::mutex ca_mu_;
   CaStatusReading ca_status_;

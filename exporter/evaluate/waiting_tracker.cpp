@@ -91,8 +91,11 @@ bool WaitingTracker::Visit(const std::shared_ptr<const PodRecord>& pod_ptr,
     std::vector<EventRecord> events;
     if (input.events) events = input.events(pod);
     const InstanceReadiness* inst = instance ? &*instance : nullptr;
+    std::optional<PodVolumeFacts> volumes;
+    if (input.volumes) volumes = input.volumes(pod);
     c = classify_ ? classify_(pod, events, deps, input.autoscaler, input.now, inst)
-                  : Classify(pod, events, deps, input.autoscaler, options_, input.now, inst);
+                  : Classify(pod, events, deps, input.autoscaler, options_, input.now, inst,
+                             volumes ? &*volumes : nullptr);
     classified = true;
   }
 
@@ -229,6 +232,16 @@ void WaitingTracker::Evaluate(const EvaluationInput& input) {
       }
       for (const auto& [key, deps] : last_dependencies_) {
         if (input.dependencies->find(key) == input.dependencies->end()) mark_cluster(key);
+      }
+    }
+    // Pods whose claims or volumes changed.
+    if (!input.volume_namespaces.empty()) {
+      const std::set<std::string_view> namespaces(input.volume_namespaces.begin(),
+                                                  input.volume_namespaces.end());
+      for (const auto& [uid, t] : tracks_) {
+        if (t.pod != nullptr && !t.pod->claims.empty() && namespaces.count(t.pod->namespace_)) {
+          mark_tracked(uid);
+        }
       }
     }
     // Classifications whose time has come.

@@ -35,6 +35,8 @@ using EventsFn = std::function<std::vector<EventRecord>(const PodRecord& pod)>;
 // The Ready condition of a pod's tidb-operator v2 instance (asked only for pods with
 // PodRecord::v2_instance), or nullopt when it is not known.
 using InstanceFn = std::function<std::optional<InstanceReadiness>(const PodRecord& pod)>;
+// What is known of a pod's claimed volumes (state/volume_store.h).
+using VolumesFn = std::function<PodVolumeFacts(const PodRecord& pod)>;
 
 // What changed since the previous evaluation, for an incremental one (EvaluationInput::changes).
 struct PodChangeSet {
@@ -54,6 +56,10 @@ struct EvaluationInput {
   std::span<const std::shared_ptr<const PodRecord>> pods;
   EventsFn events;      // one pod's events; may be empty: no events
   InstanceFn instance;  // a v2 pod's instance readiness; may be empty: no v2 instances
+  VolumesFn volumes;    // a pod's volume facts; may be empty: volumes not watched (unknown)
+  // Incremental only: the namespaces whose claims or volumes changed; their tracked pods that
+  // claim volumes are classified again.
+  std::span<const std::string> volume_namespaces;
   const std::map<ClusterKey, ClusterDependencies>* dependencies = nullptr;
   AutoscalerState autoscaler;  // what the autoscalers are doing (MakeAutoscalerState)
   std::span<const FailureMember> failure_members;

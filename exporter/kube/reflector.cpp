@@ -288,6 +288,10 @@ Reflector::Outcome Reflector::List() {
       handler_.OnListAbort();
       return Outcome::kNotFound;
     }
+    if (resp.error.empty() && resp.status == 403 && handler_.OnForbidden()) {
+      handler_.OnListAbort();
+      return Outcome::kForbidden;
+    }
     const bool transport_error = ReportTransport(resp);
     if (resp.error.empty() && resp.status == 410 && !continue_token.empty()) {
       // The continue token expired between pages: the snapshot is gone, list again from the
@@ -486,6 +490,12 @@ Reflector::Outcome Reflector::Watch() {
   return Outcome::kClosed;
 }
 
+void Reflector::Disable() {
+  disabled_ = true;
+  observer_->OnDisabled();
+  ctx_.sync->Unregister(opts_.name);
+}
+
 void Reflector::Run() {
   client_ = ctx_.env.http();
   bool need_list = true;
@@ -501,13 +511,18 @@ void Reflector::Run() {
         if (!synced_once_.exchange(true)) ctx_.sync->MarkSynced(opts_.name);
         continue;
       }
+      if (o == Outcome::kForbidden) {
+        LogWarn(
+            "not permitted to list the resource; not watching it (grant list and watch to use it)",
+            {{"resource", opts_.name}, {"path", opts_.path}});
+        Disable();
+        return;
+      }
       if (o == Outcome::kNotFound) {
         if (handler_.OnNotFound()) {
           LogInfo("resource not served by the API server; not watching it",
                   {{"resource", opts_.name}, {"path", opts_.path}});
-          disabled_ = true;
-          observer_->OnDisabled();
-          ctx_.sync->Unregister(opts_.name);
+          Disable();
           return;
         }
         Restart("not_found");

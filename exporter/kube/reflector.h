@@ -50,6 +50,9 @@ namespace podwait {
 //  - OnNotFound(): the list answered 404 (e.g. a CRD that is not installed). Return true to stop
 //    the reflector for good (it then unregisters from SyncStatus so /readyz does not wait for
 //    it), false to keep retrying with backoff.
+//  - OnForbidden(): the list answered 403 (the service account may not list it). Return true to
+//    stop the reflector for good the same way (an optional input whose RBAC was not granted),
+//    false to treat it as any failed list.
 class ReflectorHandler {
  public:
   virtual ~ReflectorHandler() = default;
@@ -60,6 +63,7 @@ class ReflectorHandler {
   // type is kAdded, kModified or kDeleted.
   virtual bool OnEvent(WatchEventType type, const rapidjson::Value& object) = 0;
   virtual bool OnNotFound() { return false; }
+  virtual bool OnForbidden() { return false; }
   // Objects held, for podwait_objects{resource}; nullopt to leave the gauge alone.
   virtual std::optional<size_t> ObjectCount() const { return std::nullopt; }
 };
@@ -80,8 +84,9 @@ class ReflectorObserver {
   virtual void OnObjects(size_t count) = 0;
   // An object or line that could not be parsed was skipped.
   virtual void OnParseError() = 0;
-  // The API server does not serve the resource (404, its CRD is not installed) and the handler
-  // disabled it: nothing will be synced, and that is not a fault.
+  // The API server does not serve the resource (404, its CRD is not installed) or forbids listing
+  // it (403, for an optional input) and the handler disabled it: nothing will be synced, and that
+  // is not a fault.
   virtual void OnDisabled() {}
 };
 // Makes the observer of one reflector, by its resource (pods, events, tidbclusters, ...).
@@ -172,13 +177,16 @@ class Reflector {
   // Full lists done (the first one included) and watch requests started.
   uint64_t lists() const { return lists_.load(); }
   uint64_t watches() const { return watches_.load(); }
-  // True once the reflector gave up because the collection does not exist (OnNotFound).
+  // True once the reflector gave up because the collection does not exist (OnNotFound) or may
+  // not be listed (OnForbidden).
   bool disabled() const { return disabled_.load(); }
 
  private:
-  enum class Outcome { kOk, kStopped, kNotFound, kGone, kRetry, kClosed };
+  enum class Outcome { kOk, kStopped, kNotFound, kForbidden, kGone, kRetry, kClosed };
 
   void Run();
+  // Stops for good: the resource is not served or not permitted (OnNotFound, OnForbidden).
+  void Disable();
   Outcome List();
   // Hands the items of one list page to the handler; returns how many there were.
   size_t ListItems(const rapidjson::Value& page);

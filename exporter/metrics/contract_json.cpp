@@ -67,6 +67,28 @@ void WriteV2(Writer& w) {
   w.EndObject();
 }
 
+// The volume watch (--volumes.enabled, sources/volumes.h): claims in the watched namespaces,
+// volumes cluster-wide (they are cluster-scoped).
+void WriteVolumes(Writer& w) {
+  w.Key("volumes");
+  w.StartObject();
+  Key(w, "flag", "volumes.enabled");
+  w.Key("resources");
+  w.StartArray();
+  for (auto [resource, scope] :
+       {std::pair<std::string_view, std::string_view>{"persistentvolumeclaims", "namespaced"},
+        {"persistentvolumes", "cluster"}}) {
+    w.StartObject();
+    Key(w, "apiGroup", "");
+    Key(w, "resource", resource);
+    Key(w, "scope", scope);
+    Verbs(w, false);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 // The autoscaler table: how podwait tells each one's events and verdicts, what it reads.
 void WriteAutoscalers(Writer& w) {
   w.Key("autoscalers");
@@ -165,6 +187,7 @@ std::string RenderContractJson() {
   w.EndArray();
   WriteV2(w);
   WriteAutoscalers(w);
+  WriteVolumes(w);
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }

@@ -73,6 +73,9 @@ struct PodRecord {
   Timestamp compact_ready_since = 0;     // its Ready condition's lastTransitionTime (0: unknown)
   std::vector<PodCondition> conditions;  // empty in a compact record
   std::vector<std::string> init_container_names;  // spec order, so unscheduled pods know them too
+  // The PersistentVolumeClaims of spec.volumes (persistentVolumeClaim.claimName, and the claim an
+  // ephemeral volume gets: <pod>-<volume>); empty in a compact record.
+  std::vector<std::string> claims;
   std::vector<ContainerStatus> init_containers;   // status order
   std::vector<ContainerStatus> containers;
 

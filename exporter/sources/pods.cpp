@@ -163,7 +163,19 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
     }
   }
 
-  if (const rapidjson::Value* inits = Array(Object(&object, "spec"), "initContainers")) {
+  const rapidjson::Value* spec = Object(&object, "spec");
+  if (const rapidjson::Value* volumes = Array(spec, "volumes")) {
+    for (const auto& v : volumes->GetArray()) {
+      if (const rapidjson::Value* pvc = Object(&v, "persistentVolumeClaim")) {
+        std::string_view claim = Str(pvc, "claimName");
+        if (!claim.empty()) pod.claims.emplace_back(claim);
+      } else if (Object(&v, "ephemeral") != nullptr && !Str(&v, "name").empty()) {
+        // The claim of a generic ephemeral volume is named <pod>-<volume> (KEP-1698).
+        pod.claims.push_back(pod.name + "-" + std::string(Str(&v, "name")));
+      }
+    }
+  }
+  if (const rapidjson::Value* inits = Array(spec, "initContainers")) {
     pod.init_container_names.reserve(inits->Size());
     for (const auto& c : inits->GetArray()) {
       std::string_view name = Str(&c, "name");
@@ -195,8 +207,7 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
 
 const std::vector<std::string>& PodSkippedFields() {
   static const std::vector<std::string> fields = {"metadata.managedFields", "spec.containers",
-                                                  "spec.volumes", "spec.affinity",
-                                                  "spec.tolerations"};
+                                                  "spec.affinity", "spec.tolerations"};
   return fields;
 }
 

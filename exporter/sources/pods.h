@@ -50,9 +50,9 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
 
 // The subtrees of a pod that ParsePod never reads, for json::SkipPaths (ReflectorOptions::
 // skip_fields): managedFields and the big parts of spec (containers with their env, probes and
-// mounts; volumes; affinity; tolerations). ParsePod of a document parsed without them is the
-// ParsePod of the full document. Keep it in step with ParsePod: of spec it reads only
-// initContainers[].name.
+// mounts; affinity; tolerations). ParsePod of a document parsed without them is the ParsePod of
+// the full document. Keep it in step with ParsePod: of spec it reads only initContainers[].name
+// and the claims of volumes[].
 const std::vector<std::string>& PodSkippedFields();
 
 // Cuts `text` to at most max_bytes without splitting a UTF-8 sequence.

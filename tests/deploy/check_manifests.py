@@ -48,10 +48,14 @@ def expected_grants(contract):
                           for v in r["verbs"]}
             else:
                 watched |= {(r["apiGroup"], r["resource"], "*", v) for v in r["verbs"]}
+    # The volume watch needs PersistentVolumes, which are cluster-scoped: the namespaced mode,
+    # which has no ClusterRole, turns it off (check_volumes_flag) and grants neither.
+    volumes = {(r["apiGroup"], r["resource"], "*", v)
+               for r in contract["volumes"]["resources"] for v in r["verbs"]}
     return {
-        "standalone": {("cluster",) + r for r in watched} | named,
+        "standalone": {("cluster",) + r for r in watched | volumes} | named,
         "namespaced": {(WATCHED_NS,) + r for r in watched} | named,
-        "sidecar": {("cluster",) + r for r in watched} | named,
+        "sidecar": {("cluster",) + r for r in watched | volumes} | named,
     }
 
 
@@ -189,6 +193,19 @@ def check_flags(mode, objects, exporter, known):
         if out.returncode != 0:
             fail(mode, "podwait-exporter %s --help exited %d: %s" % (" ".join(args), out.returncode,
                                                                       out.stderr.strip()))
+
+
+def check_volumes_flag(mode, objects, contract):
+    """The namespaced mode cannot grant the cluster-scoped PersistentVolumes: it must turn the
+    volume watch off rather than log a 403 at every start."""
+    flag = contract["volumes"]["flag"]
+    off = {"--no-" + flag, "--" + flag + "=false"}
+    for _, _, c in podwait_containers(objects):
+        disabled = bool(off & set(c.get("args", [])))
+        if mode == "namespaced" and not disabled:
+            fail(mode, "the volume watch needs a ClusterRole: pass --no-%s" % flag)
+        if mode != "namespaced" and disabled:
+            fail(mode, "--no-%s although this mode grants the volume watch" % flag)
 
 
 # --- the Deployment -----------------------------------------------------------------------------
@@ -411,11 +428,13 @@ def main(argv):
     rendered = {m: load(args.rendered / (m + ".yaml"))
                 for m in ("standalone", "namespaced", "sidecar", "monitoring")}
     known = help_flags(args.exporter)
-    EXPECTED_GRANTS.update(expected_grants(read_contract(args.exporter)))
+    contract = read_contract(args.exporter)
+    EXPECTED_GRANTS.update(expected_grants(contract))
     for mode in ("standalone", "namespaced", "sidecar"):
         objects = rendered[mode]
         check_rbac(mode, objects)
         check_flags(mode, objects, args.exporter, known)
+        check_volumes_flag(mode, objects, contract)
         check_deployment(mode, objects, args.version)
         check_service(mode, objects, rendered["monitoring"])
     for mode in ("standalone", "namespaced", "sidecar", "monitoring"):

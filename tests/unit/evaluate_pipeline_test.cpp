@@ -75,5 +75,71 @@ TEST_F(PipelineTest, TheCaStatusIsPartOfTheAutoscalerState) {
   EXPECT_TRUE(a.node_groups[0].backoff);
 }
 
+// The canonical TiKV failure (classify/volumes.h): a FitError with a late volume filter beside
+// Insufficient cpu. Whether an added node could host the pod depends on its volume: the
+// pipeline reads it from the claim and volume stores, and classifies the pod again when they
+// change.
+TEST_F(PipelineTest, VolumeFactsDecideAMixedFitErrorAndTheirChangesReclassify) {
+  auto pod = std::make_shared<PodRecord>(*PendingTikv("tidb", "demo", "demo-tikv-0"));
+  pod->claims = {"tikv-demo-tikv-0"};
+  PodCondition scheduled;
+  scheduled.type = "PodScheduled";
+  scheduled.status = ConditionStatus::kFalse;
+  scheduled.reason = "Unschedulable";
+  scheduled.message =
+      "0/4 nodes are available: 1 node(s) had volume node affinity conflict, 3 Insufficient "
+      "cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 "
+      "No preemption victims found for incoming pod.";
+  scheduled.last_transition = kNow - 10'000;
+  pod->conditions = {scheduled};
+  pipeline_.pods().Replace({pod});
+  auto only = [this] {
+    auto snap = pipeline_.Snapshot();
+    EXPECT_EQ(snap->pods.size(), 1u);
+    return snap->pods.empty() ? Classification{} : snap->pods[0].classification;
+  };
+  // Nothing known of the claim yet: the volume decides (it was never checked on the short nodes).
+  pipeline_.Evaluate(kNow);
+  EXPECT_EQ(only().wait_class, WaitClass::kConstraints);
+  // Bound to a zonal volume: a new node in its zone would do.
+  pipeline_.volumes().UpsertClaim(ClaimRecord{"tidb", "tikv-demo-tikv-0", "pvc-zonal"});
+  pipeline_.volumes().UpsertVolume(VolumeRecord{"pvc-zonal", "", "tidb", "tikv-demo-tikv-0"});
+  pipeline_.Evaluate(kNow + 1000);
+  EXPECT_EQ(pipeline_.LastClassified(), 1u);
+  EXPECT_EQ(only().wait_class, WaitClass::kCapacity);
+  // Rebound to a local volume on a node that is gone: no added node can host it.
+  pipeline_.volumes().UpsertClaim(ClaimRecord{"tidb", "tikv-demo-tikv-0", "local-pv-3f1a2b"});
+  pipeline_.volumes().UpsertVolume(
+      VolumeRecord{"local-pv-3f1a2b", "ip-10-0-3-17.ec2.internal", "tidb", "tikv-demo-tikv-0"});
+  pipeline_.Evaluate(kNow + 2000);
+  EXPECT_EQ(only().wait_class, WaitClass::kConstraints);
+  EXPECT_THAT(only().evidence, ::testing::HasSubstr("ip-10-0-3-17.ec2.internal"));
+  // A change in another namespace classifies nothing again.
+  pipeline_.volumes().UpsertClaim(ClaimRecord{"elsewhere", "c", ""});
+  pipeline_.Evaluate(kNow + 3000);
+  EXPECT_EQ(pipeline_.LastClassified(), 0u);
+}
+
+TEST(PipelineVolumes, WithoutTheWatchThePinningStaysUnknown) {
+  Config config;
+  config.volumes_enabled = false;
+  FakeClock clock{kNow};
+  Pipeline pipeline{config, clock};
+  auto pod = std::make_shared<PodRecord>(*PendingTikv("tidb", "demo", "demo-tikv-0"));
+  PodCondition scheduled;
+  scheduled.type = "PodScheduled";
+  scheduled.status = ConditionStatus::kFalse;
+  scheduled.reason = "Unschedulable";
+  scheduled.message =
+      "0/4 nodes are available: 1 node(s) had volume node affinity conflict, 3 Insufficient cpu.";
+  scheduled.last_transition = kNow - 10'000;
+  pod->conditions = {scheduled};  // and no claims: with the watch, that would be "not pinned"
+  pipeline.pods().Replace({pod});
+  pipeline.Evaluate(kNow);
+  auto snap = pipeline.Snapshot();
+  ASSERT_EQ(snap->pods.size(), 1u);
+  EXPECT_EQ(snap->pods[0].classification.wait_class, WaitClass::kConstraints);
+}
+
 }  // namespace
 }  // namespace podwait

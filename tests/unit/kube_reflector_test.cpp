@@ -218,6 +218,10 @@ class MapHandler final : public ReflectorHandler {
     not_found_ = true;
     return stop_on_not_found_;
   }
+  bool OnForbidden() override {
+    forbidden_ = true;
+    return stop_on_forbidden_;
+  }
   std::optional<size_t> ObjectCount() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return objects_.size();
@@ -238,6 +242,8 @@ class MapHandler final : public ReflectorHandler {
   }
   bool stop_on_not_found_ = true;
   std::atomic<bool> not_found_{false};
+  bool stop_on_forbidden_ = false;
+  std::atomic<bool> forbidden_{false};
   std::function<void(const std::string& name)>
       on_list_item_;  // runs first, on the reflector thread
 
@@ -596,6 +602,32 @@ TEST_F(ReflectorTest, NotFoundDisablesWhenTheHandlerSaysSo) {
   EXPECT_TRUE(handler_.not_found_);
   EXPECT_TRUE(sync_.AllSynced());  // unregistered: /readyz does not wait for a missing CRD
   EXPECT_EQ(script_.Requests(), 1u);
+}
+
+// An optional input whose RBAC was not granted (the volume watch in a namespaced install):
+// stopped for good with one log line, never holding /readyz.
+TEST_F(ReflectorTest, ForbiddenDisablesWhenTheHandlerSaysSo) {
+  handler_.stop_on_forbidden_ = true;
+  opts_.resource = "persistentvolumes";
+  opts_.path = "/api/v1/persistentvolumes";
+  script_.Push(Status(403, R"({"kind":"Status","code":403,"reason":"Forbidden"})"));
+  auto r = std::make_unique<Reflector>(ctx_, opts_, handler_);
+  r->Start();
+  ASSERT_TRUE(testing::WaitFor([&] { return r->disabled(); }, 5s));
+  EXPECT_TRUE(handler_.forbidden_);
+  EXPECT_TRUE(sync_.AllSynced());
+  EXPECT_EQ(script_.Requests(), 1u);
+}
+
+// Any other input: a 403 is a failed list like any other, retried with backoff.
+TEST_F(ReflectorTest, ForbiddenIsAFailedListForOtherHandlers) {
+  script_.Push(Status(403, R"({"kind":"Status","code":403,"reason":"Forbidden"})"));
+  script_.Push(ListPage({PodJson("a", "1")}, "2"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  EXPECT_TRUE(handler_.forbidden_);
+  EXPECT_TRUE(r->synced());
+  EXPECT_FALSE(r->disabled());
 }
 
 TEST_F(ReflectorTest, NotFoundRetriesWhenTheHandlerWantsTo) {
