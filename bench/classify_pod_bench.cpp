@@ -52,8 +52,8 @@ const std::vector<Case>& Cases() {
 void BM_Classify(benchmark::State& state) {
   const Case& c = Cases()[static_cast<size_t>(state.range(0))];
   rapidjson::Document doc = ShorthandPod(c.pod, "uid-1", "10");
-  PodParseResult pod = ParsePod(doc, PodParseOptions{});
-  if (!pod.ok) {
+  Result<PodRecord> pod = ParsePod(doc, PodParseOptions{});
+  if (!pod.ok()) {
     state.SkipWithError(pod.error.c_str());
     return;
   }
@@ -69,8 +69,8 @@ void BM_Classify(benchmark::State& state) {
       state.SkipWithError(error.c_str());
       return;
     }
-    EventParseResult parsed = ParseEvent(ev);
-    if (parsed.relevant) events.push_back(parsed.event);
+    Result<ParsedEvent> parsed = ParseEvent(ev);
+    if (parsed->relevant) events.push_back(parsed->event);
   }
   ClusterDependencies deps;
   deps.pd.readiness = c.pd;
@@ -84,7 +84,7 @@ void BM_Classify(benchmark::State& state) {
   const ClassifierOptions options;
   Classification result;
   for (auto _ : state) {
-    result = Classify(pod.pod, events, &deps, autoscaler, options, kNow);
+    result = Classify(*pod, events, &deps, autoscaler, options, kNow);
     benchmark::DoNotOptimize(result);
   }
   state.SetLabel(std::string(c.name) + " -> " +

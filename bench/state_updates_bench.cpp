@@ -57,9 +57,9 @@ PodPtr Parse(rapidjson::Document& doc, int cluster, int index, int rv) {
   meta["uid"].SetString(uid, a);
   meta["resourceVersion"].SetString(std::to_string(rv).c_str(), a);
   meta["labels"]["app.kubernetes.io/instance"].SetString(tc, a);
-  PodParseResult r = ParsePod(doc, PodParseOptions{});
-  if (!r.ok) throw std::runtime_error(r.error);
-  return std::make_shared<const PodRecord>(std::move(r.pod));
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+  if (!r.ok()) throw std::runtime_error(r.error);
+  return std::make_shared<const PodRecord>(std::move(*r));
 }
 
 rapidjson::Document Template(const char* shorthand) {

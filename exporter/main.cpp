@@ -38,7 +38,6 @@ void TuneAllocator() {
 
 int main(int argc, char** argv) {
   TuneAllocator();
-  using podwait::FlagParseResult;
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "explain") {
     return podwait::RunExplain(std::vector<std::string>(args.begin() + 1, args.end()), std::cin,
@@ -54,27 +53,28 @@ int main(int argc, char** argv) {
     std::fputs(podwait::RenderContractJson().c_str(), stdout);
     return 0;
   }
-  FlagParseResult parsed = podwait::ParseFlags(args);
-  switch (parsed.action) {
-    case FlagParseResult::Action::kHelp:
+  podwait::Result<podwait::ParsedConfig> parsed = podwait::ParseFlags(args);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "podwait-exporter: error: %s\n", parsed.error.c_str());
+    return 2;
+  }
+  switch (parsed->action) {
+    case podwait::FlagAction::kHelp:
       std::fputs(podwait::FlagUsage().c_str(), stdout);
       return 0;
-    case FlagParseResult::Action::kVersion:
+    case podwait::FlagAction::kVersion:
       std::printf("podwait-exporter, version %s (revision: %s)\n", podwait::kVersion,
                   podwait::kRevision);
       return 0;
-    case FlagParseResult::Action::kError:
-      std::fprintf(stderr, "podwait-exporter: error: %s\n", parsed.error.c_str());
-      return 2;
-    case FlagParseResult::Action::kRun:
+    case podwait::FlagAction::kRun:
       break;
   }
-  if (!parsed.positional.empty()) {
+  if (!parsed->positional.empty()) {
     std::fprintf(stderr, "podwait-exporter: error: unexpected argument \"%s\" (see --help)\n",
-                 parsed.positional[0].c_str());
+                 parsed->positional[0].c_str());
     return 2;
   }
-  podwait::ConfigureLogging(parsed.config.log_level, parsed.config.log_format);
+  podwait::ConfigureLogging(parsed->config.log_level, parsed->config.log_format);
 
   // Block the stop signals in every thread; the main thread waits for them with sigwait.
   sigset_t stop_signals;
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
 
   podwait::LogInfo("starting podwait-exporter",
                    {{"version", podwait::kVersion}, {"revision", podwait::kRevision}});
-  podwait::App app(parsed.config, podwait::SystemClock::Instance());
+  podwait::App app(parsed->config, podwait::SystemClock::Instance());
   if (podwait::Result<bool> started = app.Start(); !started.ok()) {
     podwait::LogError("cannot start", {{"err", started.error}});
     return 1;

@@ -14,6 +14,11 @@ struct Result {
   std::string error;
 
   bool ok() const { return value.has_value(); }
+  // The value. REQUIRES: ok().
+  T& operator*() { return *value; }
+  const T& operator*() const { return *value; }
+  T* operator->() { return &*value; }
+  const T* operator->() const { return &*value; }
   static Result Ok(T v) {
     Result r;
     r.value.emplace(std::move(v));

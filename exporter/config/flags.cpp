@@ -281,33 +281,21 @@ Result<DependencyMap> ParseDependencyMap(const std::string& text) {
 
 std::span<const FlagSpec<Config>> ConfigFlags() { return Flags(); }
 
-FlagParseResult ParseFlags(const std::vector<std::string>& args) {
-  FlagParseResult result;
-  auto fail = [&result](std::string message) {
-    result.action = FlagParseResult::Action::kError;
-    result.error = std::move(message);
-    return result;
-  };
+Result<ParsedConfig> ParseFlags(const std::vector<std::string>& args) {
+  using R = Result<ParsedConfig>;
+  ParsedConfig result;
   Result<ParsedFlags> parsed = ParseFlagTable(ConfigFlags(), args, &result.config);
-  if (!parsed.ok()) return fail(std::move(parsed.error));
-  switch (parsed.value->action) {
-    case FlagAction::kHelp:
-      result.action = FlagParseResult::Action::kHelp;
-      return result;
-    case FlagAction::kVersion:
-      result.action = FlagParseResult::Action::kVersion;
-      return result;
-    case FlagAction::kRun:
-      break;
-  }
-  result.positional = std::move(parsed.value->positional);
+  if (!parsed.ok()) return R::Fail(std::move(parsed.error));
+  result.action = parsed->action;
+  if (result.action != FlagAction::kRun) return R::Ok(std::move(result));
+  result.positional = std::move(parsed->positional);
   if (Result<bool> checked = CheckConfig(result.config); !checked.ok()) {
-    return fail(std::move(checked.error));
+    return R::Fail(std::move(checked.error));
   }
   if (Result<bool> urls = ResolveWebUrls(&result.config); !urls.ok()) {
-    return fail(std::move(urls.error));
+    return R::Fail(std::move(urls.error));
   }
-  return result;
+  return R::Ok(std::move(result));
 }
 
 Result<bool> CheckConfig(const Config& config) {

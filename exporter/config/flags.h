@@ -10,17 +10,16 @@
 
 namespace podwait {
 
-struct FlagParseResult {
-  enum class Action { kRun, kHelp, kVersion, kError };
-  Action action = Action::kRun;
+struct ParsedConfig {
+  FlagAction action = FlagAction::kRun;  // --help and --version stop before the checks
   Config config;
-  std::string error;                    // for kError: what was wrong, naming the flag
   std::vector<std::string> positional;  // arguments that are not flags (e.g. a subcommand)
 };
 
 // Parses Prometheus-style flags: "--name=value", "--name value", booleans as "--name",
-// "--no-name" or "--name=true|false". Durations are Go-style ("90s", "15m"). Pure.
-FlagParseResult ParseFlags(const std::vector<std::string>& args);
+// "--no-name" or "--name=true|false". Durations are Go-style ("90s", "15m"). Pure. The error
+// names the flag.
+Result<ParsedConfig> ParseFlags(const std::vector<std::string>& args);
 
 // What flags cannot check one by one (--shard below --total-shards, ...).
 Result<bool> CheckConfig(const Config& config);

@@ -278,9 +278,9 @@ Result<std::vector<PodPtr>> LoadPods(const ExplainArgs& a, std::istream& in, V2O
     if (ItemKind(*items[i]) != "Pod" && !ItemKind(*items[i]).empty()) {
       return R::Fail(where + " is a " + ItemKind(*items[i]) + ", not a Pod");
     }
-    PodParseResult p = ParsePod(*items[i], pod_options);
-    if (!p.ok) return R::Fail(where + ": " + p.error);
-    pods.push_back(std::make_shared<const PodRecord>(std::move(p.pod)));
+    Result<PodRecord> p = ParsePod(*items[i], pod_options);
+    if (!p.ok()) return R::Fail(where + ": " + p.error);
+    pods.push_back(std::make_shared<const PodRecord>(std::move(*p)));
   }
   return R::Ok(std::move(pods));
 }
@@ -291,9 +291,9 @@ Result<std::vector<EventRecord>> LoadEvents(const std::string& file, std::istrea
   if (!dump.ok()) return R::Fail(dump.error);
   std::vector<EventRecord> records;
   for (size_t i = 0; i < dump.value->items.size(); ++i) {
-    EventParseResult e = ParseEvent(*dump.value->items[i]);
-    if (!e.ok) return R::Fail(file + ": item " + std::to_string(i) + ": " + e.error);
-    if (e.relevant) records.push_back(std::move(e.event));
+    Result<ParsedEvent> e = ParseEvent(*dump.value->items[i]);
+    if (!e.ok()) return R::Fail(file + ": item " + std::to_string(i) + ": " + e.error);
+    if (e->relevant) records.push_back(std::move(e->event));
   }
   return R::Ok(std::move(records));
 }

@@ -20,19 +20,16 @@ bool IsRelevantEventReason(std::string_view reason) {
          std::end(kRelevantEventReasons);
 }
 
-EventParseResult ParseEvent(const rapidjson::Value& object, const EventParseOptions& options) {
-  EventParseResult result;
-  if (!object.IsObject()) {
-    result.error = "event is not a JSON object";
-    return result;
-  }
+Result<ParsedEvent> ParseEvent(const rapidjson::Value& object, const EventParseOptions& options) {
+  using R = Result<ParsedEvent>;
+  if (!object.IsObject()) return R::Fail("event is not a JSON object");
   const rapidjson::Value* meta = Object(&object, "metadata");
   const rapidjson::Value* target = Object(&object, "involvedObject");
   if (target == nullptr) target = Object(&object, "regarding");
   if (meta == nullptr || target == nullptr) {
-    result.error = "event without metadata or involvedObject";
-    return result;
+    return R::Fail("event without metadata or involvedObject");
   }
+  ParsedEvent result;
   EventRecord& ev = result.event;
   ev.uid = std::string(Str(meta, "uid"));
   ev.pod_uid = std::string(Str(target, "uid"));
@@ -41,13 +38,11 @@ EventParseResult ParseEvent(const rapidjson::Value& object, const EventParseOpti
   ev.pod_name = std::string(Str(target, "name"));
   ev.reason = std::string(Str(&object, "reason"));
   if (ev.pod_name.empty() || ev.namespace_.empty()) {
-    result.error = "event without the involved object's name or namespace";
-    return result;
+    return R::Fail("event without the involved object's name or namespace");
   }
-  result.ok = true;
   const std::string_view kind = Str(target, "kind");
   result.relevant = (kind.empty() || kind == "Pod") && IsRelevantEventReason(ev.reason);
-  if (!result.relevant) return result;
+  if (!result.relevant) return R::Ok(std::move(result));
 
   std::string_view message = Str(&object, "message");
   if (message.empty()) message = Str(&object, "note");
@@ -77,7 +72,7 @@ EventParseResult ParseEvent(const rapidjson::Value& object, const EventParseOpti
   if (count <= 0) count = Int(&object, "deprecatedCount");
   ev.count = static_cast<int32_t>(std::clamp<int64_t>(count, 1, INT32_MAX));
   NormalizeEvent(&ev);
-  return result;
+  return R::Ok(std::move(result));
 }
 
 EventSource::EventSource(EventStore& store, const PodStore* pods, const Clock& clock,
@@ -98,9 +93,9 @@ EventParseOptions EventSource::Options() const {
 }
 
 bool EventSource::OnListItem(const rapidjson::Value& object) {
-  EventParseResult r = ParseEvent(object, Options());
-  if (!r.ok) return false;
-  if (r.relevant) staged_.push_back(std::move(r.event));
+  Result<ParsedEvent> r = ParseEvent(object, Options());
+  if (!r.ok()) return false;
+  if (r->relevant) staged_.push_back(std::move(r->event));
   return true;
 }
 
@@ -113,13 +108,13 @@ void EventSource::OnListEnd(const std::string&) {
 void EventSource::OnListAbort() { staged_ = {}; }
 
 bool EventSource::OnEvent(WatchEventType type, const rapidjson::Value& object) {
-  EventParseResult r = ParseEvent(object, Options());
-  if (!r.ok) return false;
-  if (r.relevant) {
+  Result<ParsedEvent> r = ParseEvent(object, Options());
+  if (!r.ok()) return false;
+  if (r->relevant) {
     if (type == WatchEventType::kDeleted) {
-      store_.Remove(r.event);
+      store_.Remove(r->event);
     } else {
-      store_.Add(std::move(r.event));
+      store_.Add(std::move(r->event));
     }
   }
   if (clock_.MonotonicMs() - last_prune_ms_ >= kMinute) Prune();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exporter/common/clock.h"
+#include "exporter/common/result.h"
 #include "exporter/config/config.h"
 #include "exporter/kube/reflector.h"
 #include "exporter/model/types.h"
@@ -46,11 +47,9 @@ struct EventParseOptions {
   Timestamp now = 0;
 };
 
-struct EventParseResult {
-  bool ok = false;        // false: malformed (error says why)
-  bool relevant = false;  // ok, about a Pod, and a reason in kRelevantEventReasons
+struct ParsedEvent {
   EventRecord event;
-  std::string error;
+  bool relevant = false;  // about a Pod, and a reason in kRelevantEventReasons
 };
 
 // Pure. Reads both shapes: core/v1 (involvedObject, message, source.component or
@@ -60,7 +59,8 @@ struct EventParseResult {
 // lastTimestamp, series.lastObservedTime and eventTime (else first); count = series.count, else
 // count, else 1. The record then goes through NormalizeEvent (classify/event_normalizer.h): the
 // aggregation prefix dropped, a legacy Karpenter nomination in today's form.
-EventParseResult ParseEvent(const rapidjson::Value& object, const EventParseOptions& options = {});
+Result<ParsedEvent> ParseEvent(const rapidjson::Value& object,
+                               const EventParseOptions& options = {});
 
 // Keeps an EventStore current from an event reflector (fieldSelector=involvedObject.kind=Pod).
 // With a pod store, events of pods unknown to it are pruned after a grace period (at each list

@@ -100,25 +100,18 @@ std::string BoundedText(std::string_view text, size_t max_bytes) {
   return std::string(text.substr(0, cut));
 }
 
-PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& options) {
-  PodParseResult result;
-  if (!object.IsObject()) {
-    result.error = "pod is not a JSON object";
-    return result;
-  }
+Result<PodRecord> ParsePod(const rapidjson::Value& object, const PodParseOptions& options) {
+  using R = Result<PodRecord>;
+  if (!object.IsObject()) return R::Fail("pod is not a JSON object");
   const rapidjson::Value* meta = Object(&object, "metadata");
-  if (meta == nullptr) {
-    result.error = "pod without metadata";
-    return result;
-  }
-  PodRecord& pod = result.pod;
+  if (meta == nullptr) return R::Fail("pod without metadata");
+  PodRecord pod;
   pod.uid = std::string(Str(meta, "uid"));
   pod.source = options.source;
   pod.namespace_ = std::string(Str(meta, "namespace"));
   pod.name = std::string(Str(meta, "name"));
   if (pod.uid.empty() || pod.name.empty() || pod.namespace_.empty()) {
-    result.error = "pod without metadata.uid, name or namespace";
-    return result;
+    return R::Fail("pod without metadata.uid, name or namespace");
   }
   pod.resource_version = std::string(Str(meta, "resourceVersion"));
   pod.created = Time(meta, "creationTimestamp");
@@ -126,8 +119,7 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
       !json::Member(*meta, "creationTimestamp")->IsNull()) {
     // Empty, not RFC 3339, or before 2000 (Go's zero time): every wait would be measured from
     // 1970 or year 1 (6.4e10 s).
-    result.error = "pod without a plausible metadata.creationTimestamp";
-    return result;
+    return R::Fail("pod without a plausible metadata.creationTimestamp");
   }
   pod.deleted = Time(meta, "deletionTimestamp");
   if (const rapidjson::Value* labels = Object(meta, "labels")) {
@@ -156,8 +148,7 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
       if (ParseConditionStatus(Str(&c, "status")) == ConditionStatus::kTrue) {
         pod.compact_ready = true;
         pod.compact_ready_since = Time(&c, "lastTransitionTime");
-        result.ok = true;
-        return result;
+        return R::Ok(std::move(pod));
       }
       break;
     }
@@ -201,8 +192,7 @@ PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& o
   pod.init_containers =
       ParseContainerStatuses(status, "initContainerStatuses", options.max_message_bytes);
   pod.containers = ParseContainerStatuses(status, "containerStatuses", options.max_message_bytes);
-  result.ok = true;
-  return result;
+  return R::Ok(std::move(pod));
 }
 
 const std::vector<std::string>& PodSkippedFields() {
@@ -217,9 +207,9 @@ PodSource::PodSource(PodStore& store, PodParseOptions options, std::string names
 void PodSource::OnListBegin() { staged_.clear(); }
 
 bool PodSource::OnListItem(const rapidjson::Value& object) {
-  PodParseResult r = ParsePod(object, options_);
-  if (!r.ok) return false;
-  staged_.push_back(std::make_shared<const PodRecord>(std::move(r.pod)));
+  Result<PodRecord> r = ParsePod(object, options_);
+  if (!r.ok()) return false;
+  staged_.push_back(std::make_shared<const PodRecord>(std::move(*r.value)));
   return true;
 }
 
@@ -231,12 +221,13 @@ void PodSource::OnListEnd(const std::string&) {
 void PodSource::OnListAbort() { staged_ = {}; }
 
 bool PodSource::OnEvent(WatchEventType type, const rapidjson::Value& object) {
-  PodParseResult r = ParsePod(object, options_);
-  if (!r.ok) return false;
+  Result<PodRecord> r = ParsePod(object, options_);
+  if (!r.ok()) return false;
+  PodRecord& pod = *r.value;
   if (type == WatchEventType::kDeleted) {
-    store_.Delete(r.pod.uid, r.pod.namespace_, r.pod.name, options_.source);
+    store_.Delete(pod.uid, pod.namespace_, pod.name, options_.source);
   } else {
-    store_.Upsert(std::move(r.pod));
+    store_.Upsert(std::move(pod));
   }
   return true;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "exporter/common/result.h"
 #include "exporter/config/config.h"
 #include "exporter/kube/reflector.h"
 #include "exporter/model/types.h"
@@ -33,20 +34,13 @@ struct PodParseOptions {
   static PodParseOptions FromConfig(const Config& config);
 };
 
-// A parse result: the record, or what was wrong with the document.
-struct PodParseResult {
-  bool ok = false;
-  PodRecord pod;
-  std::string error;
-};
-
 // Fills a PodRecord with only the fields it lists (model/types.h); of the conditions, only
 // PodScheduled, Initialized, ContainersReady and Ready are kept. A pod whose Ready condition is
 // True and that is not being deleted is kept compact (options.compact_ready): the compact_ready
 // flag and the Ready condition's lastTransitionTime, nothing else of its status or spec. Pure. A
 // document that is not an object, or lacks metadata.uid/name/namespace, is an error; unknown or
 // malformed optional fields are left at their defaults.
-PodParseResult ParsePod(const rapidjson::Value& object, const PodParseOptions& options);
+Result<PodRecord> ParsePod(const rapidjson::Value& object, const PodParseOptions& options);
 
 // The subtrees of a pod that ParsePod never reads, for json::SkipPaths (ReflectorOptions::
 // skip_fields): managedFields and the big parts of spec (containers with their env, probes and

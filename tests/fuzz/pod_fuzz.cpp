@@ -14,9 +14,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     PodParseOptions options;
     options.compact_ready = compact;
     options.max_message_bytes = 64;
-    PodParseResult p = ParsePod(*doc.value, options);
-    if (!p.ok) continue;
-    Classify(p.pod, {}, nullptr, AutoscalerState{}, ClassifierOptions{}, 1'700'000'000'000);
+    Result<PodRecord> p = ParsePod(*doc.value, options);
+    if (!p.ok()) continue;
+    Classify(*p, {}, nullptr, AutoscalerState{}, ClassifierOptions{}, 1'700'000'000'000);
   }
   return 0;
 }

@@ -24,9 +24,9 @@ TEST(PdTargetsFor, StatusPdUnlessTheTemplateIsExplicit) {
   const std::string dir = tmpl;
   std::filesystem::create_directories(dir + "/tidb-v2/basic");
   std::ofstream(dir + "/tidb-v2/basic/ca.crt") << "x";
-  FlagParseResult r = ParseFlags({"--pd.tls.dir=" + dir});
-  ASSERT_EQ(r.action, FlagParseResult::Action::kRun) << r.error;
-  std::vector<PdTarget> t = PdTargetsFor({v1, v2}, r.config, urls);
+  Result<ParsedConfig> r = ParseFlags({"--pd.tls.dir=" + dir});
+  ASSERT_TRUE(r.ok()) << r.error;
+  std::vector<PdTarget> t = PdTargetsFor({v1, v2}, r->config, urls);
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t[0].base_url, "http://basic-pd.tidb:2379");
   EXPECT_EQ(t[1].base_url, "https://pd-pd.tidb-v2:2379");
@@ -34,8 +34,8 @@ TEST(PdTargetsFor, StatusPdUnlessTheTemplateIsExplicit) {
   EXPECT_EQ(t[0].tls.ca_file, "");
 
   r = ParseFlags({"--pd.url-template=http://{cluster}-pd.{namespace}.svc:2379"});
-  ASSERT_EQ(r.action, FlagParseResult::Action::kRun) << r.error;
-  t = PdTargetsFor({v1, v2}, r.config, urls);
+  ASSERT_TRUE(r.ok()) << r.error;
+  t = PdTargetsFor({v1, v2}, r->config, urls);
   EXPECT_EQ(t[1].base_url, "http://basic-pd.tidb-v2.svc:2379");
   std::filesystem::remove_all(dir);
 }

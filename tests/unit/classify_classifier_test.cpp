@@ -57,9 +57,9 @@ PodRecord PodFromYaml(const YAML::Node& doc) {
   testing::YamlToJson(doc, &json, json.GetAllocator());
   PodParseOptions options;
   options.compact_ready = false;
-  PodParseResult parsed = ParsePod(json, options);
-  EXPECT_TRUE(parsed.ok) << parsed.error;
-  return parsed.pod;
+  Result<PodRecord> parsed = ParsePod(json, options);
+  EXPECT_TRUE(parsed.ok()) << parsed.error;
+  return *parsed;
 }
 
 // ---------------------------------------------------------------------------------------------

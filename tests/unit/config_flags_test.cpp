@@ -8,111 +8,115 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using Action = FlagParseResult::Action;
 
 TEST(Flags, DefaultsWithoutArguments) {
-  FlagParseResult r = ParseFlags({});
-  ASSERT_EQ(r.action, Action::kRun);
-  EXPECT_THAT(r.config.listen_addresses, ElementsAre(":9877"));
-  EXPECT_FALSE(r.config.disable_exporter_metrics);
-  EXPECT_EQ(r.config.web_max_requests, 40);
-  EXPECT_EQ(r.config.telemetry_path, "/metrics");
-  EXPECT_EQ(r.config.selector, "app.kubernetes.io/managed-by=tidb-operator");
-  EXPECT_EQ(r.config.autoscaler_provision_timeout, 15 * kMinute);
-  EXPECT_THAT(r.config.dependency_init_containers, ElementsAre("wait-for-pd"));
+  Result<ParsedConfig> r = ParseFlags({});
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r->config.listen_addresses, ElementsAre(":9877"));
+  EXPECT_FALSE(r->config.disable_exporter_metrics);
+  EXPECT_EQ(r->config.web_max_requests, 40);
+  EXPECT_EQ(r->config.telemetry_path, "/metrics");
+  EXPECT_EQ(r->config.selector, "app.kubernetes.io/managed-by=tidb-operator");
+  EXPECT_EQ(r->config.autoscaler_provision_timeout, 15 * kMinute);
+  EXPECT_THAT(r->config.dependency_init_containers, ElementsAre("wait-for-pd"));
 }
 
 TEST(Flags, V2SourcesSecondSelectorAndAnExplicitPdTemplate) {
-  FlagParseResult r = ParseFlags({});
-  ASSERT_EQ(r.action, Action::kRun);
-  EXPECT_TRUE(r.config.v2_enabled);
-  EXPECT_EQ(r.config.selector_v2,
+  Result<ParsedConfig> r = ParseFlags({});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->config.v2_enabled);
+  EXPECT_EQ(r->config.selector_v2,
             "pingcap.com/managed-by=tidb-operator,!app.kubernetes.io/managed-by");
-  EXPECT_FALSE(r.config.pd_url_template_explicit);
+  EXPECT_FALSE(r->config.pd_url_template_explicit);
   r = ParseFlags({"--v2.enabled=false", "--selector.v2=", "--pd.url-template",
                   "http://{cluster}-pd.{namespace}:2379"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_FALSE(r.config.v2_enabled);
-  EXPECT_EQ(r.config.selector_v2, "");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_FALSE(r->config.v2_enabled);
+  EXPECT_EQ(r->config.selector_v2, "");
   // Given explicitly, even with the default's value: it wins over a v2 Cluster's status.pd.
-  EXPECT_TRUE(r.config.pd_url_template_explicit);
-  EXPECT_EQ(r.config.pd_url_template, "http://{cluster}-pd.{namespace}:2379");
-  EXPECT_FALSE(ParseFlags({"--no-v2.enabled"}).config.v2_enabled);
+  EXPECT_TRUE(r->config.pd_url_template_explicit);
+  EXPECT_EQ(r->config.pd_url_template, "http://{cluster}-pd.{namespace}:2379");
+  EXPECT_FALSE(ParseFlags({"--no-v2.enabled"})->config.v2_enabled);
 }
 
 TEST(Flags, EqualsAndSpaceSeparatedValues) {
-  FlagParseResult r = ParseFlags({"--web.listen-address=127.0.0.1:1234", "--web.telemetry-path",
-                                  "/m", "--log.level=debug", "--log.format", "json"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_THAT(r.config.listen_addresses, ElementsAre("127.0.0.1:1234"));
-  EXPECT_EQ(r.config.telemetry_path, "/m");
-  EXPECT_EQ(r.config.log_level, LogLevel::kDebug);
-  EXPECT_EQ(r.config.log_format, LogFormat::kJson);
+  Result<ParsedConfig> r =
+      ParseFlags({"--web.listen-address=127.0.0.1:1234", "--web.telemetry-path", "/m",
+                  "--log.level=debug", "--log.format", "json"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_THAT(r->config.listen_addresses, ElementsAre("127.0.0.1:1234"));
+  EXPECT_EQ(r->config.telemetry_path, "/m");
+  EXPECT_EQ(r->config.log_level, LogLevel::kDebug);
+  EXPECT_EQ(r->config.log_format, LogFormat::kJson);
 }
 
 // As exporter-toolkit's: --web.listen-address repeats, and each one is served (the first one
 // given replaces the default).
 TEST(Flags, ListenAddressRepeats) {
-  FlagParseResult r = ParseFlags({"--web.listen-address=:9877", "--web.listen-address",
-                                  "[::1]:9878", "--web.listen-address=:9877"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_THAT(r.config.listen_addresses, ElementsAre(":9877", "[::1]:9878"));
+  Result<ParsedConfig> r = ParseFlags({"--web.listen-address=:9877", "--web.listen-address",
+                                       "[::1]:9878", "--web.listen-address=:9877"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_THAT(r->config.listen_addresses, ElementsAre(":9877", "[::1]:9878"));
   r = ParseFlags({"--web.disable-exporter-metrics", "--web.max-requests=0"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_TRUE(r.config.disable_exporter_metrics);
-  EXPECT_EQ(r.config.web_max_requests, 0);
-  EXPECT_EQ(ParseFlags({"--web.max-requests=-1"}).action, Action::kError);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_TRUE(r->config.disable_exporter_metrics);
+  EXPECT_EQ(r->config.web_max_requests, 0);
+  EXPECT_FALSE(ParseFlags({"--web.max-requests=-1"}).ok());
 }
 
 TEST(Flags, GoDurations) {
-  FlagParseResult r = ParseFlags({"--autoscaler.decision-grace=90s",
-                                  "--autoscaler.provision-timeout=1h30m", "--pd.timeout=250ms"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_EQ(r.config.autoscaler_decision_grace, 90 * kSecond);
-  EXPECT_EQ(r.config.autoscaler_provision_timeout, 90 * kMinute);
-  EXPECT_EQ(r.config.pd_timeout, 250);
+  Result<ParsedConfig> r =
+      ParseFlags({"--autoscaler.decision-grace=90s", "--autoscaler.provision-timeout=1h30m",
+                  "--pd.timeout=250ms"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->config.autoscaler_decision_grace, 90 * kSecond);
+  EXPECT_EQ(r->config.autoscaler_provision_timeout, 90 * kMinute);
+  EXPECT_EQ(r->config.pd_timeout, 250);
 }
 
 // --pd.bootstrap-grace: minutes, never under 3 (PD members wait for peers that may wait for
 // nodes).
 TEST(Flags, PdBootstrapGrace) {
-  EXPECT_EQ(ParseFlags({}).config.pd_bootstrap_grace, 5 * kMinute);
-  FlagParseResult r = ParseFlags({"--pd.bootstrap-grace=3m"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_EQ(r.config.pd_bootstrap_grace, 3 * kMinute);
+  EXPECT_EQ(ParseFlags({})->config.pd_bootstrap_grace, 5 * kMinute);
+  Result<ParsedConfig> r = ParseFlags({"--pd.bootstrap-grace=3m"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->config.pd_bootstrap_grace, 3 * kMinute);
   r = ParseFlags({"--pd.bootstrap-grace=2m59s"});
-  EXPECT_EQ(r.action, Action::kError);
+  EXPECT_FALSE(r.ok());
   EXPECT_THAT(r.error, HasSubstr("at least 3m"));
 }
 
 TEST(Flags, BooleansInAllSpellings) {
-  EXPECT_FALSE(ParseFlags({"--no-metrics.pod-series"}).config.metrics_pod_series);
-  EXPECT_FALSE(ParseFlags({"--metrics.pod-series=false"}).config.metrics_pod_series);
-  EXPECT_TRUE(ParseFlags({"--kube.insecure-skip-tls-verify"}).config.kube_insecure_skip_tls_verify);
+  EXPECT_FALSE(ParseFlags({"--no-metrics.pod-series"})->config.metrics_pod_series);
+  EXPECT_FALSE(ParseFlags({"--metrics.pod-series=false"})->config.metrics_pod_series);
+  EXPECT_TRUE(
+      ParseFlags({"--kube.insecure-skip-tls-verify"})->config.kube_insecure_skip_tls_verify);
 }
 
 TEST(Flags, KubeconfigAndContext) {
-  FlagParseResult r = ParseFlags({"--kubeconfig", "/home/sre/.kube/config", "--kube.context=prod"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_EQ(r.config.kubeconfig, "/home/sre/.kube/config");
-  EXPECT_EQ(r.config.kube_context, "prod");
-  EXPECT_EQ(ParseFlags({}).config.kubeconfig, "");
+  Result<ParsedConfig> r =
+      ParseFlags({"--kubeconfig", "/home/sre/.kube/config", "--kube.context=prod"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->config.kubeconfig, "/home/sre/.kube/config");
+  EXPECT_EQ(r->config.kube_context, "prod");
+  EXPECT_EQ(ParseFlags({})->config.kubeconfig, "");
   EXPECT_THAT(FlagUsage(), HasSubstr("--kubeconfig=VALUE"));
   EXPECT_THAT(FlagUsage(), HasSubstr("--kube.context=VALUE"));
 }
 
 TEST(Flags, ListsAndDependencyMap) {
-  FlagParseResult r = ParseFlags({"--namespaces=a, b,c", "--dependency.map=tikv=pd,tidb=pd+tikv"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_THAT(r.config.namespaces, ElementsAre("a", "b", "c"));
-  ASSERT_EQ(r.config.dependency_map.size(), 2u);
-  EXPECT_THAT(r.config.dependency_map["tidb"], ElementsAre(Dependency::kPd, Dependency::kTikv));
+  Result<ParsedConfig> r =
+      ParseFlags({"--namespaces=a, b,c", "--dependency.map=tikv=pd,tidb=pd+tikv"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_THAT(r->config.namespaces, ElementsAre("a", "b", "c"));
+  ASSERT_EQ(r->config.dependency_map.size(), 2u);
+  EXPECT_THAT(r->config.dependency_map["tidb"], ElementsAre(Dependency::kPd, Dependency::kTikv));
 }
 
 TEST(Flags, HelpAndVersion) {
-  EXPECT_EQ(ParseFlags({"--help"}).action, Action::kHelp);
-  EXPECT_EQ(ParseFlags({"-h"}).action, Action::kHelp);
-  EXPECT_EQ(ParseFlags({"--version"}).action, Action::kVersion);
+  EXPECT_EQ(ParseFlags({"--help"})->action, FlagAction::kHelp);
+  EXPECT_EQ(ParseFlags({"-h"})->action, FlagAction::kHelp);
+  EXPECT_EQ(ParseFlags({"--version"})->action, FlagAction::kVersion);
   EXPECT_THAT(FlagUsage(), HasSubstr("--web.listen-address"));
   EXPECT_THAT(FlagUsage(), HasSubstr("(default: \":9877\")"));
 }
@@ -125,8 +129,8 @@ struct BadFlag {
 class FlagErrors : public ::testing::TestWithParam<BadFlag> {};
 
 TEST_P(FlagErrors, AreClear) {
-  FlagParseResult r = ParseFlags(GetParam().args);
-  EXPECT_EQ(r.action, Action::kError);
+  Result<ParsedConfig> r = ParseFlags(GetParam().args);
+  EXPECT_FALSE(r.ok());
   EXPECT_THAT(r.error, HasSubstr(GetParam().message));
 }
 
@@ -153,34 +157,33 @@ INSTANTIATE_TEST_SUITE_P(
 
 // As Prometheus: the route prefix defaults to the external URL's path; trailing slashes go.
 TEST(Flags, RoutePrefixDefaultsToTheExternalUrlsPath) {
-  FlagParseResult r = ParseFlags({});
-  ASSERT_EQ(r.action, Action::kRun);
-  EXPECT_EQ(r.config.external_url, "");
-  EXPECT_EQ(r.config.route_prefix, "");
+  Result<ParsedConfig> r = ParseFlags({});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->config.external_url, "");
+  EXPECT_EQ(r->config.route_prefix, "");
   r = ParseFlags({"--web.external-url=https://ops.example.com/podwait/"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_EQ(r.config.external_url, "https://ops.example.com/podwait");
-  EXPECT_EQ(r.config.route_prefix, "/podwait");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->config.external_url, "https://ops.example.com/podwait");
+  EXPECT_EQ(r->config.route_prefix, "/podwait");
   r = ParseFlags({"--web.external-url=https://ops.example.com/podwait", "--web.route-prefix=/"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_EQ(r.config.route_prefix, "");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->config.route_prefix, "");
   r = ParseFlags({"--web.external-url=http://127.0.0.1:9877", "--web.route-prefix=x/y/"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_EQ(r.config.route_prefix, "/x/y");
-  EXPECT_EQ(ParseFlags({"--web.external-url=https://h:8443"}).config.route_prefix, "");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->config.route_prefix, "/x/y");
+  EXPECT_EQ(ParseFlags({"--web.external-url=https://h:8443"})->config.route_prefix, "");
 }
 
 // --namespaces went into URL paths unchecked ("x/../../y").
 TEST(ParseFlags, NamespacesMustBeDns1123Labels) {
   for (const char* bad : {"x/../../y", "Tidb", "-a", "a-", "a_b", "a.b", "%2e%2e"}) {
-    FlagParseResult r = ParseFlags({std::string("--namespaces=ok,") + bad});
-    EXPECT_EQ(r.action, FlagParseResult::Action::kError) << bad;
+    Result<ParsedConfig> r = ParseFlags({std::string("--namespaces=ok,") + bad});
+    EXPECT_FALSE(r.ok()) << bad;
     EXPECT_THAT(r.error, HasSubstr("is not a namespace name")) << bad;
   }
-  EXPECT_EQ(ParseFlags({"--namespaces=" + std::string(64, 'a')}).action,
-            FlagParseResult::Action::kError);
-  FlagParseResult ok = ParseFlags({"--namespaces=tidb-prod,a,0x," + std::string(63, 'a')});
-  EXPECT_NE(ok.action, FlagParseResult::Action::kError) << ok.error;
+  EXPECT_FALSE(ParseFlags({"--namespaces=" + std::string(64, 'a')}).ok());
+  Result<ParsedConfig> ok = ParseFlags({"--namespaces=tidb-prod,a,0x," + std::string(63, 'a')});
+  EXPECT_TRUE(ok.ok()) << ok.error;
 }
 
 }  // namespace

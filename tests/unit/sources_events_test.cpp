@@ -38,10 +38,10 @@ const char* kCoreTriggeredScaleUp = R"({
 
 TEST(ParseEvent, CoreEventFromClusterAutoscaler) {
   auto doc = Parse(kCoreTriggeredScaleUp);
-  EventParseResult r = ParseEvent(doc);
-  ASSERT_TRUE(r.ok) << r.error;
-  ASSERT_TRUE(r.relevant);
-  const EventRecord& e = r.event;
+  Result<ParsedEvent> r = ParseEvent(doc);
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_TRUE(r->relevant);
+  const EventRecord& e = r->event;
   EXPECT_EQ(e.uid, "ev-1");
   EXPECT_EQ(e.pod_uid, "pod-uid-2");
   EXPECT_EQ(e.namespace_, "tidb");
@@ -67,15 +67,15 @@ TEST(ParseEvent, AggregatedEventIsNormalized) {
     "source": {"component": "cluster-autoscaler"},
     "firstTimestamp": "2024-05-02T10:10:05Z", "lastTimestamp": "2024-05-02T10:41:15Z",
     "count": 31, "type": "Normal"})");
-  EventParseResult r = ParseEvent(doc);
-  ASSERT_TRUE(r.ok) << r.error;
-  ASSERT_TRUE(r.relevant);
-  EXPECT_EQ(r.event.message,
+  Result<ParsedEvent> r = ParseEvent(doc);
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_TRUE(r->relevant);
+  EXPECT_EQ(r->event.message,
             "pod didn't trigger scale-up: 2 node(s) had untolerated taint {dedicated: tidb}, 1 in "
             "backoff after failed scale-up");
   // The newest verdict is the aggregate's last observation.
-  EXPECT_EQ(r.event.last, T("2024-05-02T10:41:15Z"));
-  EXPECT_EQ(r.event.count, 31);
+  EXPECT_EQ(r->event.last, T("2024-05-02T10:41:15Z"));
+  EXPECT_EQ(r->event.count, 31);
 }
 
 // events.k8s.io/v1 with a series: the newest observation is series.lastObservedTime.
@@ -87,15 +87,15 @@ TEST(ParseEvent, AggregatedSeriesEventIsNormalized) {
     "note": "(combined from similar events): Failed to schedule pod, all available instance types exceed limits for nodepool \"default\"",
     "eventTime": "2024-05-02T10:00:00.000000Z",
     "series": {"count": 12, "lastObservedTime": "2024-05-02T10:30:00.000000Z"}})");
-  EventParseResult r = ParseEvent(doc);
-  ASSERT_TRUE(r.ok) << r.error;
-  ASSERT_TRUE(r.relevant);
-  EXPECT_EQ(r.event.message,
+  Result<ParsedEvent> r = ParseEvent(doc);
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_TRUE(r->relevant);
+  EXPECT_EQ(r->event.message,
             "Failed to schedule pod, all available instance types exceed limits for nodepool "
             "\"default\"");
-  EXPECT_EQ(r.event.first, T("2024-05-02T10:00:00Z"));
-  EXPECT_EQ(r.event.last, T("2024-05-02T10:30:00Z"));
-  EXPECT_EQ(r.event.count, 12);
+  EXPECT_EQ(r->event.first, T("2024-05-02T10:00:00Z"));
+  EXPECT_EQ(r->event.last, T("2024-05-02T10:30:00Z"));
+  EXPECT_EQ(r->event.count, 12);
 }
 
 // Karpenter before v0.20: reason NominatePod, "Pod should schedule on <node>".
@@ -107,11 +107,11 @@ TEST(ParseEvent, LegacyKarpenterNominatePod) {
     "source": {"component": "karpenter"},
     "firstTimestamp": "2022-06-01T08:00:00Z", "lastTimestamp": "2022-06-01T08:00:00Z",
     "count": 1})");
-  EventParseResult r = ParseEvent(doc);
-  ASSERT_TRUE(r.ok) << r.error;
-  ASSERT_TRUE(r.relevant);
-  EXPECT_EQ(r.event.reason, "Nominated");
-  EXPECT_EQ(r.event.message, "Pod should schedule on node: ip-192-168-55-10.ec2.internal");
+  Result<ParsedEvent> r = ParseEvent(doc);
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_TRUE(r->relevant);
+  EXPECT_EQ(r->event.reason, "Nominated");
+  EXPECT_EQ(r->event.message, "Pod should schedule on node: ip-192-168-55-10.ec2.internal");
 }
 
 TEST(ParseEvent, KarpenterEventWithEventTimeAndSeries) {
@@ -123,12 +123,12 @@ TEST(ParseEvent, KarpenterEventWithEventTimeAndSeries) {
     "eventTime": "2024-05-02T10:00:00.123456Z",
     "series": {"count": 3, "lastObservedTime": "2024-05-02T10:02:00.000000Z"},
     "firstTimestamp": null, "lastTimestamp": null})");
-  EventParseResult r = ParseEvent(doc);
-  ASSERT_TRUE(r.ok && r.relevant) << r.error;
-  EXPECT_EQ(r.event.source, "karpenter");
-  EXPECT_EQ(r.event.first, T("2024-05-02T10:00:00.123Z"));
-  EXPECT_EQ(r.event.last, T("2024-05-02T10:02:00Z"));
-  EXPECT_EQ(r.event.count, 3);
+  Result<ParsedEvent> r = ParseEvent(doc);
+  ASSERT_TRUE(r.ok() && r->relevant) << r.error;
+  EXPECT_EQ(r->event.source, "karpenter");
+  EXPECT_EQ(r->event.first, T("2024-05-02T10:00:00.123Z"));
+  EXPECT_EQ(r->event.last, T("2024-05-02T10:02:00Z"));
+  EXPECT_EQ(r->event.count, 3);
 }
 
 TEST(ParseEvent, EventsK8sIoShape) {
@@ -142,27 +142,27 @@ TEST(ParseEvent, EventsK8sIoShape) {
     "reportingController": "default-scheduler",
     "deprecatedFirstTimestamp": "2024-05-02T09:59:00Z",
     "deprecatedLastTimestamp": "2024-05-02T10:01:00Z", "deprecatedCount": 2})");
-  EventParseResult r = ParseEvent(doc);
-  ASSERT_TRUE(r.ok && r.relevant) << r.error;
-  EXPECT_EQ(r.event.pod_name, "basic-pd-0");
-  EXPECT_EQ(r.event.message, "0/3 nodes are available: 3 Insufficient cpu.");
-  EXPECT_EQ(r.event.source, "default-scheduler");
-  EXPECT_EQ(r.event.first, T("2024-05-02T09:59:00Z"));
-  EXPECT_EQ(r.event.last, T("2024-05-02T10:01:00Z"));
-  EXPECT_EQ(r.event.count, 2);
+  Result<ParsedEvent> r = ParseEvent(doc);
+  ASSERT_TRUE(r.ok() && r->relevant) << r.error;
+  EXPECT_EQ(r->event.pod_name, "basic-pd-0");
+  EXPECT_EQ(r->event.message, "0/3 nodes are available: 3 Insufficient cpu.");
+  EXPECT_EQ(r->event.source, "default-scheduler");
+  EXPECT_EQ(r->event.first, T("2024-05-02T09:59:00Z"));
+  EXPECT_EQ(r->event.last, T("2024-05-02T10:01:00Z"));
+  EXPECT_EQ(r->event.count, 2);
 }
 
 TEST(ParseEvent, IrrelevantReasonsAndKindsAreOkButNotKept) {
   auto pulled = Parse(R"({"metadata":{"uid":"e"},
     "involvedObject":{"kind":"Pod","namespace":"n","name":"p"},"reason":"Pulled"})");
-  EventParseResult r = ParseEvent(pulled);
-  EXPECT_TRUE(r.ok);
-  EXPECT_FALSE(r.relevant);
+  Result<ParsedEvent> r = ParseEvent(pulled);
+  EXPECT_TRUE(r.ok());
+  EXPECT_FALSE(r->relevant);
   auto sts = Parse(R"({"metadata":{"uid":"e"},
     "involvedObject":{"kind":"StatefulSet","namespace":"n","name":"s"},"reason":"FailedScheduling"})");
   r = ParseEvent(sts);
-  EXPECT_TRUE(r.ok);
-  EXPECT_FALSE(r.relevant);
+  EXPECT_TRUE(r.ok());
+  EXPECT_FALSE(r->relevant);
   for (std::string_view reason : kRelevantEventReasons) EXPECT_TRUE(IsRelevantEventReason(reason));
   EXPECT_FALSE(IsRelevantEventReason("BackOff"));
 }
@@ -172,8 +172,8 @@ TEST(ParseEvent, MalformedEventsAreErrors) {
        {R"([])", R"({"metadata":{}})", R"({"metadata":{},"involvedObject":{}})",
         R"({"metadata":{},"involvedObject":{"name":"p"},"reason":"Scheduled"})"}) {
     auto doc = Parse(bad);
-    EventParseResult r = ParseEvent(doc);
-    EXPECT_FALSE(r.ok) << bad;
+    Result<ParsedEvent> r = ParseEvent(doc);
+    EXPECT_FALSE(r.ok()) << bad;
   }
 }
 
@@ -185,12 +185,12 @@ TEST(ParseEvent, MessageIsBoundedAndTimesFallBack) {
                    R"("})");
   EventParseOptions opts;
   opts.max_message_bytes = 100;
-  EventParseResult r = ParseEvent(doc, opts);
-  ASSERT_TRUE(r.ok && r.relevant);
-  EXPECT_EQ(r.event.message.size(), 100u);
-  EXPECT_EQ(r.event.first, T("2024-05-02T10:00:00Z"));
-  EXPECT_EQ(r.event.last, r.event.first);
-  EXPECT_EQ(r.event.count, 1);
+  Result<ParsedEvent> r = ParseEvent(doc, opts);
+  ASSERT_TRUE(r.ok() && r->relevant);
+  EXPECT_EQ(r->event.message.size(), 100u);
+  EXPECT_EQ(r->event.first, T("2024-05-02T10:00:00Z"));
+  EXPECT_EQ(r->event.last, r->event.first);
+  EXPECT_EQ(r->event.count, 1);
 }
 
 // A TriggeredScaleUp dated 2999 kept its pod scale_up forever (it never aged past the scale-up
@@ -206,17 +206,17 @@ TEST(ParseEvent, NonsenseTimesAreClampedOrIgnoredAndCounted) {
   const uint64_t before = ImplausibleTimestamps();
   EventParseOptions opts;
   opts.now = T("2024-05-02T10:05:00Z");
-  EventParseResult r = ParseEvent(Parse(text), opts);
-  ASSERT_TRUE(r.ok && r.relevant) << r.error;
-  EXPECT_EQ(r.event.last, opts.now);
+  Result<ParsedEvent> r = ParseEvent(Parse(text), opts);
+  ASSERT_TRUE(r.ok() && r->relevant) << r.error;
+  EXPECT_EQ(r->event.last, opts.now);
   // firstTimestamp (year 1) is unknown: the creationTimestamp stands in.
-  EXPECT_EQ(r.event.first, T("2024-05-02T10:00:05Z"));
+  EXPECT_EQ(r->event.first, T("2024-05-02T10:00:05Z"));
   EXPECT_EQ(ImplausibleTimestamps() - before, 2u);
 
   // Within an hour ahead (clock skew between nodes) a time is kept as it is.
   opts.now = T("2024-05-02T09:30:00Z");
   set(R"("lastTimestamp": "2999-01-01T00:00:00Z")", R"("lastTimestamp": "2024-05-02T10:03:05Z")");
-  EXPECT_EQ(ParseEvent(Parse(text), opts).event.last, T("2024-05-02T10:03:05Z"));
+  EXPECT_EQ(ParseEvent(Parse(text), opts)->event.last, T("2024-05-02T10:03:05Z"));
 }
 
 TEST(EventSource, AnEventFromTheFarFutureIsStoredAsNow) {

@@ -117,20 +117,20 @@ TEST(ParsePod, TheSkippedFieldsChangeNothing) {
     for (bool compact : {false, true}) {
       PodParseOptions options;
       options.compact_ready = compact;
-      PodParseResult a = ParsePod(*full.value, options);
-      PodParseResult b = ParsePod(skipped, options);
-      ASSERT_TRUE(a.ok) << a.error;
-      ASSERT_TRUE(b.ok) << b.error;
-      EXPECT_EQ(Describe(b.pod), Describe(a.pod));
+      Result<PodRecord> a = ParsePod(*full.value, options);
+      Result<PodRecord> b = ParsePod(skipped, options);
+      ASSERT_TRUE(a.ok()) << a.error;
+      ASSERT_TRUE(b.ok()) << b.error;
+      EXPECT_EQ(Describe(*b), Describe(*a));
     }
   }
 }
 
 TEST(ParsePod, RealPodStuckInInit) {
   rapidjson::Document doc = LoadYaml("tests/fixtures/real/k8s/pod-stuck-in-init-purple.yaml");
-  PodParseResult r = ParsePod(doc, PodParseOptions{});
-  ASSERT_TRUE(r.ok) << r.error;
-  const PodRecord& p = r.pod;
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok()) << r.error;
+  const PodRecord& p = *r;
   EXPECT_EQ(p.uid, "187c6651-b914-4b6e-adc4-5fc1d963998f");
   EXPECT_EQ(p.namespace_, "default");
   EXPECT_EQ(p.name, "purple");
@@ -183,24 +183,24 @@ rapidjson::Document StatusFixtureAsPod(const std::string& file) {
 TEST(ParsePod, RealUnschedulableStatusKeepsTheSchedulerMessage) {
   rapidjson::Document doc =
       StatusFixtureAsPod("pod-pending-unschedulable-autoscaler-taint.status.yaml");
-  PodParseResult r = ParsePod(doc, PodParseOptions{});
-  ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.pod.cluster, "test");
-  EXPECT_EQ(r.pod.component, "tikv");
-  const PodCondition* sched = r.pod.Condition("PodScheduled");
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->cluster, "test");
+  EXPECT_EQ(r->component, "tikv");
+  const PodCondition* sched = r->Condition("PodScheduled");
   ASSERT_NE(sched, nullptr);
   EXPECT_EQ(sched->status, ConditionStatus::kFalse);
   EXPECT_EQ(sched->reason, "Unschedulable");
   EXPECT_THAT(sched->message, ::testing::HasSubstr("ToBeDeletedByClusterAutoscaler"));
   EXPECT_THAT(sched->message, ::testing::HasSubstr("2 Insufficient cpu"));
-  EXPECT_TRUE(r.pod.containers.empty());
+  EXPECT_TRUE(r->containers.empty());
 }
 
 TEST(ParsePod, RealUnboundPvcStatus) {
   rapidjson::Document doc = StatusFixtureAsPod("pod-pending-unschedulable-unbound-pvc.status.yaml");
-  PodParseResult r = ParsePod(doc, PodParseOptions{});
-  ASSERT_TRUE(r.ok);
-  EXPECT_THAT(r.pod.Condition("PodScheduled")->message,
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r->Condition("PodScheduled")->message,
               ::testing::HasSubstr("unbound immediate PersistentVolumeClaims"));
 }
 
@@ -215,8 +215,8 @@ TEST(ParsePod, ANonsenseCreationTimeIsAnError) {
     doc.Parse((std::string(R"({"metadata": {"name": "p", "namespace": "tidb", "uid": "u1", )") +
                created + R"( "resourceVersion": "1"}, "status": {"phase": "Pending"}})")
                   .c_str());
-    PodParseResult r = ParsePod(doc, PodParseOptions{});
-    EXPECT_FALSE(r.ok) << created;
+    Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+    EXPECT_FALSE(r.ok()) << created;
     EXPECT_EQ(r.error, "pod without a plausible metadata.creationTimestamp") << created;
   }
   rapidjson::Document doc;
@@ -224,9 +224,9 @@ TEST(ParsePod, ANonsenseCreationTimeIsAnError) {
     "creationTimestamp": "2024-05-02T10:00:00Z"}, "status": {"phase": "Pending",
     "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
       "lastTransitionTime": "0001-01-01T00:00:00Z"}]}})");
-  PodParseResult r = ParsePod(doc, PodParseOptions{});
-  ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.pod.Condition("PodScheduled")->last_transition, 0);
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->Condition("PodScheduled")->last_transition, 0);
 }
 
 TEST(ParsePod, CustomLabelKeysDeletionAndTerminatedContainers) {
@@ -251,20 +251,20 @@ TEST(ParsePod, CustomLabelKeysDeletionAndTerminatedContainers) {
   PodParseOptions opts;
   opts.cluster_label = "pingcap.com/cluster";
   opts.component_label = "pingcap.com/component";
-  PodParseResult r = ParsePod(doc, opts);
-  ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.pod.cluster, "basic");
-  EXPECT_EQ(r.pod.component, "tikv");
-  EXPECT_EQ(r.pod.deleted, T("2024-05-02T11:00:00.500Z"));
-  EXPECT_EQ(r.pod.phase, PodPhase::kRunning);
-  ASSERT_EQ(r.pod.containers.size(), 2u);
-  EXPECT_EQ(r.pod.containers[0].reason, "CrashLoopBackOff");
-  EXPECT_EQ(r.pod.containers[0].restart_count, 7);
-  EXPECT_EQ(r.pod.containers[0].exit_code, 137);
-  EXPECT_EQ(r.pod.containers[1].state, ContainerState::kTerminated);
-  EXPECT_EQ(r.pod.containers[1].exit_code, 2);
-  EXPECT_EQ(r.pod.containers[1].reason, "Error");
-  EXPECT_EQ(r.pod.containers[1].started_at, T("2024-05-02T10:01:00Z"));
+  Result<PodRecord> r = ParsePod(doc, opts);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->cluster, "basic");
+  EXPECT_EQ(r->component, "tikv");
+  EXPECT_EQ(r->deleted, T("2024-05-02T11:00:00.500Z"));
+  EXPECT_EQ(r->phase, PodPhase::kRunning);
+  ASSERT_EQ(r->containers.size(), 2u);
+  EXPECT_EQ(r->containers[0].reason, "CrashLoopBackOff");
+  EXPECT_EQ(r->containers[0].restart_count, 7);
+  EXPECT_EQ(r->containers[0].exit_code, 137);
+  EXPECT_EQ(r->containers[1].state, ContainerState::kTerminated);
+  EXPECT_EQ(r->containers[1].exit_code, 2);
+  EXPECT_EQ(r->containers[1].reason, "Error");
+  EXPECT_EQ(r->containers[1].started_at, T("2024-05-02T10:01:00Z"));
 }
 
 TEST(ParsePod, MessagesAreBoundedOnUtf8Boundaries) {
@@ -278,9 +278,9 @@ TEST(ParsePod, MessagesAreBoundedOnUtf8Boundaries) {
   ASSERT_FALSE(doc.HasParseError());
   PodParseOptions opts;
   opts.max_message_bytes = 1023;
-  PodParseResult r = ParsePod(doc, opts);
-  ASSERT_TRUE(r.ok);
-  EXPECT_EQ(r.pod.conditions[0].message.size(), 1022u);
+  Result<PodRecord> r = ParsePod(doc, opts);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->conditions[0].message.size(), 1022u);
   EXPECT_EQ(BoundedText("abc", 10), "abc");
   EXPECT_EQ(BoundedText("abcdef", 3), "abc");
 }
@@ -293,12 +293,12 @@ TEST(ParsePod, KeepsOnlyTheConditionsClassificationReads) {
     {"type":"PodReadyToStartContainers","status":"True"},{"type":"Initialized","status":"True"},
     {"type":"Ready","status":"False"},{"type":"ContainersReady","status":"True"},
     {"type":"PodScheduled","status":"True"},{"type":"example.com/gate","status":"False"}]}})");
-  PodParseResult r = ParsePod(doc, PodParseOptions{});
-  ASSERT_TRUE(r.ok);
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok());
   std::vector<std::string> types;
-  for (const auto& c : r.pod.conditions) types.push_back(c.type);
+  for (const auto& c : r->conditions) types.push_back(c.type);
   EXPECT_THAT(types, ElementsAre("Initialized", "Ready", "ContainersReady", "PodScheduled"));
-  EXPECT_EQ(r.pod.conditions.capacity(), 4u);
+  EXPECT_EQ(r->conditions.capacity(), 4u);
 }
 
 // A sandbox that is not ready (PodReadyToStartContainers=False, Kubernetes 1.29+; PodHasNetwork
@@ -309,9 +309,9 @@ TEST(ParsePod, KeepsTheSandboxConditionWhileFalse) {
     {"type":"PodReadyToStartContainers","status":"False","lastTransitionTime":"2024-05-02T10:00:05Z"},
     {"type":"Initialized","status":"True"},{"type":"Ready","status":"False"},
     {"type":"PodScheduled","status":"True"}]}})");
-  PodParseResult r = ParsePod(doc, PodParseOptions{});
-  ASSERT_TRUE(r.ok);
-  const PodCondition* sandbox = r.pod.Condition("PodReadyToStartContainers");
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok());
+  const PodCondition* sandbox = r->Condition("PodReadyToStartContainers");
   ASSERT_NE(sandbox, nullptr);
   EXPECT_EQ(sandbox->status, ConditionStatus::kFalse);
   EXPECT_EQ(sandbox->last_transition, T("2024-05-02T10:00:05Z"));
@@ -341,40 +341,40 @@ TEST(ParsePod, AReadyPodKeepsOnlyItsReadiness) {
   rapidjson::Document doc;
   doc.Parse(kReadyTikv);
   ASSERT_FALSE(doc.HasParseError());
-  PodParseResult r = ParsePod(doc, PodParseOptions{});
-  ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.pod.uid, "u-ready");
-  EXPECT_EQ(r.pod.Key(), "tidb/basic-tikv-0");
-  EXPECT_EQ(r.pod.cluster, "basic");
-  EXPECT_EQ(r.pod.component, "tikv");
-  EXPECT_EQ(r.pod.resource_version, "812");
-  EXPECT_EQ(r.pod.created, T("2024-05-02T10:00:00Z"));
-  EXPECT_EQ(r.pod.phase, PodPhase::kRunning);
-  EXPECT_TRUE(r.pod.compact_ready);
-  EXPECT_TRUE(r.pod.conditions.empty());
-  EXPECT_EQ(r.pod.conditions.capacity(), 0u) << "no heap block for a compact record's conditions";
-  EXPECT_TRUE(r.pod.IsReady());
-  EXPECT_EQ(r.pod.ReadySince(), T("2024-05-02T10:02:00Z"));
-  EXPECT_TRUE(r.pod.init_container_names.empty());
-  EXPECT_TRUE(r.pod.init_containers.empty());
-  EXPECT_TRUE(r.pod.containers.empty());
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->uid, "u-ready");
+  EXPECT_EQ(r->Key(), "tidb/basic-tikv-0");
+  EXPECT_EQ(r->cluster, "basic");
+  EXPECT_EQ(r->component, "tikv");
+  EXPECT_EQ(r->resource_version, "812");
+  EXPECT_EQ(r->created, T("2024-05-02T10:00:00Z"));
+  EXPECT_EQ(r->phase, PodPhase::kRunning);
+  EXPECT_TRUE(r->compact_ready);
+  EXPECT_TRUE(r->conditions.empty());
+  EXPECT_EQ(r->conditions.capacity(), 0u) << "no heap block for a compact record's conditions";
+  EXPECT_TRUE(r->IsReady());
+  EXPECT_EQ(r->ReadySince(), T("2024-05-02T10:02:00Z"));
+  EXPECT_TRUE(r->init_container_names.empty());
+  EXPECT_TRUE(r->init_containers.empty());
+  EXPECT_TRUE(r->containers.empty());
 
   // The classifier says the same of the compact and of the full record: not waiting.
   PodParseOptions full_options;
   full_options.compact_ready = false;
-  PodParseResult full = ParsePod(doc, full_options);
-  ASSERT_TRUE(full.ok);
-  EXPECT_EQ(full.pod.conditions.size(), 4u);
-  EXPECT_THAT(full.pod.init_container_names, ElementsAre("wait-for-pd"));
-  EXPECT_EQ(full.pod.containers.size(), 1u);
-  EXPECT_FALSE(full.pod.compact_ready);
-  EXPECT_TRUE(full.pod.IsReady());
-  EXPECT_EQ(full.pod.ReadySince(), r.pod.ReadySince());
+  Result<PodRecord> full = ParsePod(doc, full_options);
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ(full->conditions.size(), 4u);
+  EXPECT_THAT(full->init_container_names, ElementsAre("wait-for-pd"));
+  EXPECT_EQ(full->containers.size(), 1u);
+  EXPECT_FALSE(full->compact_ready);
+  EXPECT_TRUE(full->IsReady());
+  EXPECT_EQ(full->ReadySince(), r->ReadySince());
   const ClassifierOptions copt;
   const AutoscalerState autoscaler;
   const Timestamp now = T("2024-05-02T11:00:00Z");
-  EXPECT_FALSE(Classify(r.pod, {}, nullptr, autoscaler, copt, now).waiting);
-  EXPECT_FALSE(Classify(full.pod, {}, nullptr, autoscaler, copt, now).waiting);
+  EXPECT_FALSE(Classify(*r, {}, nullptr, autoscaler, copt, now).waiting);
+  EXPECT_FALSE(Classify(*full, {}, nullptr, autoscaler, copt, now).waiting);
 }
 
 TEST(ParsePod, NotReadyOrDeletingPodsKeepEverythingTheClassifierReads) {
@@ -393,21 +393,21 @@ TEST(ParsePod, NotReadyOrDeletingPodsKeepEverythingTheClassifierReads) {
     rapidjson::Document doc;
     doc.Parse(text.c_str());
     ASSERT_FALSE(doc.HasParseError()) << text;
-    PodParseResult r = ParsePod(doc, PodParseOptions{});
-    ASSERT_TRUE(r.ok) << r.error;
-    EXPECT_FALSE(r.pod.compact_ready);
-    EXPECT_EQ(r.pod.conditions.size(), 4u);
-    EXPECT_THAT(r.pod.init_container_names, ElementsAre("wait-for-pd"));
-    ASSERT_EQ(r.pod.init_containers.size(), 1u);
-    EXPECT_EQ(r.pod.init_containers[0].reason, "Completed");
-    ASSERT_EQ(r.pod.containers.size(), 1u);
-    EXPECT_EQ(r.pod.containers[0].state, ContainerState::kRunning);
+    Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_FALSE(r->compact_ready);
+    EXPECT_EQ(r->conditions.size(), 4u);
+    EXPECT_THAT(r->init_container_names, ElementsAre("wait-for-pd"));
+    ASSERT_EQ(r->init_containers.size(), 1u);
+    EXPECT_EQ(r->init_containers[0].reason, "Completed");
+    ASSERT_EQ(r->containers.size(), 1u);
+    EXPECT_EQ(r->containers[0].state, ContainerState::kRunning);
   }
   rapidjson::Document doc;
   doc.Parse(not_ready.c_str());
-  EXPECT_FALSE(ParsePod(doc, {}).pod.IsReady());
-  EXPECT_EQ(ParsePod(doc, {}).pod.ReadySince(), 0) << "not Ready: no Ready-since time";
-  EXPECT_EQ(ParsePod(doc, {}).pod.Condition("Ready")->message,
+  EXPECT_FALSE(ParsePod(doc, {})->IsReady());
+  EXPECT_EQ(ParsePod(doc, {})->ReadySince(), 0) << "not Ready: no Ready-since time";
+  EXPECT_EQ(ParsePod(doc, {})->Condition("Ready")->message,
             "containers with unready status: [tikv]");
 }
 
@@ -416,8 +416,8 @@ TEST(ParsePod, MalformedDocumentsAreErrorsAndOddFieldsAreIgnored) {
                           R"({"metadata":{"name":"a","namespace":"n","uid":7}})"}) {
     rapidjson::Document doc;
     doc.Parse(bad);
-    PodParseResult r = ParsePod(doc, PodParseOptions{});
-    EXPECT_FALSE(r.ok) << bad;
+    Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+    EXPECT_FALSE(r.ok()) << bad;
     EXPECT_FALSE(r.error.empty());
   }
   rapidjson::Document doc;
@@ -427,16 +427,16 @@ TEST(ParsePod, MalformedDocumentsAreErrorsAndOddFieldsAreIgnored) {
     "spec":{"initContainers":"x"},
     "status":{"phase":3,"conditions":[{"status":"True"},"junk",{"type":"Ready","status":"maybe"}],
       "containerStatuses":[1,{"name":"c","restartCount":"many","state":{"waiting":null}}]}})");
-  PodParseResult r = ParsePod(doc, PodParseOptions{});
-  ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.pod.created, 0);
-  EXPECT_EQ(r.pod.cluster, "");
-  EXPECT_EQ(r.pod.phase, PodPhase::kUnknown);
-  ASSERT_EQ(r.pod.conditions.size(), 1u);
-  EXPECT_EQ(r.pod.conditions[0].status, ConditionStatus::kUnknown);
-  ASSERT_EQ(r.pod.containers.size(), 1u);
-  EXPECT_EQ(r.pod.containers[0].state, ContainerState::kUnknown);
-  EXPECT_EQ(r.pod.containers[0].restart_count, 0);
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->created, 0);
+  EXPECT_EQ(r->cluster, "");
+  EXPECT_EQ(r->phase, PodPhase::kUnknown);
+  ASSERT_EQ(r->conditions.size(), 1u);
+  EXPECT_EQ(r->conditions[0].status, ConditionStatus::kUnknown);
+  ASSERT_EQ(r->containers.size(), 1u);
+  EXPECT_EQ(r->containers[0].state, ContainerState::kUnknown);
+  EXPECT_EQ(r->containers[0].restart_count, 0);
 }
 
 rapidjson::Document Pod(const std::string& ns, const std::string& name, const std::string& rv) {
@@ -449,9 +449,9 @@ rapidjson::Document Pod(const std::string& ns, const std::string& name, const st
 
 TEST(PodSource, ListReplacesOnlyItsNamespaceAndEventsApply) {
   PodStore store;
-  store.Upsert(ParsePod(Pod("other", "x", "1"), {}).pod);
+  store.Upsert(*ParsePod(Pod("other", "x", "1"), {}));
   PodSource source(store, PodParseOptions{}, "tidb");
-  store.Upsert(ParsePod(Pod("tidb", "ghost", "1"), {}).pod);
+  store.Upsert(*ParsePod(Pod("tidb", "ghost", "1"), {}));
 
   source.OnListBegin();
   EXPECT_TRUE(source.OnListItem(Pod("tidb", "a", "5")));

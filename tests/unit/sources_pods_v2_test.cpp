@@ -50,12 +50,12 @@ TEST(ParsePodV2, BothLabelSetsNameTheSameClusterAndComponent) {
   for (const char* file : kPods) {
     rapidjson::Document doc = LoadPod(file);
     ASSERT_FALSE(Label(doc, "app.kubernetes.io/instance").empty()) << file;
-    PodParseResult r = ParsePod(doc, PodParseOptions{});
-    ASSERT_TRUE(r.ok) << file << ": " << r.error;
-    EXPECT_EQ(r.pod.cluster, "basic") << file;
-    EXPECT_EQ(r.pod.component, Label(doc, "pingcap.com/component")) << file;
-    EXPECT_TRUE(r.pod.v2_instance) << file;
-    EXPECT_EQ(ClusterKey({r.pod.namespace_, r.pod.cluster}).TidbClusterLabel(), "tidb-v2-basic");
+    Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+    ASSERT_TRUE(r.ok()) << file << ": " << r.error;
+    EXPECT_EQ(r->cluster, "basic") << file;
+    EXPECT_EQ(r->component, Label(doc, "pingcap.com/component")) << file;
+    EXPECT_TRUE(r->v2_instance) << file;
+    EXPECT_EQ(ClusterKey({r->namespace_, r->cluster}).TidbClusterLabel(), "tidb-v2-basic");
   }
 }
 
@@ -64,14 +64,13 @@ TEST(ParsePodV2, PingcapLabelsAloneAreEnough) {
     rapidjson::Document doc = LoadPod(file);
     DropLegacyLabels(doc);
     ASSERT_TRUE(Label(doc, "app.kubernetes.io/component").empty());
-    PodParseResult r = ParsePod(doc, PodParseOptions{});
-    ASSERT_TRUE(r.ok) << file << ": " << r.error;
-    EXPECT_EQ(r.pod.cluster, "basic") << file;
-    EXPECT_EQ(r.pod.component, Label(doc, "pingcap.com/component")) << file;
-    EXPECT_FALSE(r.pod.component.empty()) << file;
+    Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+    ASSERT_TRUE(r.ok()) << file << ": " << r.error;
+    EXPECT_EQ(r->cluster, "basic") << file;
+    EXPECT_EQ(r->component, Label(doc, "pingcap.com/component")) << file;
+    EXPECT_FALSE(r->component.empty()) << file;
     // The instance the pod belongs to follows from its name and component.
-    EXPECT_EQ(v2::InstanceNameOfPod(r.pod.name, r.pod.component),
-              Label(doc, "pingcap.com/instance"))
+    EXPECT_EQ(v2::InstanceNameOfPod(r->name, r->component), Label(doc, "pingcap.com/instance"))
         << file;
   }
 }
@@ -80,32 +79,32 @@ TEST(ParsePodV2, TheV1LabelWinsWhenBothArePresent) {
   rapidjson::Document doc = LoadPod("tikv-crashloop-no-pd-leader.json");
   auto& a = doc.GetAllocator();
   doc["metadata"]["labels"]["app.kubernetes.io/instance"].SetString("legacy-name", a);
-  PodParseResult r = ParsePod(doc, PodParseOptions{});
-  ASSERT_TRUE(r.ok);
-  EXPECT_EQ(r.pod.cluster, "legacy-name");
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->cluster, "legacy-name");
   // An empty v1 label reads as absent.
   doc["metadata"]["labels"]["app.kubernetes.io/instance"].SetString("", a);
-  EXPECT_EQ(ParsePod(doc, PodParseOptions{}).pod.cluster, "basic");
+  EXPECT_EQ(ParsePod(doc, PodParseOptions{})->cluster, "basic");
 }
 
 TEST(ParsePodV2, FallbackKeysComeFromTheFlagsAndCanBeTurnedOff) {
   rapidjson::Document doc = LoadPod("tidb-running-not-ready.json");
   DropLegacyLabels(doc);
-  FlagParseResult off =
+  Result<ParsedConfig> off =
       ParseFlags({"--label.v2-cluster=", "--label.v2-component=", "--label.v2-instance="});
-  ASSERT_EQ(off.action, FlagParseResult::Action::kRun) << off.error;
-  PodParseResult r = ParsePod(doc, PodParseOptions::FromConfig(off.config));
-  ASSERT_TRUE(r.ok);
-  EXPECT_EQ(r.pod.cluster, "");
-  EXPECT_EQ(r.pod.component, "");
-  EXPECT_FALSE(r.pod.v2_instance);
+  ASSERT_TRUE(off.ok()) << off.error;
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions::FromConfig(off->config));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->cluster, "");
+  EXPECT_EQ(r->component, "");
+  EXPECT_FALSE(r->v2_instance);
 
-  FlagParseResult other = ParseFlags(
+  Result<ParsedConfig> other = ParseFlags(
       {"--label.v2-cluster=pingcap.com/group", "--label.v2-component=pingcap.com/managed-by"});
-  ASSERT_EQ(other.action, FlagParseResult::Action::kRun) << other.error;
-  r = ParsePod(doc, PodParseOptions::FromConfig(other.config));
-  EXPECT_EQ(r.pod.cluster, "tidb");
-  EXPECT_EQ(r.pod.component, "tidb-operator");
+  ASSERT_TRUE(other.ok()) << other.error;
+  r = ParsePod(doc, PodParseOptions::FromConfig(other->config));
+  EXPECT_EQ(r->cluster, "tidb");
+  EXPECT_EQ(r->component, "tidb-operator");
 }
 
 TEST(ParsePodV2, APodWithBothLabelSetsIsOnePod) {
@@ -124,11 +123,11 @@ TEST(ParsePodV2, APodWithBothLabelSetsIsOnePod) {
 }
 
 TEST(ParsePodV2, AReadyV2TikvPodIsKeptCompactWithItsInstanceFlag) {
-  PodParseResult r = ParsePod(LoadPod("tikv-ready-instance-not-ready.json"), PodParseOptions{});
-  ASSERT_TRUE(r.ok);
-  EXPECT_TRUE(r.pod.compact_ready);
-  EXPECT_TRUE(r.pod.v2_instance);
-  EXPECT_EQ(r.pod.component, "tikv");
+  Result<PodRecord> r = ParsePod(LoadPod("tikv-ready-instance-not-ready.json"), PodParseOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->compact_ready);
+  EXPECT_TRUE(r->v2_instance);
+  EXPECT_EQ(r->component, "tikv");
 }
 
 TEST(InstanceNameOfPod, InvertsPodNameOf) {
