@@ -162,9 +162,9 @@ TEST(ParsePodClaims, PersistentAndEphemeralClaimsOfSpecVolumes) {
       {"name": "config", "configMap": {"name": "demo-tikv"}},
       {"name": "bad", "persistentVolumeClaim": {}}]},
     "status": {"phase": "Pending"}})");
-  PodParseResult r = ParsePod(pod, PodParseOptions{});
-  ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_THAT(r.pod.claims, ::testing::ElementsAre("tikv-demo-tikv-0", "demo-tikv-0-scratch"));
+  Result<PodRecord> r = ParsePod(pod, PodParseOptions{});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_THAT(r->claims, ::testing::ElementsAre("tikv-demo-tikv-0", "demo-tikv-0-scratch"));
 }
 
 }  // namespace
