@@ -40,9 +40,8 @@ void BM_HealthzWithMisbehavingClients(benchmark::State& state) {
     reply.body = "ok\n";
     return reply;
   });
-  std::string error;
-  if (!server.Start({"127.0.0.1:0"}, &error)) {
-    state.SkipWithError(error.c_str());
+  if (Result<bool> started = server.Start({"127.0.0.1:0"}); !started.ok()) {
+    state.SkipWithError(started.error.c_str());
     return;
   }
   testing::MisbehavingClients clients(server.port(), static_cast<int>(state.range(2)),

@@ -102,13 +102,12 @@ void BM_WatchEvent(benchmark::State& state) {
   PodSource source(FullStore(), PodParseOptions{});
   const json::SkipPaths skip = EventSkip(state);
   rapidjson::Document doc;
-  WatchEvent ev;
-  std::string error;
   bool flip = false;
   for (auto _ : state) {
     const std::string& line = (flip = !flip) ? l.a : l.b;
-    if (!ParseWatchEvent(line, &doc, &ev, &error, skip) || !source.OnEvent(ev.type, *ev.object)) {
-      state.SkipWithError(error.c_str());
+    const Result<WatchEvent> ev = ParseWatchEvent(line, &doc, skip);
+    if (!ev.ok() || !source.OnEvent(ev->type, *ev->object)) {
+      state.SkipWithError(ev.ok() ? "OnEvent failed" : ev.error.c_str());
       break;
     }
   }
@@ -125,8 +124,6 @@ void BM_EventVsBareParse(benchmark::State& state) {
   PodSource source(FullStore(), PodParseOptions{});
   const json::SkipPaths skip = EventSkip(state);
   rapidjson::Document bare, doc;
-  WatchEvent ev;
-  std::string error;
   constexpr int kBatch = 64;
   Clock::duration bare_time{}, event_time{};
   int64_t batches = 0;
@@ -142,8 +139,12 @@ void BM_EventVsBareParse(benchmark::State& state) {
     auto t1 = Clock::now();
     for (int i = 0; i < kBatch; ++i) {
       const std::string& line = (i & 1) ? l.a : l.b;
-      if (!ParseWatchEvent(line, &doc, &ev, &error, skip)) state.SkipWithError(error.c_str());
-      source.OnEvent(ev.type, *ev.object);
+      const Result<WatchEvent> ev = ParseWatchEvent(line, &doc, skip);
+      if (!ev.ok()) {
+        state.SkipWithError(ev.error.c_str());
+        return;
+      }
+      source.OnEvent(ev->type, *ev->object);
     }
     auto t2 = Clock::now();
     bare_time += t1 - t0;

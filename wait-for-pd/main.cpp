@@ -173,8 +173,8 @@ std::string ParseArgs(int argc, char** argv, Flags* f) {
     f->pd_url = std::string(scheme) + "://" + cluster + "-pd." + ns + ":2379";
   }
   while (!f->pd_url.empty() && f->pd_url.back() == '/') f->pd_url.pop_back();
-  if (std::string scheme_error; !podwait::CheckUrlScheme(f->pd_url, &scheme_error)) {
-    return "--pd-url: " + scheme_error;
+  if (podwait::Result<bool> scheme = podwait::CheckUrlScheme(f->pd_url); !scheme.ok()) {
+    return "--pd-url: " + scheme.error;
   }
   return "";
 }

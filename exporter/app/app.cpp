@@ -167,11 +167,10 @@ void App::InstallHandlers() {
   // An unknown parameter or class is 400 naming it (the status page shows its empty state).
   server_.Handle(prefix + "/api/v1/pods", [this](const HttpServerRequest& request) {
     HttpServerReply reply;
-    std::string error;
-    const std::optional<PodFilter> filter = ParsePodFilter(request.query, &error);
-    if (!filter) {
+    const Result<PodFilter> filter = ParsePodFilter(request.query);
+    if (!filter.ok()) {
       reply.status = 400;
-      reply.body = error + "\n";
+      reply.body = filter.error + "\n";
       return reply;
     }
     reply.content_type = "application/json";
@@ -209,11 +208,10 @@ void App::InstallHandlers() {
 }
 
 Result<bool> App::Start() {
-  std::string error;
-  if (!server_.UseWebConfig(config_.web_config_file, &error)) return Result<bool>::Fail(error);
-  std::optional<KubeEndpoint> endpoint =
-      ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), env_.env, &error);
-  if (!endpoint) return Result<bool>::Fail(error);
+  if (Result<bool> web = server_.UseWebConfig(config_.web_config_file); !web.ok()) return web;
+  Result<KubeEndpoint> endpoint =
+      ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), env_.env);
+  if (!endpoint.ok()) return Result<bool>::Fail(endpoint.error);
   LogKubeEndpoint(*endpoint);
   LogWatchScope(config_);
   tokens_ = MakeTokenSource(*endpoint, env_);
@@ -241,7 +239,9 @@ Result<bool> App::Start() {
   }
 
   InstallHandlers();
-  if (!server_.Start(config_.listen_addresses, &error)) return Result<bool>::Fail(error);
+  if (Result<bool> started = server_.Start(config_.listen_addresses); !started.ok()) {
+    return started;
+  }
   for (auto& r : reflectors_) r->Start();
   if (prober_) prober_->Start();
   {

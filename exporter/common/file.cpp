@@ -11,20 +11,14 @@
 
 namespace podwait {
 
-bool ReadWholeFile(const std::string& path, std::string* text, std::string* error) {
+Result<std::string> ReadWholeFile(const std::string& path) {
+  using R = Result<std::string>;
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = std::strerror(errno);
-    return false;
-  }
+  if (!in) return R::Fail(std::strerror(errno));
   std::ostringstream buf;
   buf << in.rdbuf();
-  if (in.bad()) {
-    *error = "read error";
-    return false;
-  }
-  *text = buf.str();
-  return true;
+  if (in.bad()) return R::Fail("read error");
+  return R::Ok(std::move(buf).str());
 }
 
 namespace {
@@ -35,43 +29,32 @@ std::string TooLarge(size_t max_bytes) {
 
 }  // namespace
 
-bool ReadStreamLimited(std::istream& in, size_t max_bytes, std::string* text, std::string* error) {
-  text->clear();
+Result<std::string> ReadStreamLimited(std::istream& in, size_t max_bytes) {
+  using R = Result<std::string>;
+  std::string text;
   constexpr size_t kChunk = 1 << 20;
   while (in) {
-    const size_t old = text->size();
+    const size_t old = text.size();
     const size_t want = std::min(kChunk, max_bytes + 1 - old);
-    text->resize(old + want);
-    in.read(text->data() + old, static_cast<std::streamsize>(want));
-    text->resize(old + static_cast<size_t>(in.gcount()));
-    if (text->size() > max_bytes) {
-      text->clear();
-      text->shrink_to_fit();
-      *error = TooLarge(max_bytes);
-      return false;
-    }
+    text.resize(old + want);
+    in.read(text.data() + old, static_cast<std::streamsize>(want));
+    text.resize(old + static_cast<size_t>(in.gcount()));
+    if (text.size() > max_bytes) return R::Fail(TooLarge(max_bytes));
   }
-  if (in.bad()) {
-    *error = "read error";
-    return false;
-  }
-  return true;
+  if (in.bad()) return R::Fail("read error");
+  return R::Ok(std::move(text));
 }
 
-bool ReadFileLimited(const std::string& path, size_t max_bytes, std::string* text,
-                     std::string* error) {
+Result<std::string> ReadFileLimited(const std::string& path, size_t max_bytes) {
+  using R = Result<std::string>;
   struct stat st {};
   if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
       static_cast<uint64_t>(st.st_size) > max_bytes) {
-    *error = TooLarge(max_bytes) + " (" + std::to_string(st.st_size >> 20) + " MiB)";
-    return false;
+    return R::Fail(TooLarge(max_bytes) + " (" + std::to_string(st.st_size >> 20) + " MiB)");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = std::strerror(errno);
-    return false;
-  }
-  return ReadStreamLimited(in, max_bytes, text, error);
+  if (!in) return R::Fail(std::strerror(errno));
+  return ReadStreamLimited(in, max_bytes);
 }
 
 }  // namespace podwait

@@ -6,17 +6,17 @@
 #include <istream>
 #include <string>
 
+#include "exporter/common/result.h"
+
 namespace podwait {
 
-// Reads the whole file at `path` into *text. On failure returns false with *error saying why
-// (strerror of the open, or "read error").
-bool ReadWholeFile(const std::string& path, std::string* text, std::string* error);
+// The whole file at `path`, or why not (strerror of the open, or "read error").
+Result<std::string> ReadWholeFile(const std::string& path);
 
-// Reads all of `in`, or of the file at `path`, into *text, but never more than max_bytes: a
-// larger input (a huge dump, /dev/zero) is refused with *error naming the limit, before it can
-// exhaust memory. A regular file is refused by its size without reading it.
-bool ReadStreamLimited(std::istream& in, size_t max_bytes, std::string* text, std::string* error);
-bool ReadFileLimited(const std::string& path, size_t max_bytes, std::string* text,
-                     std::string* error);
+// All of `in`, or of the file at `path`, but never more than max_bytes: a larger input (a huge
+// dump, /dev/zero) is refused with an error naming the limit, before it can exhaust memory. A
+// regular file is refused by its size without reading it.
+Result<std::string> ReadStreamLimited(std::istream& in, size_t max_bytes);
+Result<std::string> ReadFileLimited(const std::string& path, size_t max_bytes);
 
 }  // namespace podwait

@@ -63,11 +63,12 @@ class FileHttpClient final : public HttpClient {
     }
     std::string endpoint = url.substr(pos + marker.size());
     std::replace(endpoint.begin(), endpoint.end(), '/', '_');
-    std::string why;
-    if (!ReadWholeFile(url.substr(0, pos) + "/" + endpoint + ".json", &r.body, &why)) {
+    Result<std::string> body = ReadWholeFile(url.substr(0, pos) + "/" + endpoint + ".json");
+    if (!body.ok()) {
       r.error = "Couldn't connect to server";
       return r;
     }
+    r.body = std::move(*body);
     r.status = 200;
     if (r.body.rfind("HTTP ", 0) == 0) {
       auto nl = r.body.find('\n');
@@ -90,21 +91,19 @@ class FileHttpClient final : public HttpClient {
 constexpr size_t kMaxInputBytes = size_t{256} << 20;
 
 Result<std::string> ReadInput(const std::string& path, std::istream& in) {
-  std::string text, why;
+  constexpr const char* kFewer = "; dump fewer objects (one namespace, a selector)";
   if (path == "-") {
-    if (!ReadStreamLimited(in, kMaxInputBytes, &text, &why)) {
-      return Result<std::string>::Fail("standard input: " + why +
-                                       "; dump fewer objects (one namespace, a selector)");
-    }
-    return Result<std::string>::Ok(std::move(text));
+    Result<std::string> text = ReadStreamLimited(in, kMaxInputBytes);
+    if (!text.ok()) text.error = "standard input: " + text.error + kFewer;
+    return text;
   }
-  if (!ReadFileLimited(path, kMaxInputBytes, &text, &why)) {
-    return Result<std::string>::Fail(why.rfind("larger than", 0) == 0
-                                         ? path + ": " + why +
-                                               "; dump fewer objects (one namespace, a selector)"
-                                         : path + ": cannot open the file (" + why + ")");
+  Result<std::string> text = ReadFileLimited(path, kMaxInputBytes);
+  if (!text.ok()) {
+    text.error = text.error.rfind("larger than", 0) == 0
+                     ? path + ": " + text.error + kFewer
+                     : path + ": cannot open the file (" + text.error + ")";
   }
-  return Result<std::string>::Ok(std::move(text));
+  return text;
 }
 
 // A kubectl JSON dump: the document and its objects (pointers into it).

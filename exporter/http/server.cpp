@@ -116,38 +116,32 @@ std::string GzipCompress(std::string_view data) {
   return out;
 }
 
-bool ToCivetwebPorts(const std::string& listen_address, bool ipv6, std::string* out,
-                     std::string* error) {
+Result<std::string> ToCivetwebPorts(const std::string& listen_address, bool ipv6) {
+  using R = Result<std::string>;
   const auto colon = listen_address.rfind(':');
   const std::string host =
       colon == std::string::npos ? std::string() : listen_address.substr(0, colon);
   const std::string port = colon == std::string::npos ? "" : listen_address.substr(colon + 1);
   if (port.empty() || port.size() > 5 ||
       port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
-    *error = "invalid listen address \"" + listen_address + "\" (want host:port or :port)";
-    return false;
+    return R::Fail("invalid listen address \"" + listen_address + "\" (want host:port or :port)");
   }
   const bool literal6 = host.size() >= 2 && host.front() == '[' && host.back() == ']';
   if (literal6 || host.find(':') != std::string::npos) {
     in6_addr addr{};
     const std::string inner = literal6 ? host.substr(1, host.size() - 2) : host;
     if (!literal6 || inet_pton(AF_INET6, inner.c_str(), &addr) != 1) {
-      *error = "invalid listen address \"" + listen_address +
-               "\" (an IPv6 address goes in brackets: [::1]:9877)";
-      return false;
+      return R::Fail("invalid listen address \"" + listen_address +
+                     "\" (an IPv6 address goes in brackets: [::1]:9877)");
     }
     if (!ipv6) {
-      *error = "cannot listen on \"" + listen_address +
-               "\": this build's civetweb has no IPv6 support (built without USE_IPV6)";
-      return false;
+      return R::Fail("cannot listen on \"" + listen_address +
+                     "\": this build's civetweb has no IPv6 support (built without USE_IPV6)");
     }
-    *out = "[" + inner + "]:" + port;
-  } else if (host.empty()) {
-    *out = (ipv6 ? "+" : "") + port;
-  } else {
-    *out = host + ":" + port;
+    return R::Ok("[" + inner + "]:" + port);
   }
-  return true;
+  if (host.empty()) return R::Ok((ipv6 ? "+" : "") + port);
+  return R::Ok(host + ":" + port);
 }
 
 std::optional<std::string> RequestPath(std::string_view raw) {
@@ -221,10 +215,13 @@ HttpServer::HttpServer(HttpServerLimits limits) : limits_(limits) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
-bool HttpServer::UseWebConfig(const std::string& path, std::string* error) {
-  if (path.empty()) return true;
-  web_config_ = WebConfigSource::Open(path, SystemClock::Instance(), error);
-  if (!web_config_) return false;
+Result<bool> HttpServer::UseWebConfig(const std::string& path) {
+  using R = Result<bool>;
+  if (path.empty()) return R::Ok(true);
+  Result<std::unique_ptr<WebConfigSource>> source =
+      WebConfigSource::Open(path, SystemClock::Instance());
+  if (!source.ok()) return R::Fail(std::move(source.error));
+  web_config_ = std::move(*source);
   std::shared_ptr<const WebConfig> config = web_config_->Current();
   const bool https = config->tls.enabled();
   LogInfo(https ? "TLS is enabled" : "TLS is disabled",
@@ -234,13 +231,11 @@ bool HttpServer::UseWebConfig(const std::string& path, std::string* error) {
   limiter_ = std::make_unique<RateLimiter>(SystemClock::Instance());
   unverified_limiter_ = std::make_unique<RateLimiter>(SystemClock::Instance());
   if (https) {
-    tls_ = TlsContext::Create(web_config_.get(), error);
-    if (!tls_) {
-      *error = "web config " + path + ": " + *error;
-      return false;
-    }
+    Result<std::unique_ptr<TlsContext>> tls = TlsContext::Create(web_config_.get());
+    if (!tls.ok()) return R::Fail("web config " + path + ": " + tls.error);
+    tls_ = std::move(*tls);
   }
-  return true;
+  return R::Ok(true);
 }
 
 WebConfigReloadStatus HttpServer::WebConfigStatus() const {
@@ -252,23 +247,20 @@ void HttpServer::Handle(const std::string& path, HttpHandler handler, bool probe
   handlers_[path] = Route{std::move(handler), probe};
 }
 
-bool HttpServer::Start(const std::vector<std::string>& listen_addresses, std::string* error) {
+Result<bool> HttpServer::Start(const std::vector<std::string>& listen_addresses) {
+  using R = Result<bool>;
   mg_init_library(tls_ ? MG_FEATURES_TLS : 0);
   if (tls_ && mg_check_feature(MG_FEATURES_TLS) == 0) {
-    *error = "the web config enables TLS, but civetweb has no TLS support";
-    return false;
+    return R::Fail("the web config enables TLS, but civetweb has no TLS support");
   }
   const bool ipv6 = mg_check_feature(MG_FEATURES_IPV6) != 0;
   std::string ports;
   for (const std::string& address : listen_addresses) {
-    std::string port;
-    if (!ToCivetwebPorts(address, ipv6, &port, error)) return false;
-    ports += (ports.empty() ? "" : ",") + port + (tls_ ? "s" : "");
+    Result<std::string> port = ToCivetwebPorts(address, ipv6);
+    if (!port.ok()) return R::Fail(std::move(port.error));
+    ports += (ports.empty() ? "" : ",") + *port + (tls_ ? "s" : "");
   }
-  if (ports.empty()) {
-    *error = "no listen address";
-    return false;
-  }
+  if (ports.empty()) return R::Fail("no listen address");
   const std::string threads = std::to_string(limits_.worker_threads);
   const std::string request_timeout = std::to_string(limits_.request_timeout_ms);
   const std::string keep_alive_timeout = std::to_string(limits_.keep_alive_timeout_ms);
@@ -305,16 +297,15 @@ bool HttpServer::Start(const std::vector<std::string>& listen_addresses, std::st
   if (ctx_ == nullptr) {
     std::string all;
     for (const auto& a : listen_addresses) all += (all.empty() ? "\"" : ", \"") + a + "\"";
-    *error = "cannot listen on " + all + " (address in use or not permitted" +
-             (tls_ ? ", or civetweb could not load libssl" : "") + ")";
-    return false;
+    return R::Fail("cannot listen on " + all + " (address in use or not permitted" +
+                   (tls_ ? ", or civetweb could not load libssl" : "") + ")");
   }
   mg_set_request_handler(ctx_, "/", &HttpServer::Dispatch, this);
   std::vector<mg_server_port> bound(listen_addresses.size() + 4);
   const int n = mg_get_server_ports(ctx_, static_cast<int>(bound.size()), bound.data());
   ports_.clear();
   for (int i = 0; i < n; ++i) ports_.push_back(bound[static_cast<size_t>(i)].port);
-  return true;
+  return R::Ok(true);
 }
 
 void HttpServer::Stop() {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exporter/common/result.h"
 #include "exporter/http/web_config.h"
 
 struct mg_context;
@@ -66,14 +67,14 @@ class HttpServer {
   // max_requests are in flight. REQUIRES: called before Start().
   void Handle(const std::string& path, HttpHandler handler, bool probe = false);
   // Puts every endpoint behind the web config at `path` (--web.config.file; empty: plain HTTP,
-  // no auth): TLS, basic auth, headers and rate limit, re-read when the file changes. Returns
-  // false with *error naming the file and the problem when it cannot be used.
+  // no auth): TLS, basic auth, headers and rate limit, re-read when the file changes. An error
+  // names the file and the problem when it cannot be used.
   // REQUIRES: called before Start().
-  bool UseWebConfig(const std::string& path, std::string* error);
+  Result<bool> UseWebConfig(const std::string& path);
   // Starts listening on every Prometheus-style address (":9877", "127.0.0.1:9877",
   // "[::1]:9877"); ":port" is every address of IPv4 and IPv6 when civetweb has IPv6.
-  // Returns false with *error set when an address is invalid or cannot be bound.
-  bool Start(const std::vector<std::string>& listen_addresses, std::string* error);
+  // An error when an address is invalid or cannot be bound.
+  Result<bool> Start(const std::vector<std::string>& listen_addresses);
   // The port actually bound (useful with ":0"), of the first address, and of each.
   int port() const { return ports_.empty() ? 0 : ports_.front(); }
   const std::vector<int>& ports() const { return ports_; }
@@ -109,10 +110,9 @@ class HttpServer {
 };
 
 // Converts ":9877" / "host:port" / "[v6]:port" to civetweb's listening_ports syntax; ":port"
-// is "+port" (IPv4 and IPv6) when `ipv6` (civetweb was built with IPv6). False, with *error,
-// for an address that is not one of these, or an IPv6 literal without `ipv6`.
-bool ToCivetwebPorts(const std::string& listen_address, bool ipv6, std::string* out,
-                     std::string* error);
+// is "+port" (IPv4 and IPv6) when `ipv6` (civetweb was built with IPv6). An error for an address
+// that is not one of these, or an IPv6 literal without `ipv6`.
+Result<std::string> ToCivetwebPorts(const std::string& listen_address, bool ipv6);
 // The path of a request target as sent ("/metrics" of "/metrics?x"), %XX decoded; nullopt when
 // it decodes to a NUL byte or has an invalid escape. Nothing else is normalized: "//metrics" and
 // "/a/../metrics" are paths of their own.

@@ -63,11 +63,12 @@ bool Pem(const std::string& inline_pem, const std::string& file, const char* fie
     *pem = inline_pem;
     return true;
   }
-  std::string why;
-  if (!ReadWholeFile(file, pem, &why)) {
-    *error = std::string("failed to read ") + field + " (" + file + "): " + why;
+  Result<std::string> read = ReadWholeFile(file);
+  if (!read.ok()) {
+    *error = std::string("failed to read ") + field + " (" + file + "): " + read.error;
     return false;
   }
+  *pem = std::move(*read);
   return true;
 }
 
@@ -212,7 +213,9 @@ int VerifyPeer(int preverify_ok, X509_STORE_CTX* store) {
 
 }  // namespace
 
-bool CheckTlsConfig(const TlsServerConfig& tls, std::string* error) {
+namespace {
+
+bool CheckTls(const TlsServerConfig& tls, std::string* error) {
   if (!tls.enabled()) return true;
   if (tls.cert_file.empty() && tls.cert.empty()) {
     *error = "missing one of cert or cert_file";
@@ -244,19 +247,25 @@ bool CheckTlsConfig(const TlsServerConfig& tls, std::string* error) {
   return true;
 }
 
-std::unique_ptr<TlsContext> TlsContext::Create(WebConfigSource* source, std::string* error) {
+}  // namespace
+
+Result<bool> CheckTlsConfig(const TlsServerConfig& tls) {
+  std::string error;
+  if (!CheckTls(tls, &error)) return Result<bool>::Fail(std::move(error));
+  return Result<bool>::Ok(true);
+}
+
+Result<std::unique_ptr<TlsContext>> TlsContext::Create(WebConfigSource* source) {
+  using R = Result<std::unique_ptr<TlsContext>>;
   SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-  if (ctx == nullptr) {
-    *error = "cannot create a TLS context: " + OpenSslError();
-    return nullptr;
-  }
+  if (ctx == nullptr) return R::Fail("cannot create a TLS context: " + OpenSslError());
   SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
   SSL_CTX_set_min_proto_version(ctx, TLS1_VERSION);
   // Without a client CA, verification falls back to the system's roots, as Go's does.
   SSL_CTX_set_default_verify_paths(ctx);
   std::unique_ptr<TlsContext> self(new TlsContext(source, ctx));
   SSL_CTX_set_client_hello_cb(ctx, &TlsContext::OnClientHello, self.get());
-  return self;
+  return R::Ok(std::move(self));
 }
 
 TlsContext::~TlsContext() { SSL_CTX_free(ctx_); }

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "exporter/common/result.h"
+
 struct ssl_ctx_st;
 struct ssl_st;
 
@@ -16,13 +18,13 @@ struct TlsServerConfig;
 class WebConfigSource;
 
 // Checks that TLS settings can be used: cert and key load and match, the client CA loads, and the
-// settings agree with each other (the toolkit's rules). True for a config without TLS.
-bool CheckTlsConfig(const TlsServerConfig& tls, std::string* error);
+// settings agree with each other (the toolkit's rules). Ok for a config without TLS.
+Result<bool> CheckTlsConfig(const TlsServerConfig& tls);
 
 class TlsContext {
  public:
   // REQUIRES: `source` outlives the context and its config has TLS enabled.
-  static std::unique_ptr<TlsContext> Create(WebConfigSource* source, std::string* error);
+  static Result<std::unique_ptr<TlsContext>> Create(WebConfigSource* source);
   ~TlsContext();
   TlsContext(const TlsContext&) = delete;
   TlsContext& operator=(const TlsContext&) = delete;

@@ -100,10 +100,8 @@ bool PodFilter::MatchesCluster(const ClusterKey& k) const {
   return wait_class.empty();  // a class filter shows the clusters that have pods of it only
 }
 
-PodFilter PodFilter::FromQuery(const std::map<std::string, std::string>& query,
-                               std::string* error) {
+PodFilter PodFilter::FromQuery(const std::map<std::string, std::string>& query) {
   PodFilter f;
-  std::string first_error;
   for (const auto& [key, value] : query) {
     if (key == "namespace") {
       f.namespace_ = value;
@@ -111,16 +109,8 @@ PodFilter PodFilter::FromQuery(const std::map<std::string, std::string>& query,
       f.cluster = value;
     } else if (key == "class") {
       f.wait_class = value;
-      if (!value.empty() && !ParseWaitClass(value) && first_error.empty()) {
-        first_error = "unknown class \"" + value + "\" (known:";
-        for (const ClassInfo& c : kClasses) first_error += " " + std::string(c.name);
-        first_error += ")";
-      }
-    } else if (first_error.empty()) {
-      first_error = "unknown parameter \"" + key + "\" (known: namespace, cluster, class)";
     }
   }
-  if (error) *error = first_error;
   return f;
 }
 
@@ -131,11 +121,19 @@ bool PodFilter::Matches(const WaitingPod& p) const {
   return true;
 }
 
-std::optional<PodFilter> ParsePodFilter(const std::map<std::string, std::string>& query,
-                                        std::string* error) {
-  PodFilter filter = PodFilter::FromQuery(query, error);
-  if (!error->empty()) return std::nullopt;
-  return filter;
+Result<PodFilter> ParsePodFilter(const std::map<std::string, std::string>& query) {
+  using R = Result<PodFilter>;
+  for (const auto& [key, value] : query) {
+    if (key == "class" && !value.empty() && !ParseWaitClass(value)) {
+      std::string error = "unknown class \"" + value + "\" (known:";
+      for (const ClassInfo& c : kClasses) error += " " + std::string(c.name);
+      return R::Fail(error + ")");
+    }
+    if (key != "namespace" && key != "cluster" && key != "class") {
+      return R::Fail("unknown parameter \"" + key + "\" (known: namespace, cluster, class)");
+    }
+  }
+  return R::Ok(PodFilter::FromQuery(query));
 }
 
 std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter) {

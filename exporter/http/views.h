@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "exporter/common/result.h"
 #include "exporter/model/types.h"
 #include "exporter/model/waiting.h"
 
@@ -31,18 +32,15 @@ struct PodFilter {
   bool Matches(const WaitingPod& p) const;
   bool MatchesCluster(const ClusterKey& k) const;
   bool Empty() const { return namespace_.empty() && cluster.empty() && wait_class.empty(); }
-  // From a request's ?namespace=&cluster=&class= (what the status page's filter links set).
-  // The one parse of a filter: an unknown parameter, or a class that is not one of the
-  // vocabulary's, sets *error (when given) to a message naming it; the filter returned still
-  // holds what was sent, so the status page shows its empty state for an unknown class.
-  static PodFilter FromQuery(const std::map<std::string, std::string>& query,
-                             std::string* error = nullptr);
+  // From a request's ?namespace=&cluster=&class= (what the status page's filter links set), as
+  // sent: an unknown class stays, so the status page shows its empty state; other parameters
+  // are ignored.
+  static PodFilter FromQuery(const std::map<std::string, std::string>& query);
 };
 
 // The filter of GET /api/v1/pods: FromQuery, where an unknown parameter or class is an error
 // naming it (answered 400), not an empty list.
-std::optional<PodFilter> ParsePodFilter(const std::map<std::string, std::string>& query,
-                                        std::string* error);
+Result<PodFilter> ParsePodFilter(const std::map<std::string, std::string>& query);
 
 // What the status page says about the exporter itself.
 struct StatusPageOptions {

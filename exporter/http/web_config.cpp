@@ -309,33 +309,30 @@ bool ReadTlsFiles(TlsServerConfig* tls, std::vector<FileStamp>* stamps, std::str
   for (const auto& [file, pem, field] : files) {
     if (file.empty()) continue;
     stamps->push_back(FileStamp::Of(file));
-    std::string why;
-    if (!ReadWholeFile(file, pem, &why)) {
-      *error = std::string("failed to read ") + field + " (" + file + "): " + why;
+    Result<std::string> read = ReadWholeFile(file);
+    if (!read.ok()) {
+      *error = std::string("failed to read ") + field + " (" + file + "): " + read.error;
       return false;
     }
+    *pem = std::move(*read);
   }
   return true;
 }
 
 }  // namespace
 
-bool ParseWebConfig(std::string_view yaml, const std::string& dir, WebConfig* out,
-                    std::string* error) {
+Result<WebConfig> ParseWebConfig(std::string_view yaml, const std::string& dir) {
+  using R = Result<WebConfig>;
   WebConfig config;
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml));
   } catch (const YAML::Exception& e) {
-    *error = "invalid YAML: " + std::string(e.what());
-    return false;
+    return R::Fail("invalid YAML: " + std::string(e.what()));
   }
   Decoder d;
   try {
-    if (root.IsNull()) {
-      *out = config;
-      return true;
-    }
+    if (root.IsNull()) return R::Ok(std::move(config));
     if (d.Mapping(root, "the web config",
                   {"tls_server_config", "http_server_config", "basic_auth_users", "rate_limit"})) {
       DecodeTls(d, root["tls_server_config"], dir, &config.tls);
@@ -346,12 +343,8 @@ bool ParseWebConfig(std::string_view yaml, const std::string& dir, WebConfig* ou
   } catch (const YAML::Exception& e) {
     d.Fail(root, std::string(e.what()));
   }
-  if (!d.ok()) {
-    *error = d.error();
-    return false;
-  }
-  *out = std::move(config);
-  return true;
+  if (!d.ok()) return R::Fail(d.error());
+  return R::Ok(std::move(config));
 }
 
 namespace {
@@ -361,20 +354,27 @@ namespace {
 bool Load(const std::string& path, WebConfig* out, std::vector<FileStamp>* stamps,
           std::string* error) {
   stamps->assign({FileStamp::Of(path)});
-  std::string text, read_error;
-  if (!ReadWholeFile(path, &text, &read_error)) {
-    *error = "web config " + path + ": " + read_error;
+  Result<std::string> read = ReadWholeFile(path);
+  if (!read.ok()) {
+    *error = "web config " + path + ": " + read.error;
     return false;
   }
+  const std::string& text = *read;
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
+  Result<WebConfig> parsed = ParseWebConfig(text, dir);
+  if (!parsed.ok()) {
+    *error = "web config " + path + ": " + parsed.error;
+    return false;
+  }
+  *out = std::move(*parsed);
   std::string problem;
-  if (!ParseWebConfig(text, dir, out, &problem)) {
+  if (!ReadTlsFiles(&out->tls, stamps, &problem)) {
     *error = "web config " + path + ": " + problem;
     return false;
   }
-  if (!ReadTlsFiles(&out->tls, stamps, &problem) || !CheckTlsConfig(out->tls, &problem)) {
-    *error = "web config " + path + ": " + problem;
+  if (Result<bool> tls = CheckTlsConfig(out->tls); !tls.ok()) {
+    *error = "web config " + path + ": " + tls.error;
     return false;
   }
   return true;
@@ -382,12 +382,12 @@ bool Load(const std::string& path, WebConfig* out, std::vector<FileStamp>* stamp
 
 }  // namespace
 
-bool LoadWebConfig(const std::string& path, WebConfig* out, std::string* error) {
+Result<WebConfig> LoadWebConfig(const std::string& path) {
   WebConfig config;
   std::vector<FileStamp> stamps;
-  if (!Load(path, &config, &stamps, error)) return false;
-  *out = std::move(config);
-  return true;
+  std::string error;
+  if (!Load(path, &config, &stamps, &error)) return Result<WebConfig>::Fail(std::move(error));
+  return Result<WebConfig>::Ok(std::move(config));
 }
 
 bool IsBcryptHash(std::string_view h) {
@@ -423,14 +423,16 @@ FileStamp FileStamp::Of(const std::string& path) {
           static_cast<int64_t>(st.st_size), static_cast<int64_t>(st.st_ino)};
 }
 
-std::unique_ptr<WebConfigSource> WebConfigSource::Open(const std::string& path, const Clock& clock,
-                                                       std::string* error) {
+Result<std::unique_ptr<WebConfigSource>> WebConfigSource::Open(const std::string& path,
+                                                               const Clock& clock) {
+  using R = Result<std::unique_ptr<WebConfigSource>>;
   std::unique_ptr<WebConfigSource> source(new WebConfigSource(path, clock));
   WebConfig config;
-  if (!Load(path, &config, &source->stamps_, error)) return nullptr;
+  std::string error;
+  if (!Load(path, &config, &source->stamps_, &error)) return R::Fail(std::move(error));
   source->current_ = std::make_shared<const WebConfig>(std::move(config));
   source->last_success_ = clock.Now();
-  return source;
+  return R::Ok(std::move(source));
 }
 
 bool WebConfigSource::Changed() const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "exporter/common/clock.h"
+#include "exporter/common/result.h"
 
 namespace podwait {
 
@@ -62,15 +63,14 @@ struct WebConfig {
 // key, a wrong type, an unknown client_auth_type, TLS version, cipher suite or curve, a header that
 // may not be configured (or a value it may not take) and a password hash that is not bcrypt are
 // errors. Relative file paths are joined to `dir`. Pure (reads no file).
-bool ParseWebConfig(std::string_view yaml, const std::string& dir, WebConfig* out,
-                    std::string* error);
+Result<WebConfig> ParseWebConfig(std::string_view yaml, const std::string& dir);
 
 // Reads and parses `path` and checks that its TLS settings can be used (certificate and key load
 // and match, the client CA loads, client_allowed_sans has a client_auth_type that requires a
 // certificate). The certificate, key and CA files are read here, into the inline fields (cert,
 // key, client_ca), so a config keeps serving what was read even when the files change under it;
-// the *_file fields keep the names. *error names the file and the problem.
-bool LoadWebConfig(const std::string& path, WebConfig* out, std::string* error);
+// the *_file fields keep the names. The error names the file and the problem.
+Result<WebConfig> LoadWebConfig(const std::string& path);
 
 // "$2a$", "$2b$" or "$2y$", a cost of 4..31 and 53 characters of bcrypt's base64.
 bool IsBcryptHash(std::string_view hash);
@@ -102,9 +102,8 @@ struct WebConfigReloadStatus {
 // and shows in status(); it is retried when one of the files it read changes. Thread-safe.
 class WebConfigSource {
  public:
-  // Loads `path` (LoadWebConfig); null, with *error, when it cannot be used.
-  static std::unique_ptr<WebConfigSource> Open(const std::string& path, const Clock& clock,
-                                               std::string* error);
+  // Loads `path` (LoadWebConfig); an error when it cannot be used.
+  static Result<std::unique_ptr<WebConfigSource>> Open(const std::string& path, const Clock& clock);
   WebConfigSource(const WebConfigSource&) = delete;
   WebConfigSource& operator=(const WebConfigSource&) = delete;
 

@@ -59,13 +59,12 @@ KubeEndpoint InCluster(const KubeEndpointFlags& flags, const std::string& host,
 // laid over it.
 std::optional<KubeEndpoint> FromKubeconfig(const KubeEndpointFlags& flags, const std::string& path,
                                            const std::string& source, std::string* error) {
-  std::string text;
-  std::string why;
-  if (!ReadWholeFile(path, &text, &why)) {
-    *error = "cannot read the kubeconfig " + path + " (" + source + "): " + why;
+  Result<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) {
+    *error = "cannot read the kubeconfig " + path + " (" + source + "): " + text.error;
     return std::nullopt;
   }
-  KubeconfigParse parsed = ParseKubeconfig(text, path, flags.context);
+  KubeconfigParse parsed = ParseKubeconfig(*text, path, flags.context);
   if (!parsed.ok()) {
     *error = parsed.error;
     return std::nullopt;
@@ -83,10 +82,13 @@ std::optional<KubeEndpoint> FromKubeconfig(const KubeEndpointFlags& flags, const
     return std::nullopt;
   }
   if (ep.exec && ep.exec->provide_cluster_info && ep.exec->certificate_authority_pem.empty() &&
-      !ep.tls.ca_file.empty() &&
-      !ReadWholeFile(ep.tls.ca_file, &ep.exec->certificate_authority_pem, &why)) {
-    *error = path + ": " + cluster + " " + ep.tls.ca_file + " cannot be read: " + why;
-    return std::nullopt;
+      !ep.tls.ca_file.empty()) {
+    Result<std::string> ca = ReadWholeFile(ep.tls.ca_file);
+    if (!ca.ok()) {
+      *error = path + ": " + cluster + " " + ep.tls.ca_file + " cannot be read: " + ca.error;
+      return std::nullopt;
+    }
+    ep.exec->certificate_authority_pem = std::move(*ca);
   }
   if (!flags.token_file.empty()) {
     ep.token_file = flags.token_file;
@@ -115,8 +117,10 @@ std::vector<std::string> SplitPathList(const std::string& list) {
 
 }  // namespace
 
-std::optional<KubeEndpoint> ResolveKubeEndpoint(const KubeEndpointFlags& flags,
-                                                const EnvLookup& env, std::string* error) {
+namespace {
+
+std::optional<KubeEndpoint> Resolve(const KubeEndpointFlags& flags, const EnvLookup& env,
+                                    std::string* error) {
   if (!flags.api_url.empty()) return FromApiUrl(flags, error);
   if (!flags.kubeconfig.empty()) {
     return FromKubeconfig(flags, flags.kubeconfig, "--kubeconfig", error);
@@ -149,6 +153,15 @@ std::optional<KubeEndpoint> ResolveKubeEndpoint(const KubeEndpointFlags& flags,
         "KUBERNETES_SERVICE_PORT are not set)";
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+Result<KubeEndpoint> ResolveKubeEndpoint(const KubeEndpointFlags& flags, const EnvLookup& env) {
+  std::string error;
+  std::optional<KubeEndpoint> ep = Resolve(flags, env, &error);
+  if (!ep) return Result<KubeEndpoint>::Fail(std::move(error));
+  return Result<KubeEndpoint>::Ok(std::move(*ep));
 }
 
 std::string DescribeAuth(const KubeEndpoint& endpoint) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "exporter/common/clock.h"
+#include "exporter/common/result.h"
 #include "exporter/kube/exec_credential.h"
 #include "exporter/net/environment.h"
 #include "exporter/net/http_client.h"
@@ -71,10 +72,9 @@ struct KubeEndpointFlags {
 //  5. $HOME/.kube/config when it exists.
 // With a kubeconfig, --kube.token-file replaces the user's token (or exec plugin), --kube.ca-file
 // the cluster's CA, and --kube.insecure-skip-tls-verify turns verification off. Files named by
-// the kubeconfig must be readable. Returns nullopt with *error set (naming the file and the item
-// for a bad kubeconfig) when nothing applies.
-std::optional<KubeEndpoint> ResolveKubeEndpoint(const KubeEndpointFlags& flags,
-                                                const EnvLookup& env, std::string* error);
+// the kubeconfig must be readable. An error (naming the file and the item for a bad kubeconfig)
+// when nothing applies.
+Result<KubeEndpoint> ResolveKubeEndpoint(const KubeEndpointFlags& flags, const EnvLookup& env);
 
 // How requests authenticate, for logs: "exec plugin aws", "token file /path", "token",
 // "client certificate", "none". Never the secret itself.

@@ -375,12 +375,12 @@ Reflector::Outcome Reflector::List() {
 
 void Reflector::HandleWatchLine(std::string_view line) {
   ++stream_lines_;
-  WatchEvent ev;
-  std::string error;
-  if (!ParseWatchEvent(line, &event_doc_, &ev, &error, event_skip_)) {
-    CountParseError(error);
+  const Result<WatchEvent> parsed = ParseWatchEvent(line, &event_doc_, event_skip_);
+  if (!parsed.ok()) {
+    CountParseError(parsed.error);
     return;
   }
+  const WatchEvent& ev = *parsed;
   observer_->OnWatchEvent(ev.type, ctx_.env.clock->Now());
   const bool real = ev.type == WatchEventType::kAdded || ev.type == WatchEventType::kModified ||
                     ev.type == WatchEventType::kDeleted;

@@ -13,8 +13,12 @@ namespace {
 
 TokenSource::Fetched ReadTokenFile(const std::string& path) {
   TokenSource::Fetched out;
-  std::string token;
-  if (!ReadWholeFile(path, &token, &out.error)) return out;
+  Result<std::string> read = ReadWholeFile(path);
+  if (!read.ok()) {
+    out.error = std::move(read.error);
+    return out;
+  }
+  std::string& token = *read;
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ' ||
                             token.back() == '\t')) {
     token.pop_back();

@@ -83,37 +83,29 @@ const char* WatchEventTypeName(WatchEventType type) {
   return "UNKNOWN";
 }
 
-bool ParseWatchEvent(std::string_view line, rapidjson::Document* doc, WatchEvent* event,
-                     std::string* error, const json::SkipPaths& skip) {
-  if (std::string e = json::ParseInto(line, doc, skip); !e.empty()) {
-    *error = std::move(e);
-    return false;
-  }
-  if (!doc->IsObject()) {
-    *error = "watch event is not a JSON object";
-    return false;
-  }
+Result<WatchEvent> ParseWatchEvent(std::string_view line, rapidjson::Document* doc,
+                                   const json::SkipPaths& skip) {
+  using R = Result<WatchEvent>;
+  if (std::string e = json::ParseInto(line, doc, skip); !e.empty()) return R::Fail(std::move(e));
+  if (!doc->IsObject()) return R::Fail("watch event is not a JSON object");
+  WatchEvent event;
   const std::string_view type = StringMember(*doc, "type");
   if (type == "ADDED") {
-    event->type = WatchEventType::kAdded;
+    event.type = WatchEventType::kAdded;
   } else if (type == "MODIFIED") {
-    event->type = WatchEventType::kModified;
+    event.type = WatchEventType::kModified;
   } else if (type == "DELETED") {
-    event->type = WatchEventType::kDeleted;
+    event.type = WatchEventType::kDeleted;
   } else if (type == "BOOKMARK") {
-    event->type = WatchEventType::kBookmark;
+    event.type = WatchEventType::kBookmark;
   } else if (type == "ERROR") {
-    event->type = WatchEventType::kError;
+    event.type = WatchEventType::kError;
   } else {
-    *error = "unknown watch event type \"" + std::string(type.substr(0, 32)) + "\"";
-    return false;
+    return R::Fail("unknown watch event type \"" + std::string(type.substr(0, 32)) + "\"");
   }
-  event->object = json::Object(doc, "object");
-  if (event->object == nullptr) {
-    *error = "watch event without an object";
-    return false;
-  }
-  return true;
+  event.object = json::Object(doc, "object");
+  if (event.object == nullptr) return R::Fail("watch event without an object");
+  return R::Ok(event);
 }
 
 std::string_view StringMember(const rapidjson::Value& object, const char* name) {

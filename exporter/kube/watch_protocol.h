@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "exporter/common/json.h"
+#include "exporter/common/result.h"
 
 namespace podwait {
 
@@ -52,15 +53,15 @@ struct WatchEvent {
   const rapidjson::Value* object = nullptr;
 };
 
-// Decodes one line {"type":"ADDED","object":{...}} into *doc. Returns false with *error set when
-// the line is not JSON, has an unknown type, or its object is not a JSON object.
+// Decodes one line {"type":"ADDED","object":{...}} into *doc. An error when the line is not JSON,
+// has an unknown type, or its object is not a JSON object.
 // *doc is reused: what it held before is discarded and its memory pool cleared (a document's pool
 // only grows, so without this a watch stream would keep every event it ever parsed).
 // `skip` names subtrees of the line left out of *doc (paths from the line's root, e.g.
 // "object.metadata.managedFields"; see json::SkipPaths).
 // REQUIRES: *doc's allocator is its own (not shared with values that must outlive the call).
-bool ParseWatchEvent(std::string_view line, rapidjson::Document* doc, WatchEvent* event,
-                     std::string* error, const json::SkipPaths& skip = {});
+Result<WatchEvent> ParseWatchEvent(std::string_view line, rapidjson::Document* doc,
+                                   const json::SkipPaths& skip = {});
 
 // A metav1.Status (the object of an ERROR event, or the body of a failed request).
 struct ApiStatus {

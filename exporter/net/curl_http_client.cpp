@@ -168,8 +168,11 @@ class CurlHttpClient final : public HttpClient {
     st.max_body = max_body;
     st.curl = curl_;
 
-    HttpResponse refused;
-    if (!CheckUrlScheme(request.url, &refused.error)) return refused;
+    if (Result<bool> scheme = CheckUrlScheme(request.url); !scheme.ok()) {
+      HttpResponse refused;
+      refused.error = std::move(scheme.error);
+      return refused;
+    }
     char detail[CURL_ERROR_SIZE] = {};
     curl_easy_setopt(curl_, CURLOPT_ERRORBUFFER, detail);
     curl_easy_setopt(curl_, CURLOPT_URL, request.url.c_str());

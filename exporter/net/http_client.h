@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "exporter/common/result.h"
+
 namespace podwait {
 
 // Files or in-memory PEM (a kubeconfig's *-data fields; the container's root filesystem is
@@ -66,8 +68,8 @@ class HttpClient {
 };
 
 // Whether `url` uses http or https (case-insensitive), the only schemes podwait sends requests
-// with; otherwise false with *error naming the refused scheme.
-bool CheckUrlScheme(std::string_view url, std::string* error);
+// with; otherwise an error naming the refused scheme.
+Result<bool> CheckUrlScheme(std::string_view url);
 
 // A Retry-After header's value in seconds (delay-seconds; an HTTP date is not used by the API
 // server or PD), capped at one day; nullopt when it is not a number.

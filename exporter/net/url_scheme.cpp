@@ -5,16 +5,18 @@
 
 namespace podwait {
 
-bool CheckUrlScheme(std::string_view url, std::string* error) {
+Result<bool> CheckUrlScheme(std::string_view url) {
   const size_t colon = url.find("://");
   std::string scheme(url.substr(0, std::min(colon, size_t{32})));
   std::transform(scheme.begin(), scheme.end(), scheme.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (colon != std::string_view::npos && (scheme == "http" || scheme == "https")) return true;
-  *error = colon == std::string_view::npos
-               ? "URL without an http:// or https:// scheme (only http and https are allowed)"
-               : "URL scheme \"" + scheme + "\" refused: only http and https are allowed";
-  return false;
+  if (colon != std::string_view::npos && (scheme == "http" || scheme == "https")) {
+    return Result<bool>::Ok(true);
+  }
+  return Result<bool>::Fail(
+      colon == std::string_view::npos
+          ? "URL without an http:// or https:// scheme (only http and https are allowed)"
+          : "URL scheme \"" + scheme + "\" refused: only http and https are allowed");
 }
 
 std::optional<int64_t> ParseRetryAfter(std::string_view value) {

@@ -201,11 +201,11 @@ V2Parse<v2::Cluster> ParseV2Cluster(const Value& object) {
   c.tls = r.Bool(r.Object(m->spec, "tlsCluster", "spec.tlsCluster"), "enabled",
                  "spec.tlsCluster.enabled");
   c.pd_url = r.String(m->status, "pd", "status.pd");
-  if (std::string refused; !c.pd_url.empty() && !CheckUrlScheme(c.pd_url, &refused)) {
+  if (Result<bool> scheme = CheckUrlScheme(c.pd_url); !c.pd_url.empty() && !scheme.ok()) {
     // Whoever can write a Cluster's status must not steer the prober's bytes at another
     // service (gopher://, dict://, ...): the URL is dropped, the PD URL template applies.
     LogWarn("ignoring a v2 Cluster's status.pd",
-            {{"cluster", c.namespace_ + "/" + c.name}, {"error", refused}});
+            {{"cluster", c.namespace_ + "/" + c.name}, {"error", scheme.error}});
     c.pd_url.clear();
   }
   c.cluster_id = r.String(m->status, "id", "status.id");

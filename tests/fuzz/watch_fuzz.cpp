@@ -13,11 +13,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   LineSplitter splitter(1u << 20);
   rapidjson::Document doc;
   auto on_line = [&](std::string_view line) {
-    WatchEvent event;
-    std::string error;
-    if (!ParseWatchEvent(line, &doc, &event, &error)) return;
-    ObjectResourceVersion(*event.object);
-    if (event.type == WatchEventType::kError) IsResourceExpired(ParseApiStatus(*event.object));
+    Result<WatchEvent> event = ParseWatchEvent(line, &doc);
+    if (!event.ok()) return;
+    ObjectResourceVersion(*event->object);
+    if (event->type == WatchEventType::kError) IsResourceExpired(ParseApiStatus(*event->object));
   };
   for (size_t at = 0; at < body.size(); at += chunk) splitter.Feed(body.substr(at, chunk), on_line);
   splitter.Reset();

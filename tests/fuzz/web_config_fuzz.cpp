@@ -6,8 +6,6 @@
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  podwait::WebConfig config;
-  std::string error;
-  podwait::ParseWebConfig(podwait::fuzz::Text(data, size), "/etc/podwait", &config, &error);
+  podwait::ParseWebConfig(podwait::fuzz::Text(data, size), "/etc/podwait");
   return 0;
 }

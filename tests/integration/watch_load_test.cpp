@@ -54,9 +54,8 @@ TEST(WatchLoad, InitialSyncOfManyPodsEqualsTheSimulator) {
 
   Config config;
   config.kube_api_url = "http://127.0.0.1:" + std::to_string(port);
-  std::string error;
   KubeContext ctx;
-  ctx.endpoint = *ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config), ProcessEnv(), &error);
+  ctx.endpoint = *ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config), ProcessEnv());
   SelfMetrics metrics;
   SyncStatus sync;
   ctx.observers = MakeSelfMetricsReflectorObservers(metrics);

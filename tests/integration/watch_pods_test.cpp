@@ -129,9 +129,8 @@ class WatchPods : public ::testing::Test {
   void StartReflector(int64_t page_size = 500) {
     Config config;
     config.kube_api_url = sim_->url();
-    std::string error;
-    auto ep = ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config), ProcessEnv(), &error);
-    ASSERT_TRUE(ep) << error;
+    auto ep = ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config), ProcessEnv());
+    ASSERT_TRUE(ep.ok()) << ep.error;
     ctx_.endpoint = *ep;
     ctx_.env.http = [this] { return std::make_unique<RecordingClient>(&urls_); };
     ctx_.observers = MakeSelfMetricsReflectorObservers(metrics_);

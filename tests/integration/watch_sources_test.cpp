@@ -59,9 +59,7 @@ class WatchSources : public ::testing::Test {
  protected:
   WatchSources() {
     config_.kube_api_url = sim_.url();
-    std::string error;
-    ctx_.endpoint =
-        *ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), ProcessEnv(), &error);
+    ctx_.endpoint = *ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), ProcessEnv());
     ctx_.observers = MakeSelfMetricsReflectorObservers(metrics_);
     ctx_.sync = &sync_;
   }

@@ -13,27 +13,37 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(ReadStreamLimited, ReadsUpToTheLimitAndRefusesMore) {
-  std::string text, error;
   std::istringstream exact(std::string(3 << 20, 'a'));
-  ASSERT_TRUE(ReadStreamLimited(exact, 3 << 20, &text, &error)) << error;
-  EXPECT_EQ(text.size(), size_t{3} << 20);
+  Result<std::string> text = ReadStreamLimited(exact, 3 << 20);
+  ASSERT_TRUE(text.ok()) << text.error;
+  EXPECT_EQ(text->size(), size_t{3} << 20);
 
   std::istringstream over(std::string((3 << 20) + 1, 'a'));
-  EXPECT_FALSE(ReadStreamLimited(over, 3 << 20, &text, &error));
-  EXPECT_EQ(error, "larger than the limit of 3 MiB");
-  EXPECT_TRUE(text.empty());
+  text = ReadStreamLimited(over, 3 << 20);
+  EXPECT_FALSE(text.ok());
+  EXPECT_EQ(text.error, "larger than the limit of 3 MiB");
 
   std::istringstream empty("");
-  EXPECT_TRUE(ReadStreamLimited(empty, 10, &text, &error));
-  EXPECT_EQ(text, "");
+  text = ReadStreamLimited(empty, 10);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "");
 }
 
 TEST(ReadFileLimited, AnEndlessDeviceStopsAtTheLimit) {
-  std::string text, error;
-  EXPECT_FALSE(ReadFileLimited("/dev/zero", 2 << 20, &text, &error));
-  EXPECT_THAT(error, HasSubstr("larger than the limit of 2 MiB"));
-  EXPECT_FALSE(ReadFileLimited("/nonexistent/x", 2 << 20, &text, &error));
-  EXPECT_EQ(error, "No such file or directory");
+  Result<std::string> text = ReadFileLimited("/dev/zero", 2 << 20);
+  EXPECT_FALSE(text.ok());
+  EXPECT_THAT(text.error, HasSubstr("larger than the limit of 2 MiB"));
+  text = ReadFileLimited("/nonexistent/x", 2 << 20);
+  EXPECT_FALSE(text.ok());
+  EXPECT_EQ(text.error, "No such file or directory");
+}
+
+TEST(ReadWholeFile, ReadsAFileOrSaysWhyNot) {
+  Result<std::string> text = ReadWholeFile("/nonexistent/x");
+  EXPECT_FALSE(text.ok());
+  EXPECT_EQ(text.error, "No such file or directory");
+  text = ReadWholeFile("/proc/self/cmdline");
+  EXPECT_TRUE(text.ok()) << text.error;
 }
 
 }  // namespace

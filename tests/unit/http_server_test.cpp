@@ -15,6 +15,7 @@
 #include "exporter/http/server.h"
 #include "exporter/net/http_client.h"
 #include "tests/support/process.h"
+#include "tests/support/result_assert.h"
 
 namespace podwait {
 namespace {
@@ -36,32 +37,22 @@ std::string Gunzip(const std::string& in) {
 }
 
 TEST(ListenAddress, PrometheusStyle) {
-  std::string out, error;
-  ASSERT_TRUE(ToCivetwebPorts(":9877", false, &out, &error));
-  EXPECT_EQ(out, "9877");
-  ASSERT_TRUE(ToCivetwebPorts("127.0.0.1:80", false, &out, &error));
-  EXPECT_EQ(out, "127.0.0.1:80");
-  EXPECT_FALSE(ToCivetwebPorts("9877", false, &out, &error));
-  EXPECT_THAT(error, HasSubstr("invalid listen address \"9877\""));
-  EXPECT_FALSE(ToCivetwebPorts("host:port", false, &out, &error));
-  EXPECT_FALSE(ToCivetwebPorts(":99999", false, &out, &error));
+  EXPECT_EQ(ToCivetwebPorts(":9877", false).value, "9877");
+  EXPECT_EQ(ToCivetwebPorts("127.0.0.1:80", false).value, "127.0.0.1:80");
+  EXPECT_THAT(ToCivetwebPorts("9877", false).error, HasSubstr("invalid listen address \"9877\""));
+  EXPECT_FALSE(ToCivetwebPorts("host:port", false).ok());
+  EXPECT_FALSE(ToCivetwebPorts(":99999", false).ok());
 }
 
 // ":port" is dual stack and IPv6 literals are served when civetweb has IPv6; without it an IPv6
 // address is a clear error, not "address in use".
 TEST(ListenAddress, IPv6) {
-  std::string out, error;
-  ASSERT_TRUE(ToCivetwebPorts(":9877", true, &out, &error));
-  EXPECT_EQ(out, "+9877");
-  ASSERT_TRUE(ToCivetwebPorts("[::1]:80", true, &out, &error));
-  EXPECT_EQ(out, "[::1]:80");
-  ASSERT_TRUE(ToCivetwebPorts("[::]:80", true, &out, &error));
-  EXPECT_EQ(out, "[::]:80");
-  EXPECT_FALSE(ToCivetwebPorts("::1:80", true, &out, &error));
-  EXPECT_THAT(error, HasSubstr("in brackets"));
-  EXPECT_FALSE(ToCivetwebPorts("[nope]:80", true, &out, &error));
-  EXPECT_FALSE(ToCivetwebPorts("[::1]:80", false, &out, &error));
-  EXPECT_THAT(error, HasSubstr("no IPv6 support"));
+  EXPECT_EQ(ToCivetwebPorts(":9877", true).value, "+9877");
+  EXPECT_EQ(ToCivetwebPorts("[::1]:80", true).value, "[::1]:80");
+  EXPECT_EQ(ToCivetwebPorts("[::]:80", true).value, "[::]:80");
+  EXPECT_THAT(ToCivetwebPorts("::1:80", true).error, HasSubstr("in brackets"));
+  EXPECT_FALSE(ToCivetwebPorts("[nope]:80", true).ok());
+  EXPECT_THAT(ToCivetwebPorts("[::1]:80", false).error, HasSubstr("no IPv6 support"));
 }
 
 TEST(RequestPath, DecodedButNotNormalized) {
@@ -119,8 +110,7 @@ TEST(HttpServer, RoutesExactPathsAndQuery) {
     reply.body = "name=" + (r.query.count("name") ? r.query.at("name") : "");
     return reply;
   });
-  std::string error;
-  ASSERT_TRUE(server.Start({"127.0.0.1:0"}, &error)) << error;
+  ASSERT_TRUE(testing::IsOk(server.Start({"127.0.0.1:0"})));
   ASSERT_GT(server.port(), 0);
   auto ok = testing::HttpGet(server.port(), "/hello?name=a%20b");
   EXPECT_EQ(ok.status, 200);
@@ -132,11 +122,9 @@ TEST(HttpServer, RoutesExactPathsAndQuery) {
 
 TEST(HttpServer, BindFailureIsAnError) {
   HttpServer a;
-  std::string error;
-  ASSERT_TRUE(a.Start({"127.0.0.1:0"}, &error));
+  ASSERT_TRUE(testing::IsOk(a.Start({"127.0.0.1:0"})));
   HttpServer b;
-  EXPECT_FALSE(b.Start({"127.0.0.1:" + std::to_string(a.port())}, &error));
-  EXPECT_THAT(error, HasSubstr("cannot listen"));
+  EXPECT_THAT(b.Start({"127.0.0.1:" + std::to_string(a.port())}).error, HasSubstr("cannot listen"));
 }
 
 }  // namespace
@@ -165,8 +153,7 @@ std::string RawExchange(int port, const std::string& request) {
 TEST(HttpServer, MalformedRequestLineGetsAPlainStatusLine) {
   HttpServer server;
   server.Handle("/healthz", [](const HttpServerRequest&) { return HttpServerReply{}; });
-  std::string error;
-  ASSERT_TRUE(server.Start({"127.0.0.1:0"}, &error)) << error;
+  ASSERT_TRUE(testing::IsOk(server.Start({"127.0.0.1:0"})));
   const std::string reply =
       RawExchange(server.port(), "GET /healthz HTTP/1.1 extra\r\nHost: x\r\nX-Secret: abc\r\n\r\n");
   EXPECT_EQ(reply.rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << reply;
@@ -196,8 +183,7 @@ int CountOf(const std::string& text, const std::string& what) {
 TEST(HttpServer, ConflictingContentLengthIs400AndClosesTheConnection) {
   HttpServer server;
   server.Handle("/hello", &Hello);
-  std::string error;
-  ASSERT_TRUE(server.Start({"127.0.0.1:0"}, &error)) << error;
+  ASSERT_TRUE(testing::IsOk(server.Start({"127.0.0.1:0"})));
   const std::string smuggled = "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n";
   const std::string reply =
       RawExchange(server.port(),
@@ -223,8 +209,7 @@ int RawStatus(int port, const std::string& target) {
 TEST(HttpServer, NulAndDoubleSlashPathsAreNotTheRoute) {
   HttpServer server;
   server.Handle("/metrics", &Hello);
-  std::string error;
-  ASSERT_TRUE(server.Start({"127.0.0.1:0"}, &error)) << error;
+  ASSERT_TRUE(testing::IsOk(server.Start({"127.0.0.1:0"})));
   EXPECT_EQ(RawStatus(server.port(), "/metrics"), 200);
   EXPECT_EQ(RawStatus(server.port(), "/metrics%00"), 400);
   EXPECT_EQ(RawStatus(server.port(), "/metrics%00.txt"), 400);
@@ -238,8 +223,7 @@ TEST(HttpServer, NulAndDoubleSlashPathsAreNotTheRoute) {
 TEST(HttpServer, MissingOrRepeatedHostIs400) {
   HttpServer server;
   server.Handle("/metrics", &Hello);
-  std::string error;
-  ASSERT_TRUE(server.Start({"127.0.0.1:0"}, &error)) << error;
+  ASSERT_TRUE(testing::IsOk(server.Start({"127.0.0.1:0"})));
   EXPECT_EQ(RawExchange(server.port(), "GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n")
                 .rfind("HTTP/1.1 400 ", 0),
             0u);
@@ -256,9 +240,8 @@ TEST(HttpServer, MissingOrRepeatedHostIs400) {
 TEST(HttpServer, EveryListenAddressIsServed) {
   HttpServer server;
   server.Handle("/hello", &Hello);
-  std::string error;
   const int fixed = testing::FreePort();
-  ASSERT_TRUE(server.Start({"127.0.0.1:0", "127.0.0.1:" + std::to_string(fixed)}, &error)) << error;
+  ASSERT_TRUE(testing::IsOk(server.Start({"127.0.0.1:0", "127.0.0.1:" + std::to_string(fixed)})));
   ASSERT_EQ(server.ports().size(), 2u);
   EXPECT_EQ(server.ports()[1], fixed);
   for (int port : server.ports()) {
@@ -266,8 +249,7 @@ TEST(HttpServer, EveryListenAddressIsServed) {
     EXPECT_EQ(testing::HttpGet(port, "/hello").status, 200);
   }
   HttpServer bad;
-  EXPECT_FALSE(bad.Start({"127.0.0.1:0", "nonsense"}, &error));
-  EXPECT_THAT(error, HasSubstr("\"nonsense\""));
+  EXPECT_THAT(bad.Start({"127.0.0.1:0", "nonsense"}).error, HasSubstr("\"nonsense\""));
 }
 
 // --web.max-requests: beyond the limit a request gets 503 at once; probes are still answered.
@@ -287,8 +269,7 @@ TEST(HttpServer, MaxRequestsInFlight) {
   });
   server.Handle("/fast", &Hello);
   server.Handle("/healthz", &Hello, /*probe=*/true);
-  std::string error;
-  ASSERT_TRUE(server.Start({"127.0.0.1:0"}, &error)) << error;
+  ASSERT_TRUE(testing::IsOk(server.Start({"127.0.0.1:0"})));
   std::thread slow([&] { EXPECT_EQ(testing::HttpGet(server.port(), "/slow").status, 200); });
   {
     std::unique_lock<std::mutex> lock(mu);
@@ -317,9 +298,8 @@ TEST(HttpServer, GuessersCannotDrainTheRateLimitOfVerifiedClients) {
          "rate_limit:\n  interval: 1h\n  burst: 2\n";
   HttpServer server;
   server.Handle("/metrics", &Hello);
-  std::string error;
-  ASSERT_TRUE(server.UseWebConfig(dir + "/web.yml", &error)) << error;
-  ASSERT_TRUE(server.Start({"127.0.0.1:0"}, &error)) << error;
+  ASSERT_TRUE(testing::IsOk(server.UseWebConfig(dir + "/web.yml")));
+  ASSERT_TRUE(testing::IsOk(server.Start({"127.0.0.1:0"})));
   const auto get = [&](const std::string& credentials) {
     return testing::HttpGet(server.port(), "/metrics",
                             {{"Authorization", "Basic " + Base64Encode(credentials)}})
@@ -342,14 +322,12 @@ TEST(HttpServer, GuessersCannotDrainTheRateLimitOfVerifiedClients) {
 TEST(HttpServer, IPv6LiteralServedOrRefusedWithTheReason) {
   HttpServer server;
   server.Handle("/hello", &Hello);
-  std::string error;
   mg_init_library(0);
   if (mg_check_feature(MG_FEATURES_IPV6) == 0) {
-    EXPECT_FALSE(server.Start({"[::1]:0"}, &error));
-    EXPECT_THAT(error, HasSubstr("no IPv6 support"));
+    EXPECT_THAT(server.Start({"[::1]:0"}).error, HasSubstr("no IPv6 support"));
     return;
   }
-  ASSERT_TRUE(server.Start({"[::1]:0"}, &error)) << error;
+  ASSERT_TRUE(testing::IsOk(server.Start({"[::1]:0"})));
   HttpRequest request;
   request.url = "http://[::1]:" + std::to_string(server.port()) + "/hello";
   request.timeout_ms = 10000;

@@ -105,34 +105,30 @@ TEST(PodsJson, Filters) {
 
 // /api/v1/pods?class=bogus was 200 with an empty list: a typo read as "nothing waits".
 TEST(PodsJson, UnknownFilterValuesAndParametersAreErrors) {
-  std::string error;
-  auto filter =
-      ParsePodFilter({{"class", "capacity"}, {"namespace", "db"}, {"cluster", "a"}}, &error);
-  ASSERT_TRUE(filter) << error;
+  auto filter = ParsePodFilter({{"class", "capacity"}, {"namespace", "db"}, {"cluster", "a"}});
+  ASSERT_TRUE(filter.ok()) << filter.error;
   EXPECT_EQ(filter->wait_class, "capacity");
   EXPECT_EQ(filter->namespace_, "db");
   EXPECT_EQ(filter->cluster, "a");
-  EXPECT_TRUE(ParsePodFilter({}, &error));
-  EXPECT_TRUE(ParsePodFilter({{"class", ""}}, &error));  // empty: any
-  EXPECT_FALSE(ParsePodFilter({{"class", "bogus"}}, &error));
-  EXPECT_THAT(error, HasSubstr("unknown class \"bogus\""));
-  EXPECT_THAT(error, HasSubstr("dependency"));
-  EXPECT_FALSE(ParsePodFilter({{"clas", "capacity"}}, &error));
-  EXPECT_THAT(error, HasSubstr("unknown parameter \"clas\""));
+  EXPECT_TRUE(ParsePodFilter({}).ok());
+  EXPECT_TRUE(ParsePodFilter({{"class", ""}}).ok());  // empty: any
+  filter = ParsePodFilter({{"class", "bogus"}});
+  EXPECT_FALSE(filter.ok());
+  EXPECT_THAT(filter.error, HasSubstr("unknown class \"bogus\""));
+  EXPECT_THAT(filter.error, HasSubstr("dependency"));
+  filter = ParsePodFilter({{"clas", "capacity"}});
+  EXPECT_FALSE(filter.ok());
+  EXPECT_THAT(filter.error, HasSubstr("unknown parameter \"clas\""));
 }
 
-// One parse for both: the status page reads the same filter, keeping an unknown class (its
-// empty state) where /api/v1/pods answers 400 with the error.
-TEST(PodsJson, FromQueryKeepsUnknownValuesAndReportsThem) {
-  std::string error;
-  PodFilter f = PodFilter::FromQuery({{"class", "bogus"}, {"namespace", "db"}}, &error);
+// The status page reads the same filter, keeping an unknown class (its empty state) where
+// /api/v1/pods answers 400 with the error.
+TEST(PodsJson, FromQueryKeepsUnknownValues) {
+  PodFilter f = PodFilter::FromQuery({{"class", "bogus"}, {"namespace", "db"}});
   EXPECT_EQ(f.wait_class, "bogus");
   EXPECT_EQ(f.namespace_, "db");
-  EXPECT_THAT(error, HasSubstr("unknown class \"bogus\""));
-  f = PodFilter::FromQuery({{"class", "capacity"}}, &error);
-  EXPECT_EQ(f.wait_class, "capacity");
-  EXPECT_EQ(error, "");
-  EXPECT_EQ(PodFilter::FromQuery({{"class", "bogus"}}).wait_class, "bogus");
+  EXPECT_EQ(PodFilter::FromQuery({{"class", "capacity"}}).wait_class, "capacity");
+  EXPECT_EQ(ParsePodFilter({{"class", "bogus"}, {"namespace", "db"}}).ok(), false);
 }
 
 TEST(StatusPage, ShowsClustersClassesAndEscapes) {

@@ -19,6 +19,7 @@
 #include "exporter/http/views.h"
 #include "exporter/http/web_config.h"
 #include "tests/support/process.h"
+#include "tests/support/result_assert.h"
 
 namespace podwait {
 namespace {
@@ -31,17 +32,15 @@ constexpr const char* kHash2b = "$2b$10$WhVwvwWDUxVzLt4w8b4OjeoxicxrqWTL59ByMMZV
 constexpr const char* kHash2y = "$2y$10$WhVwvwWDUxVzLt4w8b4OjeoxicxrqWTL59ByMMZV8LDKm5uOjFER6";
 
 WebConfig Parse(const std::string& yaml, const std::string& dir = "/etc/podwait") {
-  WebConfig c;
-  std::string error;
-  EXPECT_TRUE(ParseWebConfig(yaml, dir, &c, &error)) << error;
-  return c;
+  Result<WebConfig> c = ParseWebConfig(yaml, dir);
+  EXPECT_TRUE(c.ok()) << c.error;
+  return c.value.value_or(WebConfig{});
 }
 
 std::string ParseError(const std::string& yaml) {
-  WebConfig c;
-  std::string error;
-  EXPECT_FALSE(ParseWebConfig(yaml, "/etc/podwait", &c, &error)) << yaml;
-  return error;
+  Result<WebConfig> c = ParseWebConfig(yaml, "/etc/podwait");
+  EXPECT_FALSE(c.ok()) << yaml;
+  return c.error;
 }
 
 TEST(ParseWebConfig, EmptyFileMeansPlainHttpWithoutAuth) {
@@ -284,9 +283,9 @@ class WebConfigReload : public ::testing::Test {
 
 TEST_F(WebConfigReload, BadCertificateKeepsTheLastGoodOneUntilItIsFixed) {
   FakeClock clock;
-  std::string error;
-  auto source = WebConfigSource::Open(dir_ + "/web.yml", clock, &error);
-  ASSERT_TRUE(source) << error;
+  auto opened = WebConfigSource::Open(dir_ + "/web.yml", clock);
+  ASSERT_TRUE(testing::IsOk(opened));
+  std::unique_ptr<WebConfigSource>& source = *opened;
   const std::string first_cert = source->Current()->tls.cert;
   EXPECT_THAT(first_cert, HasSubstr("BEGIN CERTIFICATE"));
   const Timestamp loaded = clock.Now();
@@ -313,9 +312,9 @@ TEST_F(WebConfigReload, BadCertificateKeepsTheLastGoodOneUntilItIsFixed) {
 
 TEST_F(WebConfigReload, GarbageOrDeletedConfigKeepsTheLastGoodOne) {
   FakeClock clock;
-  std::string error;
-  auto source = WebConfigSource::Open(dir_ + "/web.yml", clock, &error);
-  ASSERT_TRUE(source) << error;
+  auto opened = WebConfigSource::Open(dir_ + "/web.yml", clock);
+  ASSERT_TRUE(testing::IsOk(opened));
+  std::unique_ptr<WebConfigSource>& source = *opened;
   Replace("web.yml", "basic_auth_users: [unclosed\n");
   EXPECT_TRUE(source->Current()->tls.enabled());
   EXPECT_FALSE(source->status().successful);

@@ -33,12 +33,9 @@ void WriteFile(const std::string& path, const std::string& content) {
 
 TEST(ResolveKubeEndpoint, InClusterFromEnvironment) {
   KubeEndpointFlags config;
-  std::string error;
-  auto ep = ResolveKubeEndpoint(
-      config,
-      FakeEnv({{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}}),
-      &error);
-  ASSERT_TRUE(ep) << error;
+  auto ep = ResolveKubeEndpoint(config, FakeEnv({{"KUBERNETES_SERVICE_HOST", "10.96.0.1"},
+                                                 {"KUBERNETES_SERVICE_PORT", "443"}}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
   EXPECT_EQ(ep->api_url, "https://10.96.0.1:443");
   EXPECT_EQ(ep->token_file, kServiceAccountTokenFile);
   EXPECT_EQ(ep->tls.ca_file, kServiceAccountCaFile);
@@ -49,12 +46,9 @@ TEST(ResolveKubeEndpoint, InClusterFromEnvironment) {
 TEST(ResolveKubeEndpoint, InClusterIpv6HostIsBracketed) {
   KubeEndpointFlags config;
   config.token_file = "/custom/token";
-  std::string error;
-  auto ep = ResolveKubeEndpoint(
-      config,
-      FakeEnv({{"KUBERNETES_SERVICE_HOST", "fd00::1"}, {"KUBERNETES_SERVICE_PORT", "6443"}}),
-      &error);
-  ASSERT_TRUE(ep);
+  auto ep = ResolveKubeEndpoint(config, FakeEnv({{"KUBERNETES_SERVICE_HOST", "fd00::1"},
+                                                 {"KUBERNETES_SERVICE_PORT", "6443"}}));
+  ASSERT_TRUE(ep.ok());
   EXPECT_EQ(ep->api_url, "https://[fd00::1]:6443");
   EXPECT_EQ(ep->token_file, "/custom/token");
 }
@@ -63,12 +57,9 @@ TEST(ResolveKubeEndpoint, ExplicitUrlWinsAndKeepsFlags) {
   KubeEndpointFlags config;
   config.api_url = "http://127.0.0.1:8001/";
   config.insecure_skip_tls_verify = true;
-  std::string error;
-  auto ep = ResolveKubeEndpoint(
-      config,
-      FakeEnv({{"KUBERNETES_SERVICE_HOST", "10.0.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}}),
-      &error);
-  ASSERT_TRUE(ep);
+  auto ep = ResolveKubeEndpoint(config, FakeEnv({{"KUBERNETES_SERVICE_HOST", "10.0.0.1"},
+                                                 {"KUBERNETES_SERVICE_PORT", "443"}}));
+  ASSERT_TRUE(ep.ok());
   EXPECT_EQ(ep->api_url, "http://127.0.0.1:8001");
   EXPECT_TRUE(ep->token_file.empty());
   EXPECT_TRUE(ep->tls.insecure_skip_verify);
@@ -77,11 +68,13 @@ TEST(ResolveKubeEndpoint, ExplicitUrlWinsAndKeepsFlags) {
 
 TEST(ResolveKubeEndpoint, NeitherIsAnError) {
   KubeEndpointFlags config;
-  std::string error;
-  EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
-  EXPECT_NE(error.find("KUBERNETES_SERVICE_HOST"), std::string::npos);
+  Result<KubeEndpoint> ep;
+  ep = ResolveKubeEndpoint(config, FakeEnv({}));
+  EXPECT_FALSE(ep.ok());
+  EXPECT_NE(ep.error.find("KUBERNETES_SERVICE_HOST"), std::string::npos);
   config.api_url = "ftp://x";
-  EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
+  ep = ResolveKubeEndpoint(config, FakeEnv({}));
+  EXPECT_FALSE(ep.ok());
 }
 
 const std::map<std::string, std::string> kInCluster = {{"KUBERNETES_SERVICE_HOST", "10.96.0.1"},
@@ -113,9 +106,8 @@ std::map<std::string, std::string> With(std::map<std::string, std::string> env,
 TEST(ResolveKubeEndpoint, KubeconfigFlagWinsOverInCluster) {
   KubeEndpointFlags config;
   config.kubeconfig = WriteKubeconfig("https://flag.example:6443");
-  std::string error;
-  auto ep = ResolveKubeEndpoint(config, FakeEnv(kInCluster), &error);
-  ASSERT_TRUE(ep) << error;
+  auto ep = ResolveKubeEndpoint(config, FakeEnv(kInCluster));
+  ASSERT_TRUE(ep.ok()) << ep.error;
   EXPECT_EQ(ep->api_url, "https://flag.example:6443");
   EXPECT_EQ(ep->source, "--kubeconfig");
   EXPECT_EQ(ep->kubeconfig, config.kubeconfig);
@@ -128,9 +120,8 @@ TEST(ResolveKubeEndpoint, ApiUrlWinsOverKubeconfigWithAWarning) {
   KubeEndpointFlags config;
   config.api_url = "http://127.0.0.1:8001";
   config.kubeconfig = WriteKubeconfig("https://flag.example:6443");
-  std::string error;
-  auto ep = ResolveKubeEndpoint(config, FakeEnv({}), &error);
-  ASSERT_TRUE(ep) << error;
+  auto ep = ResolveKubeEndpoint(config, FakeEnv({}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
   EXPECT_EQ(ep->api_url, "http://127.0.0.1:8001");
   EXPECT_EQ(ep->source, "--kube.api-url");
   EXPECT_THAT(ep->warnings, ::testing::ElementsAre(::testing::HasSubstr("ignored")));
@@ -142,20 +133,19 @@ TEST(ResolveKubeEndpoint, InClusterWinsOverKubeconfigVariableAndHome) {
   WriteKubeconfig("https://home.example", "token: t", home + "/.kube");
   const std::string env_file = WriteKubeconfig("https://env.example");
   KubeEndpointFlags config;
-  std::string error;
   auto ep = ResolveKubeEndpoint(
-      config, FakeEnv(With(kInCluster, {{"KUBECONFIG", env_file}, {"HOME", home}})), &error);
-  ASSERT_TRUE(ep) << error;
+      config, FakeEnv(With(kInCluster, {{"KUBECONFIG", env_file}, {"HOME", home}})));
+  ASSERT_TRUE(ep.ok()) << ep.error;
   EXPECT_EQ(ep->source, "in-cluster");
   EXPECT_EQ(ep->api_url, "https://10.96.0.1:443");
 
   // Without the in-cluster variables: $KUBECONFIG, then ~/.kube/config.
-  ep = ResolveKubeEndpoint(config, FakeEnv({{"KUBECONFIG", env_file}, {"HOME", home}}), &error);
-  ASSERT_TRUE(ep) << error;
+  ep = ResolveKubeEndpoint(config, FakeEnv({{"KUBECONFIG", env_file}, {"HOME", home}}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
   EXPECT_EQ(ep->source, "KUBECONFIG");
   EXPECT_EQ(ep->api_url, "https://env.example");
-  ep = ResolveKubeEndpoint(config, FakeEnv({{"HOME", home}}), &error);
-  ASSERT_TRUE(ep) << error;
+  ep = ResolveKubeEndpoint(config, FakeEnv({{"HOME", home}}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
   EXPECT_EQ(ep->source, "~/.kube/config");
   EXPECT_EQ(ep->kubeconfig, home + "/.kube/config");
   EXPECT_EQ(ep->api_url, "https://home.example");
@@ -165,10 +155,9 @@ TEST(ResolveKubeEndpoint, KubeconfigVariableTakesTheFirstFileThatExists) {
   const std::string second = WriteKubeconfig("https://second.example");
   const std::string third = WriteKubeconfig("https://third.example");
   KubeEndpointFlags config;
-  std::string error;
   auto ep = ResolveKubeEndpoint(
-      config, FakeEnv({{"KUBECONFIG", "/nonexistent/config::" + second + ":" + third}}), &error);
-  ASSERT_TRUE(ep) << error;
+      config, FakeEnv({{"KUBECONFIG", "/nonexistent/config::" + second + ":" + third}}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
   EXPECT_EQ(ep->kubeconfig, second);
   EXPECT_EQ(ep->api_url, "https://second.example");
 }
@@ -178,50 +167,57 @@ TEST(ResolveKubeEndpoint, KubeconfigVariableWithNoFileIsAnErrorNotAFallbackToHom
   mkdir((home + "/.kube").c_str(), 0700);
   WriteKubeconfig("https://home.example", "token: t", home + "/.kube");
   KubeEndpointFlags config;
-  std::string error;
-  EXPECT_FALSE(ResolveKubeEndpoint(
-      config, FakeEnv({{"KUBECONFIG", "/nonexistent/a:/nonexistent/b"}, {"HOME", home}}), &error));
-  EXPECT_THAT(error, ::testing::HasSubstr("/nonexistent/a:/nonexistent/b"));
+  Result<KubeEndpoint> ep;
+  ep = ResolveKubeEndpoint(
+      config, FakeEnv({{"KUBECONFIG", "/nonexistent/a:/nonexistent/b"}, {"HOME", home}}));
+  EXPECT_FALSE(ep.ok());
+  EXPECT_THAT(ep.error, ::testing::HasSubstr("/nonexistent/a:/nonexistent/b"));
 }
 
 TEST(ResolveKubeEndpoint, ContextFlagAsksForAKubeconfigEvenInACluster) {
   const std::string path = WriteKubeconfig("https://here.example");
   KubeEndpointFlags config;
   config.context = "there";
-  std::string error;
-  auto ep = ResolveKubeEndpoint(config, FakeEnv(With(kInCluster, {{"KUBECONFIG", path}})), &error);
-  ASSERT_TRUE(ep) << error;
+  auto ep = ResolveKubeEndpoint(config, FakeEnv(With(kInCluster, {{"KUBECONFIG", path}})));
+  ASSERT_TRUE(ep.ok()) << ep.error;
   EXPECT_EQ(ep->api_url, "https://there.example");
   EXPECT_EQ(ep->context, "there");
 
-  EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv(kInCluster), &error));
-  EXPECT_THAT(error, ::testing::HasSubstr("--kube.context=there needs a kubeconfig"));
+  ep = ResolveKubeEndpoint(config, FakeEnv(kInCluster));
+  EXPECT_FALSE(ep.ok());
+  EXPECT_THAT(ep.error, ::testing::HasSubstr("--kube.context=there needs a kubeconfig"));
 }
 
 TEST(ResolveKubeEndpoint, KubeconfigErrorsNameTheFile) {
   KubeEndpointFlags config;
   config.kubeconfig = "/nonexistent/podwait/config";
-  std::string error;
-  EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
-  EXPECT_THAT(error, ::testing::HasSubstr("cannot read the kubeconfig /nonexistent/podwait/config "
-                                          "(--kubeconfig): No such file"));
+  Result<KubeEndpoint> ep;
+  ep = ResolveKubeEndpoint(config, FakeEnv({}));
+  EXPECT_FALSE(ep.ok());
+  EXPECT_THAT(ep.error,
+              ::testing::HasSubstr("cannot read the kubeconfig /nonexistent/podwait/config "
+                                   "(--kubeconfig): No such file"));
 
   config.kubeconfig = WriteKubeconfig("https://k.example", "token: t");
   config.context = "nowhere";
-  EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
-  EXPECT_EQ(error, config.kubeconfig + ": context \"nowhere\" not found (contexts: here, there)");
+  ep = ResolveKubeEndpoint(config, FakeEnv({}));
+  EXPECT_FALSE(ep.ok());
+  EXPECT_EQ(ep.error,
+            config.kubeconfig + ": context \"nowhere\" not found (contexts: here, there)");
 
   // A file the kubeconfig names must be readable (relative paths: next to the kubeconfig).
   config.context.clear();
   config.kubeconfig =
       WriteKubeconfig("https://k.example", "client-certificate: u.crt, client-key: u.key");
-  EXPECT_FALSE(ResolveKubeEndpoint(config, FakeEnv({}), &error));
-  EXPECT_THAT(error,
+  ep = ResolveKubeEndpoint(config, FakeEnv({}));
+  EXPECT_FALSE(ep.ok());
+  EXPECT_THAT(ep.error,
               ::testing::HasSubstr(": client-certificate of user \"u\" " +
                                    DirectoryOf(config.kubeconfig) + "/u.crt cannot be read"));
   WriteFile(DirectoryOf(config.kubeconfig) + "/u.crt", "made-up");
   WriteFile(DirectoryOf(config.kubeconfig) + "/u.key", "made-up");
-  EXPECT_TRUE(ResolveKubeEndpoint(config, FakeEnv({}), &error)) << error;
+  ep = ResolveKubeEndpoint(config, FakeEnv({}));
+  EXPECT_TRUE(ep.ok()) << ep.error;
 }
 
 TEST(ResolveKubeEndpoint, FlagsOverrideTheKubeconfig) {
@@ -229,17 +225,16 @@ TEST(ResolveKubeEndpoint, FlagsOverrideTheKubeconfig) {
   config.kubeconfig = WriteKubeconfig(
       "https://k.example",
       "exec: {apiVersion: client.authentication.k8s.io/v1, command: made-up-plugin}");
-  std::string error;
-  auto ep = ResolveKubeEndpoint(config, FakeEnv({}), &error);
-  ASSERT_TRUE(ep) << error;
+  auto ep = ResolveKubeEndpoint(config, FakeEnv({}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
   ASSERT_TRUE(ep->exec);
   EXPECT_EQ(DescribeAuth(*ep), "exec plugin made-up-plugin");
 
   config.token_file = "/var/run/made-up/token";
   config.ca_file = "/etc/made-up/ca.crt";
   config.insecure_skip_tls_verify = true;
-  ep = ResolveKubeEndpoint(config, FakeEnv({}), &error);
-  ASSERT_TRUE(ep) << error;
+  ep = ResolveKubeEndpoint(config, FakeEnv({}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
   EXPECT_FALSE(ep->exec);
   EXPECT_EQ(ep->token_file, "/var/run/made-up/token");
   EXPECT_EQ(ep->tls.ca_file, "/etc/made-up/ca.crt");
@@ -260,9 +255,8 @@ TEST(ResolveKubeEndpoint, ClusterInfoForAnExecPluginReadsTheCaFile) {
             "certificate-authority: ca.crt}}]\n"
             "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, "
             "command: p, provideClusterInfo: true}}}]\n");
-  std::string error;
-  auto ep = ResolveKubeEndpoint(config, FakeEnv({}), &error);
-  ASSERT_TRUE(ep) << error;
+  auto ep = ResolveKubeEndpoint(config, FakeEnv({}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
   ASSERT_TRUE(ep->exec);
   EXPECT_EQ(ep->tls.ca_file, dir + "/ca.crt");
   EXPECT_EQ(ep->exec->certificate_authority_pem, "-----BEGIN CERTIFICATE-----\nmade-up\n");

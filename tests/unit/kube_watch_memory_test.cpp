@@ -23,26 +23,25 @@ std::string PodEventLine(int i) {
 
 TEST(WatchEventMemory, AReusedDocumentDoesNotKeepEveryEvent) {
   rapidjson::Document doc;
-  WatchEvent ev;
-  std::string error;
-  ASSERT_TRUE(ParseWatchEvent(PodEventLine(0), &doc, &ev, &error)) << error;
+  Result<WatchEvent> ev = ParseWatchEvent(PodEventLine(0), &doc);
+  ASSERT_TRUE(ev.ok()) << ev.error;
   const size_t after_one = doc.GetAllocator().Capacity();
   for (int i = 1; i <= 5000; ++i) {
-    ASSERT_TRUE(ParseWatchEvent(PodEventLine(i), &doc, &ev, &error)) << error;
+    ev = ParseWatchEvent(PodEventLine(i), &doc);
+    ASSERT_TRUE(ev.ok()) << ev.error;
   }
   // 5,000 events of ~2.5 KB would need > 12 MB if the pool kept them all.
   EXPECT_LE(doc.GetAllocator().Capacity(), 2 * after_one);
-  EXPECT_EQ(ObjectResourceVersion(*ev.object), "5000");
+  EXPECT_EQ(ObjectResourceVersion(*ev->object), "5000");
 }
 
 TEST(WatchEventMemory, AFailedParseLeavesTheDocumentUsable) {
   rapidjson::Document doc;
-  WatchEvent ev;
-  std::string error;
-  ASSERT_TRUE(ParseWatchEvent(PodEventLine(1), &doc, &ev, &error)) << error;
-  EXPECT_FALSE(ParseWatchEvent(R"({"type":"MODIFIED","object":{"kind":)", &doc, &ev, &error));
-  ASSERT_TRUE(ParseWatchEvent(PodEventLine(2), &doc, &ev, &error)) << error;
-  EXPECT_EQ(ObjectResourceVersion(*ev.object), "2");
+  ASSERT_TRUE(ParseWatchEvent(PodEventLine(1), &doc).ok());
+  EXPECT_FALSE(ParseWatchEvent(R"({"type":"MODIFIED","object":{"kind":)", &doc).ok());
+  Result<WatchEvent> ev = ParseWatchEvent(PodEventLine(2), &doc);
+  ASSERT_TRUE(ev.ok()) << ev.error;
+  EXPECT_EQ(ObjectResourceVersion(*ev->object), "2");
 }
 
 }  // namespace

@@ -66,66 +66,60 @@ TEST(LineSplitter, OversizedLinesAreSkippedWithoutBuffering) {
 
 TEST(WatchEvent, DecodesTypesAndObject) {
   rapidjson::Document doc;
-  WatchEvent ev;
-  std::string error;
-  ASSERT_TRUE(ParseWatchEvent(
+  Result<WatchEvent> ev = ParseWatchEvent(
       R"({"type":"MODIFIED","object":{"kind":"Pod","metadata":{"name":"a","resourceVersion":"42"}}})",
-      &doc, &ev, &error))
-      << error;
-  EXPECT_EQ(ev.type, WatchEventType::kModified);
-  EXPECT_EQ(ObjectResourceVersion(*ev.object), "42");
-  EXPECT_STREQ(WatchEventTypeName(ev.type), "MODIFIED");
+      &doc);
+  ASSERT_TRUE(ev.ok()) << ev.error;
+  EXPECT_EQ(ev->type, WatchEventType::kModified);
+  EXPECT_EQ(ObjectResourceVersion(*ev->object), "42");
+  EXPECT_STREQ(WatchEventTypeName(ev->type), "MODIFIED");
 }
 
 TEST(WatchEvent, BookmarkCarriesOnlyAResourceVersion) {
   rapidjson::Document doc;
-  WatchEvent ev;
-  std::string error;
-  ASSERT_TRUE(ParseWatchEvent(
+  Result<WatchEvent> ev = ParseWatchEvent(
       R"({"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"12746","annotations":{"k8s.io/initial-events-end":"true"}}}})",
-      &doc, &ev, &error));
-  EXPECT_EQ(ev.type, WatchEventType::kBookmark);
-  EXPECT_EQ(ObjectResourceVersion(*ev.object), "12746");
+      &doc);
+  ASSERT_TRUE(ev.ok()) << ev.error;
+  EXPECT_EQ(ev->type, WatchEventType::kBookmark);
+  EXPECT_EQ(ObjectResourceVersion(*ev->object), "12746");
 }
 
 TEST(WatchEvent, MalformedLinesAreErrorsNotCrashes) {
   rapidjson::Document doc;
-  WatchEvent ev;
-  std::string error;
   for (const char* bad : {"{\"type\":\"ADDED\",\"object\":{\"metadata\":", "not json", "[1,2]",
                           R"({"type":"SURPRISE","object":{}})", R"({"type":"ADDED"})",
                           R"({"type":"ADDED","object":"pod"})", ""}) {
-    EXPECT_FALSE(ParseWatchEvent(bad, &doc, &ev, &error)) << bad;
-    EXPECT_FALSE(error.empty());
+    Result<WatchEvent> ev = ParseWatchEvent(bad, &doc);
+    EXPECT_FALSE(ev.ok()) << bad;
+    EXPECT_FALSE(ev.error.empty());
   }
 }
 
 // Defect 2: a watch line whose annotation nests 1,000,000 arrays killed the exporter.
 TEST(WatchEvent, DeeplyNestedLineIsAnErrorNotACrash) {
   rapidjson::Document doc;
-  WatchEvent ev;
-  std::string error;
   const std::string line =
       R"({"type":"ADDED","object":{"metadata":{"name":"a","annotations":{"x":)" +
       std::string(1'000'000, '[') + std::string(1'000'000, ']') + "}}}}";
-  EXPECT_FALSE(ParseWatchEvent(line, &doc, &ev, &error));
-  EXPECT_THAT(error, HasSubstr("nesting deeper than 64 levels"));
+  Result<WatchEvent> ev = ParseWatchEvent(line, &doc);
+  EXPECT_FALSE(ev.ok());
+  EXPECT_THAT(ev.error, HasSubstr("nesting deeper than 64 levels"));
   // The document is reusable afterwards.
-  ASSERT_TRUE(ParseWatchEvent(R"({"type":"DELETED","object":{"metadata":{}}})", &doc, &ev, &error))
-      << error;
-  EXPECT_EQ(ev.type, WatchEventType::kDeleted);
+  ev = ParseWatchEvent(R"({"type":"DELETED","object":{"metadata":{}}})", &doc);
+  ASSERT_TRUE(ev.ok()) << ev.error;
+  EXPECT_EQ(ev->type, WatchEventType::kDeleted);
 }
 
 TEST(WatchEvent, ErrorEventWith410IsExpired) {
   rapidjson::Document doc;
-  WatchEvent ev;
-  std::string error;
   // What kube-apiserver sends when a watch starts from a compacted resourceVersion.
-  ASSERT_TRUE(ParseWatchEvent(
+  Result<WatchEvent> ev = ParseWatchEvent(
       R"j({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (34567)","reason":"Expired","code":410}})j",
-      &doc, &ev, &error));
-  ASSERT_EQ(ev.type, WatchEventType::kError);
-  const ApiStatus st = ParseApiStatus(*ev.object);
+      &doc);
+  ASSERT_TRUE(ev.ok()) << ev.error;
+  ASSERT_EQ(ev->type, WatchEventType::kError);
+  const ApiStatus st = ParseApiStatus(*ev->object);
   EXPECT_EQ(st.code, 410);
   EXPECT_EQ(st.reason, "Expired");
   EXPECT_TRUE(IsResourceExpired(st));

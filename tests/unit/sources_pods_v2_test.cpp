@@ -22,9 +22,10 @@ constexpr const char* kPods[] = {
 };
 
 rapidjson::Document LoadPod(const std::string& file) {
-  std::string text, error;
   const std::string path = std::string(PODWAIT_SOURCE_DIR) + "/tests/fixtures/v2/pods/" + file;
-  EXPECT_TRUE(ReadWholeFile(path, &text, &error)) << path << ": " << error;
+  Result<std::string> read = ReadWholeFile(path);
+  EXPECT_TRUE(read.ok()) << path << ": " << read.error;
+  const std::string text = read.value.value_or("");
   rapidjson::Document doc;
   doc.Parse(text.c_str(), text.size());
   EXPECT_FALSE(doc.HasParseError()) << file;
