@@ -1137,37 +1137,40 @@ std::vector<Row> Rows() {
           .Now(At("10:01:00"))
           .Expect(S::kStarting, C::kStarting, r::kReadinessProbe, initialized));
   // ===== native sidecars (init containers with restartPolicy: Always) =========================
-  // tidb-operator v2 runs TiDB's slow log, TiFlash's log tailers and TiCDC's log sidecar this way
-  // (made up in that shape: the names follow v2's pod templates). The pod is Initialized once they
-  // have started; a main container waiting behind a running sidecar is `starting`, and the main
-  // container's rules (dependency, crash loop) are unchanged by it.
+  // tidb-operator v2 runs TiDB's slow log, TiFlash's two log tailers and TiCDC's resource syncer
+  // this way (made up in that shape; the names are v2's, api/core/v1alpha1/names.go:
+  // ContainerNameTiDBSlowLog "ti-slowlog", ContainerNameTiFlashServerLog "ti-serverlog",
+  // ContainerNameTiFlashErrorLog "ti-errorlog", ContainerNameResourceSyncer "ti-resource-syncer",
+  // each with restartPolicy Always in pkg/controllers/{tidb,tiflash,ticdc}/tasks/pod.go). The pod
+  // is Initialized once they have started; a main container waiting behind a running sidecar is
+  // `starting`, and the main container's rules (dependency, crash loop) are unchanged by it.
   const std::string running = "{running: {startedAt: '2024-05-02T10:00:19Z'}}";
   add(Row("SidecarTidbSlowlogRunningMainCreating", kRunning)
           .With(Component("tidb"))
           .With(RenameMain("tidb"))
-          .With(AddNativeSidecar("slowlog", running))
+          .With(AddNativeSidecar("ti-slowlog", running))
           .With(MainState("{waiting: {reason: ContainerCreating}}"))
           .Now(At("10:01:00"))
           .Expect(S::kStarting, C::kStarting, r::kContainerCreating, initialized, "tidb"));
   add(Row("SidecarTidbSlowlogRunningMainNotReadyPdDown", kRunning)
           .With(Component("tidb"))
           .With(RenameMain("tidb"))
-          .With(AddNativeSidecar("slowlog", running))
+          .With(AddNativeSidecar("ti-slowlog", running))
           .WithDeps(PdDown("no_pd_leader"))
           .Now(At("10:05:00"))
           .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, initialized));
   add(Row("SidecarTiflashLogTailersRunningMainInitializing", kRunning)
           .With(Component("tiflash"))
           .With(RenameMain("tiflash"))
-          .With(AddNativeSidecar("serverlog", running))
-          .With(AddNativeSidecar("errorlog", running))
+          .With(AddNativeSidecar("ti-serverlog", running))
+          .With(AddNativeSidecar("ti-errorlog", running))
           .With(MainState("{waiting: {reason: PodInitializing}}"))
           .Now(At("10:01:00"))
           .Expect(S::kStarting, C::kStarting, r::kPodInitializing, initialized));
-  add(Row("SidecarTicdcRunningMainCrashLoopPdDown", kRunning)
+  add(Row("SidecarTicdcResourceSyncerRunningMainCrashLoopPdDown", kRunning)
           .With(Component("ticdc"))
           .With(RenameMain("ticdc"))
-          .With(AddNativeSidecar("ticdc-log", running))
+          .With(AddNativeSidecar("ti-resource-syncer", running))
           .With(MainState("{waiting: {reason: CrashLoopBackOff, message: 'back-off 40s'}}", 3))
           .WithDeps(PdDown("no_pd_leader"))
           .Now(At("10:05:00"))
@@ -1177,10 +1180,10 @@ std::vector<Row> Rows() {
           .With(Component("tidb"))
           .With(RenameMain("tidb"))
           .With(AddNativeSidecar(
-              "slowlog", "{waiting: {reason: CrashLoopBackOff, message: 'back-off 1m20s'}}"))
+              "ti-slowlog", "{waiting: {reason: CrashLoopBackOff, message: 'back-off 1m20s'}}"))
           .WithDeps(PdDown("no_pd_leader"))
           .Now(At("10:05:00"))
-          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, initialized, "slowlog"));
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, initialized, "ti-slowlog"));
 
   // ===== dynamic resource allocation (pkg/scheduler/framework/plugins/dynamicresources) =======
   // Made up after the plugin's Filter/PreFilter statuses as the scheduler's FitError lists them.
