@@ -25,13 +25,17 @@ TEST(ExporterRealShapes, EveryShapeIsClassified) {
   ASSERT_TRUE(stack.ScrapeUntil(
       [](const std::string& t) {
         return Is(t, "real-tikv-1", "capacity", "scale_up_backoff") &&
+               Is(t, "real-tikv-5", "capacity", "insufficient_cpu") &&
                Is(t, "real-tikv-2", "volume", "volume_multi_attach") &&
                Is(t, "real-tidb-0", "volume", "sandbox_creation");
       },
       20, &text))
       << text << stack.exporter().ReadLog();
-  // Local PV beside Insufficient cpu, volumes unknown: the volume filter decides.
+  // The scheduler's volume filter beside Insufficient cpu: the pod's volume decides (read from the
+  // simulator's PersistentVolumeClaims and PersistentVolumes). Pinned to one node (a local PV): no
+  // added node can host it; zonal: a node with room in its zone would.
   EXPECT_TRUE(Is(text, "real-tikv-0", "constraints", "volume_node_affinity"));
+  EXPECT_TRUE(Is(text, "real-tikv-5", "capacity", "insufficient_cpu"));
   EXPECT_TRUE(Is(text, "real-tikv-3", "volume", "volume_mount_timeout"));
   EXPECT_TRUE(Is(text, "real-tikv-4", "capacity", "dra_claims_unallocatable"));
   EXPECT_TRUE(Is(text, "real-tidb-1", "scheduling", "dra_claim_pending"));

@@ -1010,5 +1010,38 @@ TEST(SimProtocol, LoopReplaysTheStory) {
   EXPECT_GE(state["cycle"].GetInt(), 1);
 }
 
+// PersistentVolumes are cluster-scoped, as on a real server: /api/v1/persistentvolumes[/<name>],
+// "namespaced": false in discovery, no namespaced paths, and a PV with a namespace is refused.
+TEST(SimProtocol, PersistentVolumesAreClusterScoped) {
+  Sim sim;
+  Apply(sim,
+        R"([{"kind":"PersistentVolume","apiVersion":"v1","metadata":{"name":"local-pv-1"},)"
+        R"("spec":{"claimRef":{"namespace":"demo","name":"tikv-demo-tikv-0"}}},)"
+        R"({"kind":"PersistentVolumeClaim","apiVersion":"v1","metadata":)"
+        R"({"name":"tikv-demo-tikv-0","namespace":"demo"},"spec":{"volumeName":"local-pv-1"}}])");
+  auto list = Json(HttpGet(sim.port(), "/api/v1/persistentvolumes").body);
+  ASSERT_TRUE(list.IsObject());
+  EXPECT_STREQ(list["kind"].GetString(), "PersistentVolumeList");
+  ASSERT_EQ(list["items"].Size(), 1u);
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/persistentvolumes/local-pv-1").status, 200);
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/namespaces/demo/persistentvolumes").status, 404);
+  EXPECT_EQ(HttpGet(sim.port(), "/api/v1/pods/demo-tikv-0").status, 404);
+  EXPECT_EQ(
+      HttpGet(sim.port(), "/api/v1/namespaces/demo/persistentvolumeclaims/tikv-demo-tikv-0").status,
+      200);
+  const std::string discovery = HttpGet(sim.port(), "/api/v1").body;
+  EXPECT_THAT(discovery, ::testing::HasSubstr(
+                             R"("name":"persistentvolumes","singularName":"persistentvolume",)"
+                             R"("namespaced":false)"));
+  EXPECT_THAT(discovery, ::testing::HasSubstr(R"("name":"persistentvolumeclaims",)"
+                                              R"("singularName":"persistentvolumeclaim",)"
+                                              R"("namespaced":true)"));
+  HttpResult refused = Post(sim.port(), "/_sim/apply",
+                            R"([{"kind":"PersistentVolume","apiVersion":"v1","metadata":)"
+                            R"({"name":"x","namespace":"demo"}}])");
+  EXPECT_NE(refused.status, 200);
+  EXPECT_THAT(refused.body, ::testing::HasSubstr("cluster-scoped"));
+}
+
 }  // namespace
 }  // namespace podwait::testing

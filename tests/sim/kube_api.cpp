@@ -39,14 +39,16 @@ void AppendNames(std::string* out, const char* key, std::string_view comma_separ
 void AppendApiResource(std::string* out, const ResourceInfo& info, const char* kind,
                        const char* verbs, const char* short_names) {
   if (out->back() != '[') *out += ",";
+  const char* namespaced = info.cluster_scoped ? "false" : "true";
   *out += std::string("{\"name\":\"") + info.plural + "\",\"singularName\":\"" + info.singular +
-          "\",\"namespaced\":true,\"kind\":\"" + kind + "\",\"verbs\":[" + verbs + "]";
+          "\",\"namespaced\":" + namespaced + ",\"kind\":\"" + kind + "\",\"verbs\":[" + verbs +
+          "]";
   AppendNames(out, "shortNames", short_names);
   AppendNames(out, "categories", info.categories);
   *out += "}";
   if (info.status) {
     *out += std::string(",{\"name\":\"") + info.plural +
-            "/status\",\"singularName\":\"\",\"namespaced\":true,\"kind\":\"" + kind +
+            "/status\",\"singularName\":\"\",\"namespaced\":" + namespaced + ",\"kind\":\"" + kind +
             "\",\"verbs\":[\"get\"]}";
   }
 }

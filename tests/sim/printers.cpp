@@ -62,6 +62,22 @@ constexpr PrinterColumn kConfigMapColumns[] = {
 #define SYNCED_COND ".status.conditions[?(@.type==\"Synced\")].status"
 #define AGE_COLUMN \
   { "Age", "date", ".metadata.creationTimestamp", 0, "" }
+// Claims and volumes: the columns of kubectl's own printers (pkg/printers/internalversion) that a
+// JSONPath can give; the claim of a volume is namespace/name there, its name here.
+constexpr PrinterColumn kClaimColumns[] = {
+    {"Status", "string", ".status.phase", 0, ""},
+    {"Volume", "string", ".spec.volumeName", 0, ""},
+    {"Capacity", "string", ".status.capacity.storage", 0, ""},
+    {"StorageClass", "string", ".spec.storageClassName", 0, ""},
+    AGE_COLUMN,
+};
+constexpr PrinterColumn kVolumeColumns[] = {
+    {"Capacity", "string", ".spec.capacity.storage", 0, ""},
+    {"Status", "string", ".status.phase", 0, ""},
+    {"Claim", "string", ".spec.claimRef.name", 0, ""},
+    {"StorageClass", "string", ".spec.storageClassName", 0, ""},
+    AGE_COLUMN,
+};
 constexpr PrinterColumn kTidbClusterColumns[] = {
     {"Ready", "string", READY_COND, 0, ""},
     {"PD", "string", ".status.pd.image", 0, "The image for PD cluster"},
@@ -473,6 +489,8 @@ bool ParseIncludeObject(std::string_view text, IncludeObject* out) {
 
 std::vector<PrinterColumn> PrinterColumnsOf(Resource r) {
   if (r == Resource::kTidbClusters) return Columns(kTidbClusterColumns);
+  if (r == Resource::kPersistentVolumeClaims) return Columns(kClaimColumns);
+  if (r == Resource::kPersistentVolumes) return Columns(kVolumeColumns);
   const ResourceInfo& info = Info(r);
   if (info.core) return {};
   std::string_view plural = info.plural;

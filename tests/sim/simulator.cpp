@@ -117,6 +117,8 @@ std::string BookmarkLine(Resource r, uint64_t rv) {
           "\"eventTime\":null,\"reportingComponent\":\"\",\"reportingInstance\":\"\"";
       break;
     case Resource::kConfigMaps:
+    case Resource::kPersistentVolumeClaims:
+    case Resource::kPersistentVolumes:
       meta += ",\"creationTimestamp\":null}";
       break;
     default:
@@ -772,7 +774,8 @@ struct ResourcePath {
   std::string name;  // "" for a list or watch
 };
 
-// "/<plural>", "/namespaces/<ns>/<plural>" or "/namespaces/<ns>/<plural>/<name>".
+// "/<plural>", "/namespaces/<ns>/<plural>" or "/namespaces/<ns>/<plural>/<name>";
+// "/<plural>/<name>" for a cluster-scoped resource.
 std::optional<ResourcePath> SplitResourcePath(std::string_view rest) {
   std::vector<std::string> seg;
   while (!rest.empty()) {
@@ -782,6 +785,7 @@ std::optional<ResourcePath> SplitResourcePath(std::string_view rest) {
     rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
   }
   if (seg.size() == 1) return ResourcePath{"", seg[0], ""};
+  if (seg.size() == 2 && seg[0] != "namespaces") return ResourcePath{"", seg[0], seg[1]};
   if ((seg.size() == 3 || seg.size() == 4) && seg[0] == "namespaces") {
     return ResourcePath{seg[1], seg[2], seg.size() == 4 ? seg[3] : ""};
   }
@@ -837,7 +841,11 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
   auto r = ResourceFromPlural(where->plural);
   // events.k8s.io/v1 Events are the core Events seen through another API (as on a real server).
   const bool events_v1 = group_version == kEventsV1 && r == Resource::kEvents;
-  if (!r || (Info(*r).api_version != group_version && !events_v1) || !Served(*r)) {
+  // A cluster-scoped resource has no namespaced paths, a namespaced one no /<plural>/<name>.
+  const bool scope_ok = r && (Info(*r).cluster_scoped ? ns.empty()
+                              : ns.empty()            ? name.empty()
+                                                      : true);
+  if (!r || !scope_ok || (Info(*r).api_version != group_version && !events_v1) || !Served(*r)) {
     SendStatus(resp, 404, "the server could not find the requested resource");
     return;
   }

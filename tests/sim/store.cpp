@@ -31,6 +31,10 @@ constexpr ResourceInfo kInfos[kResourceCount] = {
      "pingcap.com/v1alpha1", false, "tidbcluster", "tc", "", false},
     {Resource::kConfigMaps, "configmaps", "ConfigMap", "ConfigMapList", "v1", true, "configmap",
      "cm", "", false},
+    {Resource::kPersistentVolumeClaims, "persistentvolumeclaims", "PersistentVolumeClaim",
+     "PersistentVolumeClaimList", "v1", true, "persistentvolumeclaim", "pvc", "", true},
+    {Resource::kPersistentVolumes, "persistentvolumes", "PersistentVolume", "PersistentVolumeList",
+     "v1", true, "persistentvolume", "pv", "", true, /*cluster_scoped=*/true},
     {V2(0), "clusters", "Cluster", "ClusterList", kCore, false, "cluster", "", "", true},
     {V2(1), "pdgroups", "PDGroup", "PDGroupList", kCore, false, "pdgroup", "pdg", "group", true},
     {V2(2), "pds", "PD", "PDList", kCore, false, "pd", "", "instance", true},
@@ -396,8 +400,11 @@ ObjectPtr BuildObject(Resource r, rapidjson::Document& doc, uint64_t rv, std::st
     *error = "metadata.name is empty";
     return nullptr;
   }
-  if (obj->ns.empty()) {
-    *error = "metadata.namespace is empty (all simulated resources are namespaced)";
+  if (obj->ns.empty() != Info(r).cluster_scoped) {
+    *error =
+        Info(r).cluster_scoped
+            ? std::string(Info(r).plural) + " are cluster-scoped: no metadata.namespace"
+            : "metadata.namespace is empty (" + std::string(Info(r).plural) + " are namespaced)";
     return nullptr;
   }
   obj->uid = StringAt(meta, "uid");

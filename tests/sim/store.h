@@ -23,21 +23,30 @@ namespace podwait::sim {
 // The Kubernetes resources the simulator serves: the ones the simulator's code names, then the
 // tidb-operator v2 resources (core.pingcap.com/v1alpha1), which only the table in store.cpp names
 // (found with ResourceFromPlural/ResourceFromKind): a new custom resource is one table row.
-enum class Resource { kPods = 0, kEvents, kTidbClusters, kConfigMaps, kFirstV2 };
+enum class Resource {
+  kPods = 0,
+  kEvents,
+  kTidbClusters,
+  kConfigMaps,
+  kPersistentVolumeClaims,
+  kPersistentVolumes,
+  kFirstV2
+};
 inline constexpr int kV2ResourceCount = 17;
 inline constexpr int kResourceCount = static_cast<int>(Resource::kFirstV2) + kV2ResourceCount;
 
 struct ResourceInfo {
   Resource resource;
-  const char* plural;       // "pods"
-  const char* kind;         // "Pod"
-  const char* list_kind;    // "PodList"
-  const char* api_version;  // "v1", "pingcap.com/v1alpha1", "core.pingcap.com/v1alpha1"
-  bool core;                // built-in type: list items carry no kind/apiVersion
-  const char* singular;     // "pod"
-  const char* short_names;  // discovery shortNames, comma-separated ("" for none)
-  const char* categories;   // discovery categories, comma-separated ("" for none)
-  bool status;              // has a status subresource (discovery lists "<plural>/status")
+  const char* plural;           // "pods"
+  const char* kind;             // "Pod"
+  const char* list_kind;        // "PodList"
+  const char* api_version;      // "v1", "pingcap.com/v1alpha1", "core.pingcap.com/v1alpha1"
+  bool core;                    // built-in type: list items carry no kind/apiVersion
+  const char* singular;         // "pod"
+  const char* short_names;      // discovery shortNames, comma-separated ("" for none)
+  const char* categories;       // discovery categories, comma-separated ("" for none)
+  bool status;                  // has a status subresource (discovery lists "<plural>/status")
+  bool cluster_scoped = false;  // no namespace (PersistentVolumes): served at /<plural>[/<name>]
   // The URL prefix of its group version: "/api/v1" or "/apis/<api_version>".
   std::string PathPrefix() const;
 };
