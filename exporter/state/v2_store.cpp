@@ -42,6 +42,14 @@ v2::ClusterFacts V2Store::Compute(const Entry& e) {
         f.tikv_ready_since = std::max(f.tikv_ready_since, inst.ready->last_transition);
       }
       if (!inst.store_state.empty()) ++states[std::string(StoreStateLabel(inst.store_state))];
+    } else if (inst.component == "dm-master") {
+      ++f.dm_instances;
+      if (inst.IsReady()) {
+        ++f.dm_instances_ready;
+        f.dm_ready_since = std::max(f.dm_ready_since, inst.ready->last_transition);
+      }
+    } else if (inst.component == "dm-worker") {
+      ++f.dm_worker_instances;
     }
   }
   f.tikv_store_states.assign(states.begin(), states.end());
