@@ -603,35 +603,15 @@ TEST(SimProtocol, V2DiscoveryListsTheCrdResources) {
       EXPECT_THAT(verbs, ::testing::ElementsAre("get", "list", "watch")) << name;
     }
   }
-  for (const char* plural : {"clusters",
-                             "pdgroups",
-                             "pds",
-                             "tikvgroups",
-                             "tikvs",
-                             "tidbgroups",
-                             "tidbs",
-                             "tiflashgroups",
-                             "tiflashes",
-                             "ticdcgroups",
-                             "ticdcs",
-                             "tsogroups",
-                             "tsos",
-                             "schedulinggroups",
-                             "schedulings",
-                             "schedulergroups",
-                             "schedulers",
-                             "resourcemanagergroups",
-                             "resourcemanagers",
-                             "routergroups",
-                             "routers",
-                             "tikvworkergroups",
-                             "tikvworkers",
-                             "tiproxygroups",
-                             "tiproxies",
-                             "dmgroups",
-                             "dms",
-                             "dmworkergroups",
-                             "dmworkers"}) {
+  // clang-format off
+  const char* const plurals[] = {
+      "clusters", "pdgroups", "pds", "tikvgroups", "tikvs", "tidbgroups", "tidbs", "tiflashgroups",
+      "tiflashes", "ticdcgroups", "ticdcs", "tsogroups", "tsos", "schedulinggroups", "schedulings",
+      "schedulergroups", "schedulers", "resourcemanagergroups", "resourcemanagers", "routergroups",
+      "routers", "tikvworkergroups", "tikvworkers", "tiproxygroups", "tiproxies", "dmgroups", "dms",
+      "dmworkergroups", "dmworkers"};
+  // clang-format on
+  for (const char* plural : plurals) {
     EXPECT_TRUE(resources.count(plural)) << plural;
     EXPECT_TRUE(resources.count(std::string(plural) + "/status")) << plural;
   }
