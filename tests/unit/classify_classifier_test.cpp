@@ -235,7 +235,12 @@ DependencyStatus NotReady(std::string_view why = "") {
 DependencyStatus Unknown() {
   return {Readiness::kUnknown, 0, DependencyReason::kDependencyUnknown};
 }
-ClusterDependencies Deps(DependencyStatus pd, DependencyStatus tikv) { return {pd, tikv}; }
+ClusterDependencies Deps(DependencyStatus pd, DependencyStatus tikv) {
+  ClusterDependencies d;
+  d.pd = pd;
+  d.tikv = tikv;
+  return d;
+}
 // PD down brings TiKV down with it.
 ClusterDependencies PdDown(std::string why = "") {
   return Deps(NotReady(why), NotReady("tikv_not_ready"));
