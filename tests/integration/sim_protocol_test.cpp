@@ -615,7 +615,7 @@ TEST(SimProtocol, V2DiscoveryListsTheCrdResources) {
     EXPECT_TRUE(resources.count(plural)) << plural;
     EXPECT_TRUE(resources.count(std::string(plural) + "/status")) << plural;
   }
-  EXPECT_EQ(resources.size(), 34u);
+  EXPECT_EQ(resources.size(), 2 * std::size(plurals));
   EXPECT_THAT(HttpGet(sim.port(), kV2).body,
               HasSubstr(R"("name":"tikvs","singularName":"tikv","namespaced":true,"kind":"TiKV")"));
 }
