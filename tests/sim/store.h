@@ -32,7 +32,7 @@ enum class Resource {
   kPersistentVolumes,
   kFirstV2
 };
-inline constexpr int kV2ResourceCount = 17;
+inline constexpr int kV2ResourceCount = 29;
 inline constexpr int kResourceCount = static_cast<int>(Resource::kFirstV2) + kV2ResourceCount;
 
 struct ResourceInfo {
