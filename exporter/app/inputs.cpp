@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "exporter/sources/events.h"
+#include "exporter/sources/nodeclaims.h"
 #include "exporter/sources/pods.h"
 #include "exporter/sources/reflector_options.h"
 #include "exporter/sources/tidbcluster_source.h"
@@ -90,6 +91,29 @@ ReflectorHandler& CaStatusHandler(InputContext& ctx, const ReflectorOptions&) {
   return ctx.ca_status->handler();
 }
 
+// Karpenter's NodeClaims are cluster-scoped: read unless the autoscaler mode rules Karpenter out,
+// and only when every namespace is watched (--namespaces empty: the modes with a ClusterRole).
+bool NodeClaimsEnabled(const InputContext& ctx) {
+  return ctx.pipeline.options().autoscaler_mode.MayUse(AutoscalerKind::kKarpenter) &&
+         ctx.config.namespaces.empty();
+}
+
+std::vector<ReflectorOptions> NodeClaimReflectors(const Config& config) {
+  return {NodeClaimReflectorOptions(config)};
+}
+
+ReflectorHandler& NodeClaimHandler(InputContext& ctx, const ReflectorOptions&) {
+  return Keep<NodeClaimSource>(ctx, ctx.pipeline.nodeclaims());
+}
+
+std::vector<ReflectorOptions> NodeClaimEventReflectors(const Config& config) {
+  return {NodeClaimEventReflectorOptions(config)};
+}
+
+ReflectorHandler& NodeClaimEventHandler(InputContext& ctx, const ReflectorOptions&) {
+  return Keep<NodeClaimEventSource>(ctx, ctx.pipeline.nodeclaims(), ctx.clock);
+}
+
 constexpr InputSource kInputs[] = {
     {"pods", "/api/v1", Always, PodReflectorOptions, PodHandler},
     {"events", "/api/v1", Always, EventReflectorOptions, EventHandler},
@@ -97,6 +121,8 @@ constexpr InputSource kInputs[] = {
      TidbClusterHandler},
     {"<v2 resources>", "/apis/core.pingcap.com/v1alpha1", V2Enabled, V2Reflectors, V2Handler},
     {"configmaps", "/api/v1", CaStatusEnabled, CaStatusReflectors, CaStatusHandler},
+    {"nodeclaims", kNodeClaimApi, NodeClaimsEnabled, NodeClaimReflectors, NodeClaimHandler},
+    {"events", "/api/v1", NodeClaimsEnabled, NodeClaimEventReflectors, NodeClaimEventHandler},
 };
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "exporter/state/cluster_registry.h"
 #include "exporter/state/dependency_store.h"
 #include "exporter/state/event_store.h"
+#include "exporter/state/nodeclaim_store.h"
 #include "exporter/state/pod_store.h"
 #include "exporter/state/tidbcluster_store.h"
 #include "exporter/state/v2_store.h"
@@ -43,6 +44,7 @@ class Pipeline {
   V2Store& v2() { return v2_; }
   const ClusterRegistry& registry() const { return registry_; }
   DependencyStore& dependencies() { return dependencies_; }
+  NodeClaimStore& nodeclaims() { return nodeclaims_; }
   const DependencyStore& dependencies() const { return dependencies_; }
 
   // The cluster-autoscaler status ConfigMap as last read (sources/ca_status_source.h).
@@ -72,6 +74,7 @@ class Pipeline {
   V2Store v2_;
   ClusterRegistry registry_;
   DependencyStore dependencies_;
+  NodeClaimStore nodeclaims_;
   Evaluator evaluator_;
   ChangeFeed feed_;  // Evaluate()'s thread only
 

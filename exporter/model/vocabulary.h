@@ -138,6 +138,11 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kNodepoolLimit, "nodepool_limit", kCapacity) /* Karpenter spec.limits */                    \
   X(kScaleUpBackoff, "scale_up_backoff", kCapacity)                                             \
   X(kScaleUpTimeout, "scale_up_timeout", kCapacity)                                             \
+  /* Karpenter could not launch the pod's NodeClaim: the cloud has no capacity of the chosen    \
+     instance types, its NodeClass is not ready, or the launch keeps failing */                 \
+  X(kKarpenterInsufficientCapacity, "karpenter_insufficient_capacity", kCapacity)               \
+  X(kKarpenterNodeClassNotReady, "karpenter_nodeclass_not_ready", kCapacity)                    \
+  X(kKarpenterLaunchFailed, "karpenter_launch_failed", kCapacity)                               \
   /* unscheduled: more nodes cannot fix it */                                                   \
   X(kNodeAffinity, "node_affinity", kConstraints)                                               \
   X(kUntoleratedTaint, "untolerated_taint", kConstraints)                                       \
@@ -156,6 +161,11 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   /* unscheduled: an autoscaler is adding capacity */                                           \
   X(kScaleUpInProgress, "scale_up_in_progress", kScaleUp)                                       \
   X(kKarpenterNominated, "karpenter_nominated", kScaleUp)                                       \
+  /* the stage of the pod's NodeClaim: the instance is being bought, its node is joining        \
+     the cluster, its node is starting (startup taints, daemons) */                             \
+  X(kKarpenterLaunching, "karpenter_launching", kScaleUp)                                       \
+  X(kKarpenterRegistering, "karpenter_registering", kScaleUp)                                   \
+  X(kKarpenterInitializing, "karpenter_initializing", kScaleUp)                                 \
   /* unscheduled: nobody has decided yet */                                                     \
   X(kAwaitingDecision, "awaiting_decision", kScheduling)                                        \
   X(kNoSchedulerDecision, "no_scheduler_decision", kScheduling)                                 \

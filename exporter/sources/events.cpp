@@ -48,7 +48,14 @@ EventParseResult ParseEvent(const rapidjson::Value& object, const EventParseOpti
   const std::string_view kind = Str(target, "kind");
   result.relevant = (kind.empty() || kind == "Pod") && IsRelevantEventReason(ev.reason);
   if (!result.relevant) return result;
+  ReadEventDetails(object, options, &ev);
+  return result;
+}
 
+void ReadEventDetails(const rapidjson::Value& object, const EventParseOptions& options,
+                      EventRecord* event) {
+  EventRecord& ev = *event;
+  const rapidjson::Value* meta = Object(&object, "metadata");
   std::string_view message = Str(&object, "message");
   if (message.empty()) message = Str(&object, "note");
   ev.message = BoundedText(message, options.max_message_bytes);
@@ -77,7 +84,6 @@ EventParseResult ParseEvent(const rapidjson::Value& object, const EventParseOpti
   if (count <= 0) count = Int(&object, "deprecatedCount");
   ev.count = static_cast<int32_t>(std::clamp<int64_t>(count, 1, INT32_MAX));
   NormalizeEvent(&ev);
-  return result;
 }
 
 EventSource::EventSource(EventStore& store, const PodStore* pods, const Clock& clock,
