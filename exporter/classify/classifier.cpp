@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "exporter/classify/autoscaler.h"
+#include "exporter/classify/ca_status.h"
 #include "exporter/classify/messages.h"
 #include "exporter/classify/volumes.h"
 #include "exporter/common/time_format.h"
@@ -233,6 +234,16 @@ const NodeGroupStatus* FindGroup(const AutoscalerState& as, std::string_view nam
   return nullptr;
 }
 
+// "node group eks-tikv-ng in scale-up backoff (QUOTA_EXCEEDED: Quota 'CPUS' exceeded ...)"
+std::string BackoffEvidence(std::string_view group, const NodeGroupStatus& st) {
+  std::string detail = st.backoff_code;
+  if (!st.backoff_message.empty()) {
+    detail += (detail.empty() ? "" : ": ") + st.backoff_message;
+  }
+  return "node group " + std::string(group) + " in scale-up backoff" +
+         (detail.empty() ? "" : " (" + detail + ")");
+}
+
 // What the scheduler says, as a whole: resource shortage (more nodes like the ones that exist
 // would fit), constraints (the pod's own requirements exclude every node), or unknown.
 enum class FitVerdict : uint8_t { kResource, kConstraint, kUnknown };
@@ -408,10 +419,8 @@ std::optional<Classification> FromAutoscalerVerdict(const Context& ctx, Timestam
       for (const auto& g : *groups) {
         const NodeGroupStatus* st = FindGroup(ctx.autoscaler, g.name);
         if (st != nullptr && st->backoff) {
-          return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpBackoff, start,
-                         "node group " + g.name + " in scale-up backoff" +
-                             (st->backoff_reason.empty() ? "" : " (" + st->backoff_reason + ")") +
-                             "; " + EventEvidence(e));
+          return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, BackoffReason(st->backoff_code),
+                         start, BackoffEvidence(g.name, *st) + "; " + EventEvidence(e));
         }
       }
     }

@@ -192,7 +192,10 @@ struct NodeGroupStatus {
   std::string name;
   bool scale_up_in_progress = false;
   bool backoff = false;
-  std::string backoff_reason;  // e.g. "QuotaExceeded", free text from the ConfigMap
+  // backoffInfo of the YAML format (CA >= 1.30; the text format has neither): the cloud
+  // provider's error code (QUOTA_EXCEEDED, RESOURCE_POOL_EXHAUSTED, ...) and its message.
+  std::string backoff_code;
+  std::string backoff_message;
   bool operator==(const NodeGroupStatus&) const = default;
 };
 

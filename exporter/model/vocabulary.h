@@ -137,6 +137,15 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kMaxClusterSize, "max_cluster_size", kCapacity)                                             \
   X(kNodepoolLimit, "nodepool_limit", kCapacity) /* Karpenter spec.limits */                    \
   X(kScaleUpBackoff, "scale_up_backoff", kCapacity)                                             \
+  /* a node group in backoff, by its backoffInfo.errorCode (CA >= 1.30; ca_status.h) */         \
+  X(kBackoffQuotaExceeded, "backoff_quota_exceeded", kCapacity)                                 \
+  X(kBackoffStockout, "backoff_stockout", kCapacity)                                            \
+  X(kBackoffIpSpaceExhausted, "backoff_ip_space_exhausted", kCapacity)                          \
+  X(kBackoffPermissions, "backoff_permissions", kCapacity)                                      \
+  X(kBackoffReservation, "backoff_reservation", kCapacity)                                      \
+  X(kBackoffTimeout, "backoff_timeout", kCapacity)                                              \
+  X(kBackoffCloudProviderError, "backoff_cloud_provider_error", kCapacity)                      \
+  X(kBackoffOther, "backoff_other", kCapacity)                                                  \
   X(kScaleUpTimeout, "scale_up_timeout", kCapacity)                                             \
   /* Karpenter could not launch the pod's NodeClaim: the cloud has no capacity of the chosen    \
      instance types, its NodeClass is not ready, or the launch keeps failing */                 \

@@ -67,7 +67,8 @@ class NodeClaimEventSource final : public ReflectorHandler {
   void OnListEnd(const std::string& resource_version) override;
   void OnListAbort() override { staged_.clear(); }
   bool OnEvent(WatchEventType type, const rapidjson::Value& object) override;
-  std::optional<size_t> ObjectCount() const override { return store_.FailureCount(); }
+  // The gauge podwait_objects{resource="events"} stays the pod events' count.
+  std::optional<size_t> ObjectCount() const override { return std::nullopt; }
 
  private:
   NodeClaimStore& store_;

@@ -301,8 +301,10 @@ struct Row {
     autoscaler.forced_none = true;
     return *this;
   }
-  Row& Group(std::string group, bool in_progress, bool backoff, std::string why = "") {
-    autoscaler.node_groups.push_back({std::move(group), in_progress, backoff, std::move(why)});
+  Row& Group(std::string group, bool in_progress, bool backoff, std::string code = "",
+             std::string message = "") {
+    autoscaler.node_groups.push_back(
+        {std::move(group), in_progress, backoff, std::move(code), std::move(message)});
     return *this;
   }
   // Karpenter's NodeClaims are watched and listed (a claim named by a nomination but not here
@@ -419,12 +421,62 @@ std::vector<Row> Rows() {
           .Ev("FailedScheduling", "default-scheduler", kFit3Mem, At("10:00:01"), At("10:04:00"), 6)
           .Now(At("10:05:00"))
           .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
-  add(Row("ScaleUpGroupInBackoff", kUnsched)
+  // CA >= 1.30: the group's backoffInfo says why (a fixed set of reasons; the message is evidence).
+  add(Row("ScaleUpGroupInBackoffQuota", kUnsched)
           .Ca()
-          .Group("eks-tikv-ng", false, true, "QUOTA_EXCEEDED")
+          .Group("eks-tikv-ng", false, true, "QUOTA_EXCEEDED",
+                 "Instance 'eks-tikv-ng-40ce0341-t28s' creation failed: Quota 'CPUS' exceeded.")
           .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
           .Now(At("10:05:00"))
-          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpBackoff, t0, "QUOTA_EXCEEDED"));
+          .Expect(S::kUnscheduled, C::kCapacity, r::kBackoffQuotaExceeded, t0,
+                  "node group eks-tikv-ng in scale-up backoff (QUOTA_EXCEEDED: Instance "
+                  "'eks-tikv-ng-40ce0341-t28s' creation failed: Quota 'CPUS' exceeded.)"));
+  add(Row("ScaleUpGroupInBackoffStockout", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "RESOURCE_POOL_EXHAUSTED")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kBackoffStockout, t0));
+  add(Row("ScaleUpGroupInBackoffAwsPlaceholder", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "placeholder-cannot-be-fulfilled",
+                 "AWS cannot provision any more instances for this node group")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kBackoffStockout, t0, "AWS cannot"));
+  add(Row("ScaleUpGroupInBackoffReservation", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "RESERVATION_NOT_READY")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kBackoffReservation, t0));
+  for (auto [code, why] : {std::pair{"IP_SPACE_EXHAUSTED", r::kBackoffIpSpaceExhausted},
+                           std::pair{"PERMISSIONS_ERROR", r::kBackoffPermissions},
+                           std::pair{"timeout", r::kBackoffTimeout},
+                           std::pair{"cloudProviderError", r::kBackoffCloudProviderError}}) {
+    add(Row(std::string("ScaleUpGroupInBackoffCode_") + code, kUnsched)
+            .Ca()
+            .Group("eks-tikv-ng", false, true, code)
+            .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+            .Now(At("10:05:00"))
+            .Expect(S::kUnscheduled, C::kCapacity, why, t0, code));
+  }
+  // A code podwait does not know is `other`, never a label value of its own.
+  add(Row("ScaleUpGroupInBackoffUnknownCode", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "VM_EXTERNAL_IP_ACCESS_POLICY_CONSTRAINT", "policy")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kBackoffOther, t0,
+                  "VM_EXTERNAL_IP_ACCESS_POLICY_CONSTRAINT: policy"));
+  // Only the message (a provider that writes no code): the reason stays scale_up_backoff.
+  add(Row("ScaleUpGroupInBackoffMessageOnly", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "", "Could not launch On-Demand Instances.")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpBackoff, t0,
+                  "(Could not launch On-Demand Instances.)"));
   // GKE: the event names the group by a www.googleapis.com URL, the ConfigMap by a
   // content.googleapis.com one; the last path segment matches them.
   add(Row("ScaleUpGkeGroupInBackoffAcrossUrlHosts", kUnsched)

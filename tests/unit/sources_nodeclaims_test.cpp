@@ -78,7 +78,8 @@ TEST(ParseNodeClaim, WithoutANameIsAnError) {
 }
 
 TEST(ParseNodeClaimFailure, InsufficientCapacityWithoutKarpentersPrefix) {
-  std::optional<NodeClaimFailure> f = ParseNodeClaimFailure(Load("event-insufficient-capacity.json"));
+  std::optional<NodeClaimFailure> f =
+      ParseNodeClaimFailure(Load("event-insufficient-capacity.json"));
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->nodeclaim, "default-x9q2w");
   EXPECT_EQ(f->reason, "InsufficientCapacityError");
@@ -141,7 +142,8 @@ TEST(NodeClaimStore, KeepsTheNewestFailurePerClaimAndABoundedNumber) {
   store.AddFailure({"a", "NodeClassNotReady", "old", 10});
   EXPECT_EQ(store.View()->FailureOf("a")->message, "new");
   for (size_t i = 0; i < NodeClaimStore::kMaxFailures + 10; ++i) {
-    store.AddFailure({"c" + std::to_string(i), "InsufficientCapacityError", "", Timestamp(100 + i)});
+    store.AddFailure(
+        {"c" + std::to_string(i), "InsufficientCapacityError", "", Timestamp(100 + i)});
   }
   EXPECT_EQ(store.FailureCount(), NodeClaimStore::kMaxFailures);
   EXPECT_EQ(store.View()->FailureOf("a"), nullptr);  // the oldest went first
