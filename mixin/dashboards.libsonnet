@@ -236,6 +236,18 @@ local g = import 'lib/grafana.libsonnet';
                        's',
                        g.targets([['max by (class) (%s{%s})' % [r.oldest, s], '{{class}}']]),
                        overrides=classOverrides(), legendTable=true),
+          g.timeseries('Scale-up stage',
+                       'Pods in class scale_up by reason: the stage of the node being added for '
+                       + 'them. cluster-autoscaler: scale_up_in_progress. Karpenter: the nominated '
+                       + "NodeClaim's stage, karpenter_launching (the instance is being bought), "
+                       + 'karpenter_registering (its node has not joined), karpenter_initializing '
+                       + '(the node joined, its daemons or startup taints are not done), '
+                       + 'karpenter_nominated (the node is up). A line that stays in registering or '
+                       + 'initializing is a node stuck joining, not a slow purchase.',
+                       'short',
+                       g.targets([['count by (reason) (podwait_pod_waiting_seconds{%s, class="scale_up"})' % s,
+                                   '{{reason}}']]),
+                       w=24, h=7, stacked=true, legendTable=true),
           g.stateTimeline('PD and TiKV readiness',
                           "Readiness of each TiDB cluster's dependencies as podwait sees them: PD "
                           + '(has a leader; initialized for TiDB) and TiKV (a store is Up). A gap '

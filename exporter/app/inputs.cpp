@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "exporter/sources/events.h"
+#include "exporter/sources/nodeclaims.h"
 #include "exporter/sources/pods.h"
 #include "exporter/sources/reflector_options.h"
 #include "exporter/sources/tidbcluster_source.h"
@@ -101,6 +102,29 @@ ReflectorHandler& VolumeHandler(InputContext& ctx, const ReflectorOptions&) {
   return Keep<VolumeSource>(ctx, ctx.pipeline.volumes());
 }
 
+// Karpenter's NodeClaims are cluster-scoped: read unless the autoscaler mode rules Karpenter out,
+// and only when every namespace is watched (--namespaces empty: the modes with a ClusterRole).
+bool NodeClaimsEnabled(const InputContext& ctx) {
+  return ctx.pipeline.options().autoscaler_mode.MayUse(AutoscalerKind::kKarpenter) &&
+         ctx.config.namespaces.empty();
+}
+
+std::vector<ReflectorOptions> NodeClaimReflectors(const Config& config) {
+  return {NodeClaimReflectorOptions(config)};
+}
+
+ReflectorHandler& NodeClaimHandler(InputContext& ctx, const ReflectorOptions&) {
+  return Keep<NodeClaimSource>(ctx, ctx.pipeline.nodeclaims());
+}
+
+std::vector<ReflectorOptions> NodeClaimEventReflectors(const Config& config) {
+  return {NodeClaimEventReflectorOptions(config)};
+}
+
+ReflectorHandler& NodeClaimEventHandler(InputContext& ctx, const ReflectorOptions&) {
+  return Keep<NodeClaimEventSource>(ctx, ctx.pipeline.nodeclaims(), ctx.clock);
+}
+
 constexpr InputSource kInputs[] = {
     {"pods", "/api/v1", Always, PodReflectorOptions, PodHandler},
     {"events", "/api/v1", Always, EventReflectorOptions, EventHandler},
@@ -110,6 +134,8 @@ constexpr InputSource kInputs[] = {
     {"configmaps", "/api/v1", CaStatusEnabled, CaStatusReflectors, CaStatusHandler},
     {"persistentvolumeclaims", "/api/v1", VolumesEnabled, ClaimReflectorOptions, ClaimHandler},
     {"persistentvolumes", "/api/v1", VolumesEnabled, VolumeReflectorOptions, VolumeHandler},
+    {"nodeclaims", kNodeClaimApi, NodeClaimsEnabled, NodeClaimReflectors, NodeClaimHandler},
+    {"events", "/api/v1", NodeClaimsEnabled, NodeClaimEventReflectors, NodeClaimEventHandler},
 };
 
 }  // namespace

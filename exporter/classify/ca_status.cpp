@@ -8,7 +8,35 @@
 namespace podwait {
 namespace {
 
-constexpr size_t kMaxReasonLength = 200;
+constexpr size_t kMaxCodeLength = 64;
+constexpr size_t kMaxMessageLength = 300;
+
+// Error codes of node group backoffs (backoffInfo.errorCode) and the reason each gives. The
+// codes are the cloud providers' InstanceErrorInfo codes (cluster-autoscaler
+// cloudprovider/gce/autoscaling_gce_client.go, cloudprovider/aws/auto_scaling_groups.go,
+// cloudprovider/azure/azure_scale_set.go) and clusterstate's own FailedScaleUpReason
+// (metrics/metrics.go: cloudProviderError, apiCallError, timeout).
+struct BackoffCode {
+  std::string_view code;
+  std::string_view reason;
+  bool prefix = false;  // code is a prefix (RESERVATION_NOT_FOUND, RESERVATION_NOT_READY, ...)
+};
+constexpr BackoffCode kBackoffCodes[] = {
+    {"QUOTA_EXCEEDED", reason::kBackoffQuotaExceeded},
+    {"QuotaExceeded", reason::kBackoffQuotaExceeded},
+    {"LimitExceeded", reason::kBackoffQuotaExceeded},
+    {"RESOURCE_POOL_EXHAUSTED", reason::kBackoffStockout},
+    {"ZONE_RESOURCE_POOL_EXHAUSTED", reason::kBackoffStockout},
+    {"INSUFFICIENT_CAPACITY", reason::kBackoffStockout},
+    {"placeholder-cannot-be-fulfilled", reason::kBackoffStockout},
+    {"IP_SPACE_EXHAUSTED", reason::kBackoffIpSpaceExhausted},
+    {"PERMISSIONS_ERROR", reason::kBackoffPermissions},
+    {"INVALID_RESERVATION", reason::kBackoffReservation},
+    {"RESERVATION_", reason::kBackoffReservation, true},
+    {"timeout", reason::kBackoffTimeout},
+    {"cloudProviderError", reason::kBackoffCloudProviderError},
+    {"apiCallError", reason::kBackoffCloudProviderError},
+};
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -110,9 +138,12 @@ CaStatusParse ParseYaml(std::string_view text) {
         YAML::Node up = Child(g, "scaleUp");
         SetScaleUp(&ng, Scalar(Child(up, "status")));
         YAML::Node info = Child(up, "backoffInfo");
-        std::string code = Scalar(Child(info, "errorCode"));
-        ng.backoff_reason = !code.empty() ? code : Scalar(Child(info, "errorMessage"));
-        if (ng.backoff_reason.size() > kMaxReasonLength) ng.backoff_reason.resize(kMaxReasonLength);
+        ng.backoff_code = Scalar(Child(info, "errorCode"));
+        ng.backoff_message = Scalar(Child(info, "errorMessage"));
+        if (ng.backoff_code.size() > kMaxCodeLength) ng.backoff_code.resize(kMaxCodeLength);
+        if (ng.backoff_message.size() > kMaxMessageLength) {
+          ng.backoff_message.resize(kMaxMessageLength);
+        }
         st.node_groups.push_back(std::move(ng));
       }
     } else if (groups.IsDefined() && !groups.IsNull()) {
@@ -133,6 +164,14 @@ CaStatusParse ParseCaStatus(std::string_view status) {
   if (t.empty()) return CaStatusParse{std::nullopt, "status is empty"};
   if (t.starts_with("Cluster-autoscaler status at")) return ParseText(t);
   return ParseYaml(t);
+}
+
+std::string_view BackoffReason(std::string_view code) {
+  if (code.empty()) return reason::kScaleUpBackoff;
+  for (const BackoffCode& c : kBackoffCodes) {
+    if (c.prefix ? code.starts_with(c.code) : code == c.code) return c.reason;
+  }
+  return reason::kBackoffOther;
 }
 
 void ApplyCaStatus(const CaStatus& status, AutoscalerState* state) {

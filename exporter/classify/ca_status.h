@@ -18,6 +18,7 @@
 
 #include "exporter/common/result.h"
 #include "exporter/model/types.h"
+#include "exporter/model/vocabulary.h"
 
 namespace podwait {
 
@@ -39,6 +40,11 @@ struct CaStatusReading {
   bool configmap_present = false;
   std::shared_ptr<const CaStatus> status;  // nullptr: no ConfigMap, no status key, or unparsable
 };
+
+// The reason of a pod whose node group is in backoff with this backoffInfo.errorCode: one of a
+// fixed set (quota, stockout, IP space, permissions, reservation, timeout, cloud provider error),
+// scale_up_backoff without a code (the text format), backoff_other for a code not in the set.
+std::string_view BackoffReason(std::string_view code);
 
 // Copies what classification needs into `state`: node groups and the cluster-wide backoff.
 void ApplyCaStatus(const CaStatus& status, AutoscalerState* state);

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "exporter/classify/autoscaler.h"
+#include "exporter/classify/ca_status.h"
 #include "exporter/classify/messages.h"
 #include "exporter/classify/volumes.h"
 #include "exporter/common/time_format.h"
@@ -233,6 +234,16 @@ const NodeGroupStatus* FindGroup(const AutoscalerState& as, std::string_view nam
   return nullptr;
 }
 
+// "node group eks-tikv-ng in scale-up backoff (QUOTA_EXCEEDED: Quota 'CPUS' exceeded ...)"
+std::string BackoffEvidence(std::string_view group, const NodeGroupStatus& st) {
+  std::string detail = st.backoff_code;
+  if (!st.backoff_message.empty()) {
+    detail += (detail.empty() ? "" : ": ") + st.backoff_message;
+  }
+  return "node group " + std::string(group) + " in scale-up backoff" +
+         (detail.empty() ? "" : " (" + detail + ")");
+}
+
 // What the scheduler says, as a whole: resource shortage (more nodes like the ones that exist
 // would fit), constraints (the pod's own requirements exclude every node), or unknown.
 enum class FitVerdict : uint8_t { kResource, kConstraint, kUnknown };
@@ -322,6 +333,81 @@ Classification FromKarpenterFailure(Timestamp start, const std::vector<Karpenter
                  con != nullptr ? con->reason : r::kUnschedulableOther, start, evidence);
 }
 
+// The reason of a launch failure Karpenter reported on a NodeClaim (an event reason of
+// karpenter's pkg/events/reason.go).
+std::string_view LaunchFailureReason(std::string_view event_reason) {
+  if (event_reason == "InsufficientCapacityError") return r::kKarpenterInsufficientCapacity;
+  if (event_reason == "NodeClassNotReady") return r::kKarpenterNodeClassNotReady;
+  return r::kKarpenterLaunchFailed;
+}
+
+// A Launched condition that is not True because launching failed: False, or Unknown with a
+// reason other than the one every condition starts with (operatorpkg's AwaitingReconciliation;
+// karpenter's lifecycle/launch.go writes LaunchFailed or the cloud provider's own reason).
+bool LaunchFailing(const NodeClaimCondition& launched) {
+  if (launched.status == ConditionStatus::kFalse) return true;
+  return launched.status == ConditionStatus::kUnknown && !launched.reason.empty() &&
+         launched.reason != "AwaitingReconciliation";
+}
+
+struct NodeClaimStageInfo {
+  NodeClaimStage stage;
+  std::string_view reason;  // the pod's reason while its NodeClaim is in this stage
+  std::string_view doing;   // for the evidence
+};
+constexpr NodeClaimStageInfo kNodeClaimStages[] = {
+    {NodeClaimStage::kLaunched, r::kKarpenterLaunching, "launching"},
+    {NodeClaimStage::kRegistered, r::kKarpenterRegistering, "registering its node"},
+    {NodeClaimStage::kInitialized, r::kKarpenterInitializing, "initializing its node"},
+};
+
+// "NodeClaim default-x9q2w Registered=Unknown NodeNotFound: Node not registered with cluster"
+std::string NodeClaimEvidence(const NodeClaimFacts& nc, NodeClaimStage stage) {
+  const NodeClaimCondition& c = nc.Condition(stage);
+  std::string_view status = c.status == ConditionStatus::kFalse ? "False" : "Unknown";
+  std::string out = "NodeClaim " + nc.name + " " +
+                    std::string(kNodeClaimStageConditions[static_cast<size_t>(stage)]) + "=" +
+                    std::string(status);
+  if (!c.reason.empty()) out += " " + c.reason;
+  if (!c.message.empty()) out += ": " + c.message;
+  return out;
+}
+
+// The pod is nominated to a NodeClaim podwait watches: the NodeClaim's first stage that is not
+// done says what the wait is (docs/DESIGN.md §4). A NodeClaim Karpenter deleted after a launch
+// failure it reported makes the pod `capacity` with that failure; one gone without a reported
+// failure leaves the pod to its own messages (nullopt). `since`: the first nomination.
+std::optional<Classification> FromNodeClaim(const Context& ctx, Timestamp start,
+                                            const NodeClaimView& claims, const std::string& name,
+                                            Timestamp since, const EventRecord& e) {
+  const NodeClaimFacts* nc = claims.Find(name);
+  if (nc == nullptr || nc->deleting) {
+    const NodeClaimFailure* failed = claims.FailureOf(name);
+    if (failed == nullptr) return std::nullopt;
+    return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, LaunchFailureReason(failed->reason),
+                   start,
+                   "NodeClaim " + name + " " + failed->reason + ": " + failed->message + "; " +
+                       EventEvidence(e));
+  }
+  for (const NodeClaimStageInfo& s : kNodeClaimStages) {
+    const NodeClaimCondition& c = nc->Condition(s.stage);
+    if (c.status == ConditionStatus::kTrue) continue;
+    std::string evidence = NodeClaimEvidence(*nc, s.stage) + "; " + EventEvidence(e);
+    if (s.stage == NodeClaimStage::kLaunched && LaunchFailing(c)) {
+      return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kKarpenterLaunchFailed, start,
+                     std::move(evidence));
+    }
+    if (Past(ctx, since, ctx.opt.provision_timeout)) {
+      return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpTimeout, start,
+                     "nominated " + std::string(kAgo) + ", NodeClaim still " +
+                         std::string(s.doing) + "; " + evidence,
+                     since);
+    }
+    return Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, s.reason, start, std::move(evidence));
+  }
+  return std::nullopt;  // its node is up: the nomination's own rule decides
+}
+
 // The autoscaler's latest verdict on the pod (a scale-up triggered, a nomination, a refusal);
 // nullopt when its message cannot be read.
 std::optional<Classification> FromAutoscalerVerdict(const Context& ctx, Timestamp start,
@@ -333,10 +419,8 @@ std::optional<Classification> FromAutoscalerVerdict(const Context& ctx, Timestam
       for (const auto& g : *groups) {
         const NodeGroupStatus* st = FindGroup(ctx.autoscaler, g.name);
         if (st != nullptr && st->backoff) {
-          return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpBackoff, start,
-                         "node group " + g.name + " in scale-up backoff" +
-                             (st->backoff_reason.empty() ? "" : " (" + st->backoff_reason + ")") +
-                             "; " + EventEvidence(e));
+          return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, BackoffReason(st->backoff_code),
+                         start, BackoffEvidence(g.name, *st) + "; " + EventEvidence(e));
         }
       }
     }
@@ -353,6 +437,15 @@ std::optional<Classification> FromAutoscalerVerdict(const Context& ctx, Timestam
     // Karpenter repeats the nomination while the pod waits for the same NodeClaim (same
     // message: `count` and `last` grow), so the wait on it is measured from `first`.
     Timestamp since = e.first != 0 ? e.first : e.last;
+    const NodeClaimView* claims = ctx.autoscaler.nodeclaims.get();
+    std::optional<KarpenterNomination> nominated = ParseKarpenterNominated(e.message);
+    if (claims != nullptr && claims->synced && nominated && nominated->kind == "nodeclaim") {
+      const NodeClaimFacts* nc = claims->Find(nominated->name);
+      if (nc == nullptr || nc->deleting ||
+          nc->Condition(NodeClaimStage::kInitialized).status != ConditionStatus::kTrue) {
+        return FromNodeClaim(ctx, start, *claims, nominated->name, since, e);
+      }
+    }
     if (Past(ctx, since, timeout)) {
       return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kScaleUpTimeout, start,
                      "nominated " + std::string(kAgo) + ", still unscheduled; " + EventEvidence(e),

@@ -8,11 +8,13 @@
 namespace podwait {
 namespace {
 
-// What the autoscalers' presence is read from: the CA status ConfigMap and the last event each
-// autoscaler wrote (kept by the event store as events arrive).
-AutoscalerSignals SignalsOf(const EventStore& events, bool ca_status_configmap) {
+// What the autoscalers' presence is read from: the CA status ConfigMap, Karpenter's NodeClaims
+// and the last event each autoscaler wrote (kept by the event store as events arrive).
+AutoscalerSignals SignalsOf(const EventStore& events, bool ca_status_configmap,
+                            const NodeClaimView& nodeclaims) {
   AutoscalerSignals signals;
   signals.status_object[AutoscalerKind::kClusterAutoscaler] = ca_status_configmap;
+  signals.status_object[AutoscalerKind::kKarpenter] = !nodeclaims.claims.empty();
   signals.last_event = events.LastAutoscalerEvents();
   return signals;
 }
@@ -62,8 +64,14 @@ AutoscalerState Pipeline::Autoscaler(Timestamp now) const {
     std::lock_guard<std::mutex> lock(ca_mu_);
     ca = ca_status_;
   }
-  return MakeAutoscalerState(options().autoscaler_mode, SignalsOf(events_, ca.configmap_present),
-                             ca.status.get(), now);
+  std::shared_ptr<const NodeClaimView> nodeclaims = nodeclaims_.View();
+  AutoscalerState state = MakeAutoscalerState(options().autoscaler_mode,
+                                              SignalsOf(events_, ca.configmap_present, *nodeclaims),
+                                              ca.status.get(), now);
+  if (options().autoscaler_mode.MayUse(AutoscalerKind::kKarpenter)) {
+    state.nodeclaims = std::move(nodeclaims);
+  }
+  return state;
 }
 
 void Pipeline::DiscoverClusters() { registry_.SetPodClusters(pods_.Clusters()); }

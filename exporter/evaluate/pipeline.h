@@ -20,6 +20,7 @@
 #include "exporter/state/cluster_registry.h"
 #include "exporter/state/dependency_store.h"
 #include "exporter/state/event_store.h"
+#include "exporter/state/nodeclaim_store.h"
 #include "exporter/state/pod_store.h"
 #include "exporter/state/tidbcluster_store.h"
 #include "exporter/state/v2_store.h"
@@ -45,6 +46,7 @@ class Pipeline {
   VolumeStore& volumes() { return volumes_; }
   const ClusterRegistry& registry() const { return registry_; }
   DependencyStore& dependencies() { return dependencies_; }
+  NodeClaimStore& nodeclaims() { return nodeclaims_; }
   const DependencyStore& dependencies() const { return dependencies_; }
 
   // The cluster-autoscaler status ConfigMap as last read (sources/ca_status_source.h).
@@ -75,6 +77,7 @@ class Pipeline {
   VolumeStore volumes_;
   ClusterRegistry registry_;
   DependencyStore dependencies_;
+  NodeClaimStore nodeclaims_;
   Evaluator evaluator_;
   ChangeFeed feed_;               // Evaluate()'s thread only
   uint64_t volumes_version_ = 0;  // Evaluate()'s thread only

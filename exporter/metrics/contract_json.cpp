@@ -119,6 +119,8 @@ void WriteAutoscalers(Writer& w) {
       Key(w, "name", r.name);
       Verbs(w, !r.name.empty());
       Key(w, "why", r.why);
+      w.Key("clusterScoped");
+      w.Bool(r.cluster_scoped);
       w.EndObject();
     }
     w.EndArray();

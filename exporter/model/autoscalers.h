@@ -25,6 +25,8 @@ struct ResourceAccess {
   std::string_view namespace_;
   std::string_view name;
   std::string_view why;
+  // A cluster-scoped resource (read only when every namespace is watched).
+  bool cluster_scoped = false;
 };
 
 struct AutoscalerInfo {
@@ -61,7 +63,13 @@ inline constexpr std::string_view kKarpenterSourcePrefixes[] = {"eks-auto-mode"}
 inline constexpr std::string_view kKarpenterVerdicts[] = {"Nominated", "NominatedMachine",
                                                           "FailedScheduling"};
 inline constexpr ResourceAccess kKarpenterResources[] = {
-    {"", "events", "", "", "Nominated/FailedScheduling events on pods"},
+    {"", "events", "", "",
+     "Nominated/FailedScheduling events on pods; launch failures (InsufficientCapacityError, "
+     "NodeClassNotReady) on NodeClaims"},
+    {"karpenter.sh", "nodeclaims", "", "",
+     "NodeClaims (karpenter.sh/v1): whether a nominated pod's node is launching, registering or "
+     "initializing",
+     true},
 };
 inline constexpr std::span<const std::string_view> kNothing;
 }  // namespace autoscaler_rows

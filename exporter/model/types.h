@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -208,8 +209,64 @@ struct NodeGroupStatus {
   std::string name;
   bool scale_up_in_progress = false;
   bool backoff = false;
-  std::string backoff_reason;  // e.g. "QuotaExceeded", free text from the ConfigMap
+  // backoffInfo of the YAML format (CA >= 1.30; the text format has neither): the cloud
+  // provider's error code (QUOTA_EXCEEDED, RESOURCE_POOL_EXHAUSTED, ...) and its message.
+  std::string backoff_code;
+  std::string backoff_message;
   bool operator==(const NodeGroupStatus&) const = default;
+};
+
+// A Karpenter NodeClaim (karpenter.sh/v1) as the classifier reads it: the stages of bringing its
+// node up (its Launched, Registered and Initialized conditions, karpenter's
+// pkg/apis/v1/nodeclaim_status.go) and its node pool.
+enum class NodeClaimStage : uint8_t { kLaunched, kRegistered, kInitialized };
+inline constexpr std::string_view kNodeClaimStageConditions[] = {"Launched", "Registered",
+                                                                 "Initialized"};
+
+struct NodeClaimCondition {
+  ConditionStatus status = ConditionStatus::kUnknown;  // absent: Unknown
+  std::string reason;                                  // NodeNotFound, LaunchFailed, ...
+  std::string message;                                 // bounded length
+  Timestamp since = 0;                                 // lastTransitionTime
+  bool operator==(const NodeClaimCondition&) const = default;
+};
+
+struct NodeClaimFacts {
+  std::string name;
+  std::string nodepool;  // label karpenter.sh/nodepool
+  std::string node_name;
+  Timestamp created = 0;
+  bool deleting = false;                     // deletionTimestamp set
+  std::array<NodeClaimCondition, 3> stages;  // by NodeClaimStage
+  const NodeClaimCondition& Condition(NodeClaimStage s) const {
+    return stages[static_cast<size_t>(s)];
+  }
+  bool operator==(const NodeClaimFacts&) const = default;
+};
+
+// A launch failure Karpenter reported in an event on a NodeClaim before deleting it
+// (InsufficientCapacityError, NodeClassNotReady: karpenter pkg/controllers/nodeclaim/lifecycle/).
+struct NodeClaimFailure {
+  std::string nodeclaim;
+  std::string reason;   // the event's reason
+  std::string message;  // bounded length
+  Timestamp at = 0;
+  bool operator==(const NodeClaimFailure&) const = default;
+};
+
+// The NodeClaims podwait watches, by name, and the launch failures of recent ones.
+struct NodeClaimView {
+  bool synced = false;  // the NodeClaim list arrived: a name not listed is gone
+  std::map<std::string, NodeClaimFacts, std::less<>> claims;
+  std::map<std::string, NodeClaimFailure, std::less<>> failures;
+  const NodeClaimFacts* Find(std::string_view name) const {
+    auto it = claims.find(name);
+    return it == claims.end() ? nullptr : &it->second;
+  }
+  const NodeClaimFailure* FailureOf(std::string_view name) const {
+    auto it = failures.find(name);
+    return it == failures.end() ? nullptr : &it->second;
+  }
 };
 
 struct AutoscalerState {
@@ -218,6 +275,9 @@ struct AutoscalerState {
   bool forced_none = false;                  // --autoscaler=none
   std::vector<NodeGroupStatus> node_groups;  // from the CA status ConfigMap
   bool cluster_scale_up_backoff = false;     // cluster-wide ScaleUp: Backoff
+  // Karpenter's NodeClaims; nullptr when they are not watched. Compared by pointer: the store
+  // hands out a new view only when a NodeClaim or a launch failure changed.
+  std::shared_ptr<const NodeClaimView> nodeclaims;
   // That autoscaler counts: detected and not switched off by --autoscaler=none.
   bool Present(AutoscalerKind k) const { return !forced_none && detected[k]; }
   bool Any() const {

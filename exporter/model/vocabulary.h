@@ -137,7 +137,21 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kMaxClusterSize, "max_cluster_size", kCapacity)                                             \
   X(kNodepoolLimit, "nodepool_limit", kCapacity) /* Karpenter spec.limits */                    \
   X(kScaleUpBackoff, "scale_up_backoff", kCapacity)                                             \
+  /* a node group in backoff, by its backoffInfo.errorCode (CA >= 1.30; ca_status.h) */         \
+  X(kBackoffQuotaExceeded, "backoff_quota_exceeded", kCapacity)                                 \
+  X(kBackoffStockout, "backoff_stockout", kCapacity)                                            \
+  X(kBackoffIpSpaceExhausted, "backoff_ip_space_exhausted", kCapacity)                          \
+  X(kBackoffPermissions, "backoff_permissions", kCapacity)                                      \
+  X(kBackoffReservation, "backoff_reservation", kCapacity)                                      \
+  X(kBackoffTimeout, "backoff_timeout", kCapacity)                                              \
+  X(kBackoffCloudProviderError, "backoff_cloud_provider_error", kCapacity)                      \
+  X(kBackoffOther, "backoff_other", kCapacity)                                                  \
   X(kScaleUpTimeout, "scale_up_timeout", kCapacity)                                             \
+  /* Karpenter could not launch the pod's NodeClaim: the cloud has no capacity of the chosen    \
+     instance types, its NodeClass is not ready, or the launch keeps failing */                 \
+  X(kKarpenterInsufficientCapacity, "karpenter_insufficient_capacity", kCapacity)               \
+  X(kKarpenterNodeClassNotReady, "karpenter_nodeclass_not_ready", kCapacity)                    \
+  X(kKarpenterLaunchFailed, "karpenter_launch_failed", kCapacity)                               \
   /* unscheduled: more nodes cannot fix it */                                                   \
   X(kNodeAffinity, "node_affinity", kConstraints)                                               \
   X(kUntoleratedTaint, "untolerated_taint", kConstraints)                                       \
@@ -156,6 +170,11 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   /* unscheduled: an autoscaler is adding capacity */                                           \
   X(kScaleUpInProgress, "scale_up_in_progress", kScaleUp)                                       \
   X(kKarpenterNominated, "karpenter_nominated", kScaleUp)                                       \
+  /* the stage of the pod's NodeClaim: the instance is being bought, its node is joining        \
+     the cluster, its node is starting (startup taints, daemons) */                             \
+  X(kKarpenterLaunching, "karpenter_launching", kScaleUp)                                       \
+  X(kKarpenterRegistering, "karpenter_registering", kScaleUp)                                   \
+  X(kKarpenterInitializing, "karpenter_initializing", kScaleUp)                                 \
   /* unscheduled: nobody has decided yet */                                                     \
   X(kAwaitingDecision, "awaiting_decision", kScheduling)                                        \
   X(kNoSchedulerDecision, "no_scheduler_decision", kScheduling)                                 \

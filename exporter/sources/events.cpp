@@ -43,7 +43,14 @@ Result<ParsedEvent> ParseEvent(const rapidjson::Value& object, const EventParseO
   const std::string_view kind = Str(target, "kind");
   result.relevant = (kind.empty() || kind == "Pod") && IsRelevantEventReason(ev.reason);
   if (!result.relevant) return R::Ok(std::move(result));
+  ReadEventDetails(object, options, &ev);
+  return R::Ok(std::move(result));
+}
 
+void ReadEventDetails(const rapidjson::Value& object, const EventParseOptions& options,
+                      EventRecord* event) {
+  EventRecord& ev = *event;
+  const rapidjson::Value* meta = Object(&object, "metadata");
   std::string_view message = Str(&object, "message");
   if (message.empty()) message = Str(&object, "note");
   ev.message = BoundedText(message, options.max_message_bytes);
@@ -72,7 +79,6 @@ Result<ParsedEvent> ParseEvent(const rapidjson::Value& object, const EventParseO
   if (count <= 0) count = Int(&object, "deprecatedCount");
   ev.count = static_cast<int32_t>(std::clamp<int64_t>(count, 1, INT32_MAX));
   NormalizeEvent(&ev);
-  return R::Ok(std::move(result));
 }
 
 EventSource::EventSource(EventStore& store, const PodStore* pods, const Clock& clock,

@@ -62,6 +62,11 @@ struct ParsedEvent {
 Result<ParsedEvent> ParseEvent(const rapidjson::Value& object,
                                const EventParseOptions& options = {});
 
+// Pure: the message, source, times and count of an event of any object (ParseEvent's rules) into
+// *event; the event's identity (uid, involved object, reason) is the caller's.
+void ReadEventDetails(const rapidjson::Value& object, const EventParseOptions& options,
+                      EventRecord* event);
+
 // Keeps an EventStore current from an event reflector (fieldSelector=involvedObject.kind=Pod).
 // With a pod store, events of pods unknown to it are pruned after a grace period (at each list
 // end, and at most once a minute while watching). Called only from its reflector's thread.

@@ -4,6 +4,13 @@
 #include "exporter/kube/watch_protocol.h"
 
 namespace podwait {
+
+ConditionStatus ParseConditionStatus(std::string_view s) {
+  if (s == "True") return ConditionStatus::kTrue;
+  if (s == "False") return ConditionStatus::kFalse;
+  return ConditionStatus::kUnknown;
+}
+
 namespace {
 
 using json::Array;
@@ -11,12 +18,6 @@ using json::Member;
 using json::Object;
 using json::Str;
 using json::Time;
-
-ConditionStatus ParseConditionStatus(std::string_view s) {
-  if (s == "True") return ConditionStatus::kTrue;
-  if (s == "False") return ConditionStatus::kFalse;
-  return ConditionStatus::kUnknown;
-}
 
 // The pod conditions classification reads; others (DisruptionTarget, readiness gates) are not
 // kept, to keep records small. PodReadyToStartContainers (PodHasNetwork before 1.29) is kept only

@@ -49,6 +49,9 @@ Result<PodRecord> ParsePod(const rapidjson::Value& object, const PodParseOptions
 // and the claims of volumes[].
 const std::vector<std::string>& PodSkippedFields();
 
+// "True", "False"; anything else is Unknown.
+ConditionStatus ParseConditionStatus(std::string_view s);
+
 // Cuts `text` to at most max_bytes without splitting a UTF-8 sequence.
 std::string BoundedText(std::string_view text, size_t max_bytes);
 

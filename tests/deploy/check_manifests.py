@@ -41,9 +41,12 @@ def expected_grants(contract):
     watched |= {(v2["apiGroup"], k["resource"], "*", v)
                 for k in v2["kinds"] for v in v2["verbs"]}
     named = set()  # one named object each, in its own namespace
+    cluster_scoped = set()  # read only when every namespace is watched: not in namespaced mode
     for a in contract["autoscalers"]:
         for r in a["resources"]:
-            if r["name"]:
+            if r.get("clusterScoped"):
+                cluster_scoped |= {(r["apiGroup"], r["resource"], "*", v) for v in r["verbs"]}
+            elif r["name"]:
                 named |= {(r["namespace"], r["apiGroup"], r["resource"], r["name"], v)
                           for v in r["verbs"]}
             else:
@@ -53,9 +56,9 @@ def expected_grants(contract):
     volumes = {(r["apiGroup"], r["resource"], "*", v)
                for r in contract["volumes"]["resources"] for v in r["verbs"]}
     return {
-        "standalone": {("cluster",) + r for r in watched | volumes} | named,
+        "standalone": {("cluster",) + r for r in watched | cluster_scoped | volumes} | named,
         "namespaced": {(WATCHED_NS,) + r for r in watched} | named,
-        "sidecar": {("cluster",) + r for r in watched | volumes} | named,
+        "sidecar": {("cluster",) + r for r in watched | cluster_scoped | volumes} | named,
     }
 
 

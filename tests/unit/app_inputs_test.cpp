@@ -31,11 +31,49 @@ TEST(Inputs, RowsFollowTheFlags) {
   config.ca_status_enabled = true;
   config.autoscaler = "auto";
   EXPECT_THAT(Enabled(config), ElementsAre("pods", "events", "tidbclusters", "<v2 resources>",
-                                           "configmaps"));
+                                           "configmaps", "nodeclaims", "events"));
   config.tidbcluster_enabled = false;
   config.v2_enabled = false;
   config.autoscaler = "karpenter";  // Karpenter writes no status ConfigMap
-  EXPECT_THAT(Enabled(config), ElementsAre("pods", "events"));
+  EXPECT_THAT(Enabled(config), ElementsAre("pods", "events", "nodeclaims", "events"));
+  config.autoscaler = "cluster-autoscaler";  // no NodeClaims
+  EXPECT_THAT(Enabled(config), ElementsAre("pods", "events", "configmaps"));
+  // NodeClaims are cluster-scoped: not read when only some namespaces are watched.
+  config.autoscaler = "auto";
+  config.namespaces = {"a"};
+  EXPECT_THAT(Enabled(config), ElementsAre("pods", "events", "configmaps"));
+}
+
+// The NodeClaim rows write the Pipeline's NodeClaim store: the NodeClaims and the launch
+// failures of the events of NodeClaims.
+TEST(Inputs, NodeClaimRowsWriteThePipelinesNodeClaimStore) {
+  Config config;
+  FakeClock clock(1'700'000'000'000);
+  Pipeline pipeline(config, clock);
+  std::vector<std::unique_ptr<ReflectorHandler>> handlers;
+  std::unique_ptr<CaStatusSource> ca_status;
+  InputContext ctx{config, pipeline, clock, handlers, ca_status, {}};
+  const InputSource& claims = InputSources()[5];
+  ASSERT_EQ(claims.resource, "nodeclaims");
+  ReflectorHandler& h = claims.handler(ctx, claims.reflectors(config)[0]);
+  rapidjson::Document doc;
+  doc.Parse(R"({"metadata":{"name":"default-x9q2w"},"status":{"conditions":[
+      {"type":"Launched","status":"True"}]}})");
+  h.OnListBegin();
+  ASSERT_TRUE(h.OnListItem(doc));
+  h.OnListEnd("1");
+  EXPECT_NE(pipeline.nodeclaims().View()->Find("default-x9q2w"), nullptr);
+
+  const InputSource& events = InputSources()[6];
+  ASSERT_EQ(events.reflectors(config)[0].field_selector, "involvedObject.kind=NodeClaim");
+  ReflectorHandler& e = events.handler(ctx, events.reflectors(config)[0]);
+  doc.Parse(R"({"metadata":{"name":"x","namespace":"default"},
+      "involvedObject":{"kind":"NodeClaim","name":"default-x9q2w"},
+      "reason":"InsufficientCapacityError","message":"NodeClaim default-x9q2w event: no capacity",
+      "lastTimestamp":"2025-06-03T09:00:08Z"})");
+  ASSERT_TRUE(e.OnEvent(WatchEventType::kAdded, doc));
+  ASSERT_NE(pipeline.nodeclaims().View()->FailureOf("default-x9q2w"), nullptr);
+  EXPECT_EQ(pipeline.nodeclaims().View()->FailureOf("default-x9q2w")->message, "no capacity");
 }
 
 TEST(Inputs, OneHandlerPerReflectorWritingThePipeline) {

@@ -3,6 +3,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <string>
 
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/ca_status.h"
@@ -21,7 +24,7 @@ using ::testing::IsEmpty;
   return AllOf(Field("name", &NodeGroupStatus::name, name),
                Field("scale_up_in_progress", &NodeGroupStatus::scale_up_in_progress, in_progress),
                Field("backoff", &NodeGroupStatus::backoff, backoff),
-               Field("backoff_reason", &NodeGroupStatus::backoff_reason, why));
+               Field("backoff_code", &NodeGroupStatus::backoff_code, why));
 }
 
 // The old text format, as cluster-autoscaler's own clusterstate test writes it (tab-indented,
@@ -152,14 +155,56 @@ TEST(CaStatus, YamlBackoffMessageWithoutCodeAndClusterWideBackoff) {
       "    backoffInfo:\n      errorMessage: 'Could not launch On-Demand Instances. "
       "InsufficientInstanceCapacity'\n");
   ASSERT_TRUE(p.ok()) << p.error;
-  EXPECT_THAT(p.value->node_groups, ElementsAre(Group("eks-tikv-ng", false, true,
-                                                      "Could not launch On-Demand Instances. "
-                                                      "InsufficientInstanceCapacity")));
+  EXPECT_THAT(p.value->node_groups, ElementsAre(Group("eks-tikv-ng", false, true, "")));
+  EXPECT_EQ(p.value->node_groups[0].backoff_message,
+            "Could not launch On-Demand Instances. InsufficientInstanceCapacity");
   AutoscalerState state;
   ApplyCaStatus(*p.value, &state);
   EXPECT_TRUE(state.cluster_scale_up_backoff);
   ASSERT_EQ(state.node_groups.size(), 1u);
   EXPECT_TRUE(state.node_groups[0].backoff);
+}
+
+TEST(CaStatus, YamlBackoffKeepsCodeAndMessage) {
+  CaStatusParse p = ParseCaStatus(kYamlStatus);
+  ASSERT_TRUE(p.ok()) << p.error;
+  ASSERT_EQ(p.value->node_groups.size(), 3u);
+  EXPECT_EQ(p.value->node_groups[2].backoff_code, "QUOTA_EXCEEDED");
+  EXPECT_EQ(p.value->node_groups[2].backoff_message, "Instance creation failed due to quota");
+}
+
+// Backoff error codes are label values only through a fixed set; the rest are `other`.
+TEST(CaStatus, BackoffReasonIsAFixedSet) {
+  EXPECT_EQ(BackoffReason(""), reason::kScaleUpBackoff);
+  EXPECT_EQ(BackoffReason("QUOTA_EXCEEDED"), reason::kBackoffQuotaExceeded);
+  EXPECT_EQ(BackoffReason("IP_SPACE_EXHAUSTED"), reason::kBackoffIpSpaceExhausted);
+  EXPECT_EQ(BackoffReason("PERMISSIONS_ERROR"), reason::kBackoffPermissions);
+  EXPECT_EQ(BackoffReason("RESERVATION_CAPACITY_EXCEEDED"), reason::kBackoffReservation);
+  EXPECT_EQ(BackoffReason("timeout"), reason::kBackoffTimeout);
+  EXPECT_EQ(BackoffReason("apiCallError"), reason::kBackoffCloudProviderError);
+  EXPECT_EQ(BackoffReason("quota_exceeded"), reason::kBackoffOther);  // codes are exact
+  EXPECT_EQ(BackoffReason("x\n{evil}"), reason::kBackoffOther);
+  for (std::string_view code : {"", "QUOTA_EXCEEDED", "INSUFFICIENT_CAPACITY", "whatever"}) {
+    const ReasonInfo* info = FindReason(BackoffReason(code));
+    ASSERT_NE(info, nullptr) << code;
+    EXPECT_TRUE(info->classes.Contains(WaitClass::kCapacity)) << code;
+  }
+}
+
+// A real-shaped status ConfigMap of CA >= 1.30 (tests/fixtures/cluster-autoscaler/, README.md
+// there names the source it follows).
+TEST(CaStatus, FixtureYamlWithBackoffInfo) {
+  YAML::Node cm =
+      YAML::LoadFile(std::string(PODWAIT_SOURCE_DIR) +
+                     "/tests/fixtures/cluster-autoscaler/status-configmap-backoff.yaml");
+  CaStatusParse p = ParseCaStatus(cm["data"]["status"].as<std::string>());
+  ASSERT_TRUE(p.ok()) << p.error;
+  ASSERT_EQ(p.value->node_groups.size(), 2u);
+  const NodeGroupStatus& g = p.value->node_groups[1];
+  EXPECT_EQ(g.name, "eks-tikv-ng-7ac5e5f1");
+  EXPECT_TRUE(g.backoff);
+  EXPECT_EQ(BackoffReason(g.backoff_code), reason::kBackoffStockout);
+  EXPECT_EQ(g.backoff_message, "AWS cannot provision any more instances for this node group");
 }
 
 TEST(CaStatus, ApplyCopiesGroupsAndClusterBackoff) {
@@ -264,7 +309,7 @@ TEST(DetectAutoscaler, AutoFromConfigMapAndRecentEvents) {
 TEST(DetectAutoscaler, ForcedModesIgnoreSignals) {
   AutoscalerSignals all = Signals(true, kNow, kNow);
   AutoscalerState s;
-  s.node_groups.push_back({"grp", true, false, ""});
+  s.node_groups.push_back({"grp", true, false, "", ""});
   DetectAutoscaler(AutoscalerMode::kNone, all, kNow, &s);
   EXPECT_TRUE(s.forced_none);
   EXPECT_FALSE(s.Any());

@@ -320,9 +320,49 @@ struct Row {
     autoscaler.forced_none = true;
     return *this;
   }
-  Row& Group(std::string group, bool in_progress, bool backoff, std::string why = "") {
-    autoscaler.node_groups.push_back({std::move(group), in_progress, backoff, std::move(why)});
+  Row& Group(std::string group, bool in_progress, bool backoff, std::string code = "",
+             std::string message = "") {
+    autoscaler.node_groups.push_back(
+        {std::move(group), in_progress, backoff, std::move(code), std::move(message)});
     return *this;
+  }
+  // Karpenter's NodeClaims are watched and listed (a claim named by a nomination but not here
+  // is gone).
+  Row& NodeClaimsWatched() {
+    EditClaims();
+    return *this;
+  }
+  // A NodeClaim whose conditions Launched, Registered, Initialized have these statuses; the
+  // first that is not True has `reason` and `message`.
+  Row& NodeClaim(std::string claim, std::array<ConditionStatus, 3> stages, std::string why = "",
+                 std::string message = "", bool deleting = false) {
+    NodeClaimFacts nc;
+    nc.name = claim;
+    nc.nodepool = "default";
+    nc.deleting = deleting;
+    bool first = true;
+    for (size_t i = 0; i < 3; ++i) {
+      nc.stages[i].status = stages[i];
+      if (stages[i] != ConditionStatus::kTrue && first) {
+        nc.stages[i].reason = why;
+        nc.stages[i].message = message;
+        first = false;
+      }
+    }
+    EditClaims().claims.insert_or_assign(std::move(claim), std::move(nc));
+    return *this;
+  }
+  Row& LaunchFailure(std::string claim, std::string why, std::string message) {
+    EditClaims().failures.insert_or_assign(
+        claim, NodeClaimFailure{claim, std::move(why), std::move(message), At("10:00:08")});
+    return *this;
+  }
+  NodeClaimView& EditClaims() {
+    auto v = autoscaler.nodeclaims ? std::make_shared<NodeClaimView>(*autoscaler.nodeclaims)
+                                   : std::make_shared<NodeClaimView>();
+    v->synced = true;
+    autoscaler.nodeclaims = v;
+    return *v;
   }
   Row& ClusterBackoff() {
     autoscaler.cluster_scale_up_backoff = true;
@@ -401,12 +441,62 @@ std::vector<Row> Rows() {
           .Ev("FailedScheduling", "default-scheduler", kFit3Mem, At("10:00:01"), At("10:04:00"), 6)
           .Now(At("10:05:00"))
           .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
-  add(Row("ScaleUpGroupInBackoff", kUnsched)
+  // CA >= 1.30: the group's backoffInfo says why (a fixed set of reasons; the message is evidence).
+  add(Row("ScaleUpGroupInBackoffQuota", kUnsched)
           .Ca()
-          .Group("eks-tikv-ng", false, true, "QUOTA_EXCEEDED")
+          .Group("eks-tikv-ng", false, true, "QUOTA_EXCEEDED",
+                 "Instance 'eks-tikv-ng-40ce0341-t28s' creation failed: Quota 'CPUS' exceeded.")
           .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
           .Now(At("10:05:00"))
-          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpBackoff, t0, "QUOTA_EXCEEDED"));
+          .Expect(S::kUnscheduled, C::kCapacity, r::kBackoffQuotaExceeded, t0,
+                  "node group eks-tikv-ng in scale-up backoff (QUOTA_EXCEEDED: Instance "
+                  "'eks-tikv-ng-40ce0341-t28s' creation failed: Quota 'CPUS' exceeded.)"));
+  add(Row("ScaleUpGroupInBackoffStockout", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "RESOURCE_POOL_EXHAUSTED")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kBackoffStockout, t0));
+  add(Row("ScaleUpGroupInBackoffAwsPlaceholder", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "placeholder-cannot-be-fulfilled",
+                 "AWS cannot provision any more instances for this node group")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kBackoffStockout, t0, "AWS cannot"));
+  add(Row("ScaleUpGroupInBackoffReservation", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "RESERVATION_NOT_READY")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kBackoffReservation, t0));
+  for (auto [code, why] : {std::pair{"IP_SPACE_EXHAUSTED", r::kBackoffIpSpaceExhausted},
+                           std::pair{"PERMISSIONS_ERROR", r::kBackoffPermissions},
+                           std::pair{"timeout", r::kBackoffTimeout},
+                           std::pair{"cloudProviderError", r::kBackoffCloudProviderError}}) {
+    add(Row(std::string("ScaleUpGroupInBackoffCode_") + code, kUnsched)
+            .Ca()
+            .Group("eks-tikv-ng", false, true, code)
+            .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+            .Now(At("10:05:00"))
+            .Expect(S::kUnscheduled, C::kCapacity, why, t0, code));
+  }
+  // A code podwait does not know is `other`, never a label value of its own.
+  add(Row("ScaleUpGroupInBackoffUnknownCode", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "VM_EXTERNAL_IP_ACCESS_POLICY_CONSTRAINT", "policy")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kBackoffOther, t0,
+                  "VM_EXTERNAL_IP_ACCESS_POLICY_CONSTRAINT: policy"));
+  // Only the message (a provider that writes no code): the reason stays scale_up_backoff.
+  add(Row("ScaleUpGroupInBackoffMessageOnly", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "", "Could not launch On-Demand Instances.")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpBackoff, t0,
+                  "(Could not launch On-Demand Instances.)"));
   // GKE: the event names the group by a www.googleapis.com URL, the ConfigMap by a
   // content.googleapis.com one; the last path segment matches them.
   add(Row("ScaleUpGkeGroupInBackoffAcrossUrlHosts", kUnsched)
@@ -628,6 +718,99 @@ std::vector<Row> Rows() {
           .Ev("Nominated", "karpenter", "Pod should schedule on: nodeclaim/default-x9q2w",
               At("10:03:00"))
           .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0));
+
+  // ===== unscheduled: Karpenter's NodeClaims (the nomination's NodeClaim says the stage) =====
+  const std::string kNominatedClaim = "Pod should schedule on: nodeclaim/default-x9q2w";
+  constexpr auto kU = ConditionStatus::kUnknown;
+  constexpr auto kT = ConditionStatus::kTrue;
+  add(Row("KarpenterNodeClaimLaunching", kUnsched)
+          .Karpenter()
+          .NodeClaim("default-x9q2w", {kU, kU, kU}, "AwaitingReconciliation",
+                     "object is awaiting reconciliation")
+          .Ev("Nominated", "karpenter", kNominatedClaim, At("10:00:05"))
+          .Now(At("10:00:30"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterLaunching, t0,
+                  "NodeClaim default-x9q2w Launched=Unknown AwaitingReconciliation"));
+  add(Row("KarpenterNodeClaimRegistering", kUnsched)
+          .Karpenter()
+          .NodeClaim("default-x9q2w", {kT, kU, kU}, "NodeNotFound",
+                     "Node not registered with cluster")
+          .Ev("Nominated", "karpenter", kNominatedClaim, At("10:00:05"), At("10:02:00"), 8)
+          .Now(At("10:03:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterRegistering, t0,
+                  "Registered=Unknown NodeNotFound: Node not registered with cluster"));
+  add(Row("KarpenterNodeClaimInitializing", kUnsched)
+          .Karpenter()
+          .NodeClaim("default-x9q2w", {kT, kT, kU}, "StartupTaintsExist",
+                     "StartupTaint \"node.cilium.io/agent-not-ready=true:NoExecute\" still exists")
+          .Ev("Nominated", "karpenter", kNominatedClaim, At("10:00:05"))
+          .Now(At("10:03:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterInitializing, t0,
+                  "Initialized=Unknown StartupTaintsExist"));
+  // The node is up; the scheduler binds the pod next.
+  add(Row("KarpenterNodeClaimInitializedPodNotYetBound", kUnsched)
+          .Karpenter()
+          .NodeClaim("default-x9q2w", {kT, kT, kT})
+          .Ev("Nominated", "karpenter", kNominatedClaim, At("10:00:05"))
+          .Now(At("10:03:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0));
+  // A node that does not join within the provision timeout: a different page than "a node is
+  // coming", with the stage in the evidence.
+  add(Row("KarpenterNodeClaimRegisteringPastTimeout", kUnsched)
+          .Karpenter()
+          .NodeClaim("default-x9q2w", {kT, kU, kU}, "NodeNotFound",
+                     "Node not registered with cluster")
+          .Ev("Nominated", "karpenter", kNominatedClaim, At("10:00:05"), At("10:15:00"), 60)
+          .Now(At("10:15:05") + 1)
+          .Expect(S::kUnscheduled, C::kCapacity, r::kScaleUpTimeout, t0,
+                  "NodeClaim still registering its node"));
+  add(Row("KarpenterNodeClaimLaunchFailing", kUnsched)
+          .Karpenter()
+          .NodeClaim("default-x9q2w", {kU, kU, kU}, "LaunchFailed",
+                     "creating instance, getting launch template configs")
+          .Ev("Nominated", "karpenter", kNominatedClaim, At("10:00:05"))
+          .Now(At("10:01:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kKarpenterLaunchFailed, t0,
+                  "Launched=Unknown LaunchFailed"));
+  // Karpenter reports the failure on the NodeClaim, then deletes it: the pod's events never say.
+  add(Row("KarpenterNodeClaimGoneAfterInsufficientCapacity", kUnsched)
+          .Karpenter()
+          .NodeClaimsWatched()
+          .LaunchFailure("default-x9q2w", "InsufficientCapacityError",
+                         "creating instance, insufficient capacity")
+          .Ev("Nominated", "karpenter", kNominatedClaim, At("10:00:05"))
+          .Now(At("10:01:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kKarpenterInsufficientCapacity, t0,
+                  "NodeClaim default-x9q2w InsufficientCapacityError: creating instance"));
+  add(Row("KarpenterNodeClaimDeletingAfterNodeClassNotReady", kUnsched)
+          .Karpenter()
+          .NodeClaim("default-x9q2w", {kU, kU, kU}, "AwaitingReconciliation", "", true)
+          .LaunchFailure("default-x9q2w", "NodeClassNotReady", "EC2NodeClass default not ready")
+          .Ev("Nominated", "karpenter", kNominatedClaim, At("10:00:05"))
+          .Now(At("10:01:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kKarpenterNodeClassNotReady, t0));
+  // Gone without a reported failure (consolidated, deleted by hand): the pod's own messages.
+  add(Row("KarpenterNodeClaimGoneFallsBackToThePodsMessages", kUnsched)
+          .Karpenter()
+          .NodeClaimsWatched()
+          .NodeClaim("default-other", {kT, kT, kT})
+          .Ev("Nominated", "karpenter", kNominatedClaim, At("10:00:05"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // NodeClaims not listed yet (or not readable): the nomination stands as before.
+  add(Row("KarpenterNodeClaimsNotListedNominationStands", kUnsched)
+          .Karpenter()
+          .Ev("Nominated", "karpenter", kNominatedClaim, At("10:00:05"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0));
+  // A nomination to an existing node has no NodeClaim to read.
+  add(Row("KarpenterNominatedToANodeIgnoresNodeClaims", kUnsched)
+          .Karpenter()
+          .NodeClaimsWatched()
+          .Ev("Nominated", "karpenter", "Pod should schedule on: node/ip-192-168-61-204",
+              At("10:00:05"))
+          .Now(At("10:02:00"))
           .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0));
 
   // ===== unscheduled: nobody decided yet (scheduling) and gates (gated) =======================
