@@ -77,7 +77,7 @@ export KUBECONFIG=$tmp/kubeconfig
 export PATH=$tmp/plugins:$PATH
 unset NO_COLOR
 # The simulator serves PD under its own address (the default template names in-cluster services).
-pd=--pd.url-template=$base/pd/{namespace}/{cluster}
+pd="--pd.url-template=$base/pd/{namespace}/{cluster}"
 
 # podwait NAME WANT_CODE ARGS...: kubectl podwait ARGS into $tmp/NAME.out; the exit code must be WANT_CODE.
 podwait() {
