@@ -206,9 +206,9 @@ def check_volumes_flag(mode, objects, contract):
     for _, _, c in podwait_containers(objects):
         disabled = bool(off & set(c.get("args", [])))
         if mode == "namespaced" and not disabled:
-            fail(mode, "the volume watch needs a ClusterRole: pass --no-%s" % flag)
+            fail(mode, "the volume watch needs a ClusterRole: pass --%s=false" % flag)
         if mode != "namespaced" and disabled:
-            fail(mode, "--no-%s although this mode grants the volume watch" % flag)
+            fail(mode, "--%s=false although this mode grants the volume watch" % flag)
 
 
 # --- the Deployment -----------------------------------------------------------------------------
