@@ -30,10 +30,12 @@ TEST(Inputs, RowsFollowTheFlags) {
   config.v2_enabled = true;
   config.ca_status_enabled = true;
   config.autoscaler = "auto";
-  EXPECT_THAT(Enabled(config), ElementsAre("pods", "events", "tidbclusters", "<v2 resources>",
-                                           "configmaps", "nodeclaims", "events"));
+  EXPECT_THAT(Enabled(config),
+              ElementsAre("pods", "events", "tidbclusters", "<v2 resources>", "configmaps",
+                          "persistentvolumeclaims", "persistentvolumes", "nodeclaims", "events"));
   config.tidbcluster_enabled = false;
   config.v2_enabled = false;
+  config.volumes_enabled = false;
   config.autoscaler = "karpenter";  // Karpenter writes no status ConfigMap
   EXPECT_THAT(Enabled(config), ElementsAre("pods", "events", "nodeclaims", "events"));
   config.autoscaler = "cluster-autoscaler";  // no NodeClaims
@@ -53,7 +55,7 @@ TEST(Inputs, NodeClaimRowsWriteThePipelinesNodeClaimStore) {
   std::vector<std::unique_ptr<ReflectorHandler>> handlers;
   std::unique_ptr<CaStatusSource> ca_status;
   InputContext ctx{config, pipeline, clock, handlers, ca_status, {}};
-  const InputSource& claims = InputSources()[5];
+  const InputSource& claims = InputSources()[7];
   ASSERT_EQ(claims.resource, "nodeclaims");
   ReflectorHandler& h = claims.handler(ctx, claims.reflectors(config)[0]);
   rapidjson::Document doc;
@@ -64,7 +66,7 @@ TEST(Inputs, NodeClaimRowsWriteThePipelinesNodeClaimStore) {
   h.OnListEnd("1");
   EXPECT_NE(pipeline.nodeclaims().View()->Find("default-x9q2w"), nullptr);
 
-  const InputSource& events = InputSources()[6];
+  const InputSource& events = InputSources()[8];
   ASSERT_EQ(events.reflectors(config)[0].field_selector, "involvedObject.kind=NodeClaim");
   ReflectorHandler& e = events.handler(ctx, events.reflectors(config)[0]);
   doc.Parse(R"({"metadata":{"name":"x","namespace":"default"},
