@@ -79,6 +79,10 @@ struct Config {
   Timestamp autoscaler_provision_timeout = kDefaultProvisionTimeout;
   Timestamp dependency_ready_grace = kDefaultDependencyReadyGrace;
   Timestamp pd_bootstrap_grace = kDefaultPdBootstrapGrace;
+  // Planned waits of tidb-operator v2 (exporter/classify/README.md, "Planned waits").
+  Timestamp mode_switch_grace = kDefaultModeSwitchGrace;
+  Timestamp leader_eviction_grace = kDefaultLeaderEvictionGrace;
+  Timestamp store_offline_grace = kDefaultStoreOfflineGrace;
   std::vector<std::string> dependency_init_containers = {
       std::string(kDefaultDependencyInitContainer)};
   // component -> dependencies it waits for

@@ -194,6 +194,18 @@ const std::vector<Flag>& Flags() {
                    "How long a running PD member may wait for its peers (no leader, not "
                    "initialized) before it is not_ready; at least 3m.",
                    &Config::pd_bootstrap_grace),
+      DurationFlag("v2.mode-switch-grace",
+                   "How long PD and its microservices may wait in a PD mode switch (a PDGroup's "
+                   "ModeSwitching=True) before it is planned_stuck.",
+                   &Config::mode_switch_grace),
+      DurationFlag("v2.leader-eviction-grace",
+                   "How long a TiKV may wait with its leaders evicted for a restart "
+                   "(LeadersEvicted) before it is planned_stuck.",
+                   &Config::leader_eviction_grace),
+      DurationFlag("v2.store-offline-grace",
+                   "How long a store taken offline (scale-in, Offlined) may wait before it is "
+                   "planned_stuck.",
+                   &Config::store_offline_grace),
       ListFlag("dependency.init-containers", "Init containers that wait for dependencies.",
                &Config::dependency_init_containers),
       {"dependency.map", Kind::kString, "Which dependencies each component waits for.",
@@ -322,6 +334,16 @@ Result<bool> CheckConfig(const Config& config) {
   if (config.pd_bootstrap_grace < kMinPdBootstrapGrace) {
     return Result<bool>::Fail("flag --pd.bootstrap-grace expects a duration of at least 3m, got " +
                               FormatDuration(config.pd_bootstrap_grace));
+  }
+  // A planned wait with no grace would be stuck at once: only a paused or suspended cluster has
+  // none, and that is not a flag.
+  for (auto [grace, flag] : {std::pair{config.mode_switch_grace, "v2.mode-switch-grace"},
+                             std::pair{config.leader_eviction_grace, "v2.leader-eviction-grace"},
+                             std::pair{config.store_offline_grace, "v2.store-offline-grace"}}) {
+    if (grace <= 0) {
+      return Result<bool>::Fail(std::string("flag --") + flag +
+                                " expects a duration above 0, got " + FormatDuration(grace));
+    }
   }
   return Result<bool>::Ok(true);
 }

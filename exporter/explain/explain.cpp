@@ -176,6 +176,19 @@ void PrintTable(const std::vector<std::vector<std::string>>& rows, std::ostream&
   }
 }
 
+// One line per cluster that tidb-operator v2 holds on purpose, above the table: its pods are
+// planned waits, and a paused cluster is healed by nobody.
+void PrintHolds(const std::map<ClusterKey, ClusterDependencies>& clusters, std::ostream& out) {
+  for (const auto& [key, deps] : clusters) {
+    const std::vector<std::string_view> holds = HoldNames(deps.hold);
+    if (holds.empty()) continue;
+    out << "Cluster " << key.Key() << " held by tidb-operator:";
+    for (std::string_view h : holds) out << " " << h;
+    if (!deps.hold.mode_switch.empty()) out << " (" << deps.hold.mode_switch << ")";
+    out << "\n";
+  }
+}
+
 int Usage(std::ostream& err, const std::string& message) {
   err << "podwait-exporter explain: error: " << message
       << "\n(see podwait-exporter explain --help)\n";
@@ -462,6 +475,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
     return 0;
   }
   const auto rows = TableRows(*pods.value, *snapshot, a.output == "wide", a.all, now);
+  PrintHolds(pipeline.dependencies().Snapshot(), out);
   if (rows.size() == 1) {
     const size_t n = pods.value->size();
     out << "No waiting pods among " << n << " pod" << (n == 1 ? "" : "s") << ".\n";

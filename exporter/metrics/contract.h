@@ -28,7 +28,7 @@ struct MetricInfo {
   /* Waiting pods (WaitingCollector) */                                                            \
   X(kPodWaitingSeconds, "podwait_pod_waiting_seconds", "gauge",                                    \
     "Seconds since the waiting pod's current stage began, with why it waits.",                     \
-    "namespace,tidb_cluster,component,pod,stage,class,reason")                                     \
+    "namespace,tidb_cluster,component,pod,v2_instance,stage,class,reason")                         \
   X(kWaitingPods, "podwait_waiting_pods", "gauge", "Number of waiting pods.",                      \
     "namespace,tidb_cluster,component,stage,class")                                                \
   X(kWaitingOldestSeconds, "podwait_waiting_oldest_seconds", "gauge",                              \
@@ -62,6 +62,10 @@ struct MetricInfo {
   X(kFailoverMembers, "podwait_failover_members", "gauge",                                         \
     "Failover members/stores tidb-operator recorded in the TidbCluster status.",                   \
     "namespace,tidb_cluster,component")                                                            \
+  X(kClusterHold, "podwait_cluster_hold", "gauge",                                                 \
+    "1 while tidb-operator v2 holds the cluster on purpose: paused, suspending, suspended, or a "  \
+    "PD mode switch.",                                                                             \
+    "namespace,tidb_cluster,hold")                                                                 \
   /* Self-monitoring (SelfMetrics) */                                                              \
   X(kWatchEvents, "podwait_watch_events_total", "counter",                                         \
     "Watch events received, by resource and event type.", "resource,type")                         \
