@@ -24,11 +24,11 @@ Usage: v2_alerts_e2e.py [--build-dir DIR] [--workdir DIR]
 """
 
 import argparse
-import http.server
 import os
 import sys
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stack import Stack, StackError, http, wait_for  # noqa: E402
@@ -63,7 +63,7 @@ class Operator:
         self.lock = threading.Lock()
         outer = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
+        class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
                 with outer.lock:
                     lines = ["# HELP tidb_operator_abnormal_instance 1 when the named condition on "
@@ -84,7 +84,7 @@ class Operator:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 

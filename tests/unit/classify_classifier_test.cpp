@@ -227,7 +227,12 @@ DependencyStatus NotReady(std::string_view why = "") {
 DependencyStatus Unknown() {
   return {Readiness::kUnknown, 0, DependencyReason::kDependencyUnknown};
 }
-ClusterDependencies Deps(DependencyStatus pd, DependencyStatus tikv) { return {pd, tikv}; }
+ClusterDependencies Deps(DependencyStatus pd, DependencyStatus tikv) {
+  ClusterDependencies d;
+  d.pd = pd;
+  d.tikv = tikv;
+  return d;
+}
 // PD down brings TiKV down with it.
 ClusterDependencies PdDown(std::string why = "") {
   return Deps(NotReady(why), NotReady("tikv_not_ready"));
@@ -314,7 +319,11 @@ struct Row {
     return *this;
   }
   Row& Instance(ConditionStatus ready, std::string why, Timestamp since) {
-    instance = InstanceReadiness{ready, std::move(why), "TiKV", since};
+    if (!instance) instance = InstanceReadiness{};
+    instance->ready = ready;
+    instance->reason = std::move(why);
+    instance->kind = "TiKV";
+    instance->since = since;
     return *this;
   }
   // The pod's cluster held by tidb-operator v2 (paused, suspended, a PD mode switch).
@@ -326,7 +335,10 @@ struct Row {
   // A planned wait of the pod's v2 instance (LeadersEvicted, Offlined), its Ready condition
   // unknown unless Instance() set it.
   Row& Plan(std::string_view why, std::string condition, Timestamp since) {
-    if (!instance) instance = InstanceReadiness{ConditionStatus::kUnknown, "", "TiKV", 0};
+    if (!instance) {
+      instance = InstanceReadiness{};
+      instance->kind = "TiKV";
+    }
     instance->plan_reason = std::string(why);
     instance->plan_condition = std::move(condition);
     instance->plan_since = since;
