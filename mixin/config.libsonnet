@@ -89,8 +89,8 @@
       ['config', 'light-red'],
       ['not_ready', 'light-orange'],
       ['volume', 'semi-dark-orange'],
-      ['planned', 'light-purple'],
-      ['planned_stuck', 'dark-yellow'],
+      ['planned', 'dark-blue'],
+      ['planned_stuck', 'super-light-orange'],
     ],
     storeColors: [
       ['Up', 'green'],
