@@ -802,7 +802,7 @@ Classification Classify(const PodRecord& pod, std::span<const EventRecord> event
       c.evidence = Cut(c.evidence + "; " + InstanceEvidence(*instance));
     }
   }
-  if (auto plan = PlanOf(ctx, instance)) ApplyPlan(ctx, *plan, &c);
+  if (auto plan = c.waiting ? PlanOf(ctx, instance) : std::nullopt) ApplyPlan(ctx, *plan, &c);
   c.recheck_at = ctx.recheck_at;
   return c;
 }
