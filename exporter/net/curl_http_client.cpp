@@ -152,6 +152,15 @@ class CurlHttpClient final : public HttpClient {
     return Perform(request, &on_data, 1 << 20);
   }
 
+  HttpResponse Write(const HttpRequest& request, size_t max_body) override {
+    if (request.method.empty() || request.method == "GET") {
+      HttpResponse refused;
+      refused.error = "a write needs a method other than GET";
+      return refused;
+    }
+    return Perform(request, nullptr, max_body);
+  }
+
  private:
   HttpResponse Perform(const HttpRequest& request,
                        const std::function<bool(std::string_view)>* on_data, size_t max_body) {
@@ -201,11 +210,21 @@ class CurlHttpClient final : public HttpClient {
     curl_easy_setopt(curl_, CURLOPT_XFERINFODATA, &st);
 
     SetTlsOptions(request.tls);
+    if (!request.method.empty() && request.method != "GET") {
+      curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+      curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(request.body.size()));
+      curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, request.body.c_str());
+    }
 
     curl_slist* headers = nullptr;
     for (const auto& [name, value] : request.headers) {
       std::string line = name + ": " + value;
       headers = curl_slist_append(headers, line.c_str());
+    }
+    // A write sends its body at once: no "Expect: 100-continue" round trip for larger bodies.
+    if (!request.method.empty() && request.method != "GET") {
+      headers = curl_slist_append(headers, "Expect:");
     }
     if (headers != nullptr) curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers);
 
