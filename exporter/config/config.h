@@ -88,6 +88,10 @@ struct Config {
   // Metrics
   bool metrics_pod_series = true;
 
+  // Events: one Event on a pod when its class changes (docs/DESIGN.md §8, "Events"). Off: podwait
+  // writes nothing to the cluster.
+  bool events_write = false;
+
   // Sharding by TiDB cluster
   int shard = 0;
   int total_shards = 1;

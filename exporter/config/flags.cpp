@@ -208,6 +208,10 @@ const std::vector<Flag>& Flags() {
                    &Config::failover_period),
       BoolFlag("metrics.pod-series", "Publish one podwait_pod_waiting_seconds series per pod.",
                &Config::metrics_pod_series),
+      BoolFlag("events.write",
+               "Write an Event on a pod when its class changes (Normal: an expected wait, "
+               "Warning: a problem); needs create and patch on events.k8s.io events.",
+               &Config::events_write),
       IntFlag<Config, int>("shard", "This instance's shard (0-based), by TiDB cluster.",
                            &Config::shard, 0),
       IntFlag<Config, int>("total-shards", "Number of shards.", &Config::total_shards, 1),

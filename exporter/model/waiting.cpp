@@ -17,6 +17,7 @@ WaitingPod MakeWaitingPod(const PodRecord& pod, Classification classification,
   w.tidb_cluster = TidbClusterLabel(pod.namespace_, pod.cluster);
   w.component = pod.component;
   w.pod = pod.name;
+  w.uid = pod.uid;
   w.classification = std::move(classification);
   w.class_since = class_since;
   return w;

@@ -25,6 +25,7 @@ struct WaitingPod {
       tidb_cluster;  // "<namespace>-<cluster>" (docs/DESIGN.md §5), empty without a cluster label
   std::string component;
   std::string pod;
+  std::string uid;  // the pod's metadata.uid (an Event about the pod names it)
   Classification classification;
   Timestamp class_since = 0;  // when podwait first saw the pod in its current class
 };

@@ -85,6 +85,12 @@ TEST(Flags, PdBootstrapGrace) {
   EXPECT_THAT(r.error, HasSubstr("at least 3m"));
 }
 
+TEST(Flags, EventsAreWrittenOnlyWhenAskedFor) {
+  EXPECT_FALSE(ParseFlags({}).config.events_write);
+  EXPECT_TRUE(ParseFlags({"--events.write"}).config.events_write);
+  EXPECT_FALSE(ParseFlags({"--events.write=false"}).config.events_write);
+}
+
 TEST(Flags, BooleansInAllSpellings) {
   EXPECT_FALSE(ParseFlags({"--no-metrics.pod-series"}).config.metrics_pod_series);
   EXPECT_FALSE(ParseFlags({"--metrics.pod-series=false"}).config.metrics_pod_series);
