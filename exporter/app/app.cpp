@@ -11,6 +11,7 @@
 #include "exporter/metrics/process_collector.h"
 #include "exporter/metrics/utf8_metrics.h"
 #include "exporter/metrics/waiting_collector.h"
+#include "exporter/model/vocabulary.h"
 #include "podwait/version.h"
 
 namespace podwait {
@@ -105,6 +106,7 @@ void App::BuildReflectors() {
 // The reporting instance is this pod's name (HOSTNAME in a pod), as kube components name theirs.
 void App::BuildEventWriter() {
   EventWriterOptions options;
+  options.reporting_controller = std::string(kEventReportingController);
   options.reporting_instance = env_.env("HOSTNAME").value_or("");
   if (options.reporting_instance.empty()) options.reporting_instance = "podwait-exporter";
   event_observer_ = std::make_unique<SelfMetricsEventObserver>(self_metrics_);

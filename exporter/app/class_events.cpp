@@ -4,22 +4,6 @@
 
 namespace podwait {
 
-std::string EventReason(WaitClass c) {
-  std::string reason = "Podwait";
-  bool upper = true;
-  for (char ch : WaitClassName(c)) {
-    if (ch == '_') {
-      upper = true;
-      continue;
-    }
-    reason += upper && ch >= 'a' && ch <= 'z' ? static_cast<char>(ch - 'a' + 'A') : ch;
-    upper = false;
-  }
-  return reason;
-}
-
-std::string EventType(WaitClass c) { return IsExpected(c) ? "Normal" : "Warning"; }
-
 PodEventNote EventNoteFor(const WaitingPod& pod, Timestamp now) {
   const Classification& c = pod.classification;
   const std::string cls(WaitClassName(c.wait_class));
@@ -27,7 +11,7 @@ PodEventNote EventNoteFor(const WaitingPod& pod, Timestamp now) {
   note.namespace_ = pod.namespace_;
   note.pod = pod.pod;
   note.pod_uid = pod.uid;
-  note.type = EventType(c.wait_class);
+  note.type = std::string(EventType(c.wait_class));
   note.reason = EventReason(c.wait_class);
   note.note = cls + (IsExpected(c.wait_class) ? " (expected wait)" : " (needs attention)") +
               ", stage " + std::string(StageName(c.stage)) + ", reason " + c.reason;

@@ -14,12 +14,8 @@
 
 namespace podwait {
 
-// The Event's reason for a class: "Podwait" and the class in CamelCase (scale_up ->
-// PodwaitScaleUp), one per row of kClasses.
-std::string EventReason(WaitClass c);
-// "Normal" for an expected wait, "Warning" for a problem.
-std::string EventType(WaitClass c);
-// The PodEventNote for a waiting pod as seen at `now`: the note says the class, whether it is
+// The PodEventNote for a waiting pod as seen at `now` (reason and type: EventReason and
+// EventType of model/vocabulary.h): the note says the class, whether it is
 // expected, the reason and the evidence; the series key is the class and the reason.
 PodEventNote EventNoteFor(const WaitingPod& pod, Timestamp now);
 
