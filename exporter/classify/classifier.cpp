@@ -685,16 +685,22 @@ Classification ClassifyStarting(const Context& ctx, Timestamp start) {
   return RunningNotReady(ctx, stage, start, std::move(what), r::kReadinessProbe, lost_readiness);
 }
 
+// "TiKV instance Ready=False InstanceNotHealthy": what a v2 instance's Ready condition says.
+std::string InstanceEvidence(const InstanceReadiness& instance) {
+  return (instance.kind.empty() ? std::string("v2") : instance.kind) + " instance Ready=False" +
+         (instance.reason.empty() ? std::string() : " " + instance.reason);
+}
+
 // A Ready pod whose v2 instance is Ready=False: waiting in stage starting since the instance's
 // condition changed, like a running pod that is not ready.
 Classification ClassifyInstanceNotReady(const Context& ctx, const InstanceReadiness& instance) {
   Timestamp start = instance.since;
   if (start == 0) start = ctx.pod.ReadySince();
   if (start == 0) start = ctx.pod.created;
-  std::string what = "pod Ready; " + (instance.kind.empty() ? std::string("v2") : instance.kind) +
-                     " instance Ready=False" +
-                     (instance.reason.empty() ? std::string() : " " + instance.reason);
-  return RunningNotReady(ctx, Stage::kStarting, start, std::move(what), r::kInstanceNotReady,
+  std::string what = "pod Ready; " + InstanceEvidence(instance);
+  const std::string_view own =
+      instance.reason == kInstanceNotHealthy ? r::kInstanceNotHealthy : r::kInstanceNotReady;
+  return RunningNotReady(ctx, Stage::kStarting, start, std::move(what), own,
                          /*lost_readiness=*/false);
 }
 
@@ -734,12 +740,15 @@ Classification Classify(const PodRecord& pod, std::span<const EventRecord> event
   Context ctx{pod, {}, deps, autoscaler, options, now, volumes};
   Classification c;
   if (pod.IsReady()) {
-    if (instance == nullptr || instance->ready != ConditionStatus::kFalse) {
-      return NotWaiting("Ready");
-    }
+    if (instance == nullptr || !InstanceHoldsBackReadyPod(*instance)) return NotWaiting("Ready");
     c = ClassifyInstanceNotReady(ctx, *instance);
   } else {
     c = ClassifyWaitingPod(ctx, events);
+    // The operator's word on the instance of a pod that is not Ready: evidence, never the class
+    // (the pod's own state says more).
+    if (c.waiting && instance != nullptr && instance->ready == ConditionStatus::kFalse) {
+      c.evidence = Cut(c.evidence + "; " + InstanceEvidence(*instance));
+    }
   }
   c.recheck_at = ctx.recheck_at;
   return c;

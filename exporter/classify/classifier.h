@@ -56,9 +56,13 @@ inline constexpr size_t kMaxEvidenceLength = 512;
 //   deps:   the pod's TiDB cluster's dependency state; nullptr when the cluster is unknown (every
 //           dependency then counts as unknown).
 //   instance: the Ready condition of the pod's tidb-operator v2 instance CR; nullptr when the pod
-//           has none (v1) or it is not known. A Ready pod whose instance is Ready=False is waiting
-//           (stage starting from the condition's lastTransitionTime, classified like a running
-//           pod that is not ready, reason instance_not_ready when no dependency explains it).
+//           has none (v1) or it is not known. A Ready pod whose instance holds it back
+//           (InstanceHoldsBackReadyPod: Ready=False InstanceNotHealthy or an unknown reason) is
+//           waiting (stage starting from the condition's lastTransitionTime, classified like a
+//           running pod that is not ready, reason instance_not_healthy / instance_not_ready when
+//           no dependency explains it); the pod reasons (PodNotReady, ...) on a Ready pod are the
+//           operator's stale view: not waiting. A waiting pod that is not Ready itself gets the
+//           instance's Ready=False reason in its evidence.
 //   volumes: what is known of the pod's PersistentVolumes (local PV pinned to a node, or not);
 //           nullptr when unknown. Only the mixing rule of an unscheduled pod reads it.
 // Returns waiting=false for Ready (pod and, when given, instance), Succeeded, Failed and deleted

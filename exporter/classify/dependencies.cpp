@@ -98,6 +98,15 @@ ClusterDependencies FromV2(const v2::ClusterFacts& f, int ready_pd_pods) {
   return d;
 }
 
+// The DM masters of a v2 cluster with DM or DMWorker instances: ready while a majority of its DM
+// instances is Ready (the masters' etcd has a leader to take a worker's registration); left
+// unknown, without a reason, for any other cluster (ClusterDependencies::Applies).
+DependencyStatus DmMasterFromV2(const v2::ClusterFacts* f) {
+  if (f == nullptr || f->dm_instances + f->dm_worker_instances == 0) return {};
+  if (f->dm_instances_ready * 2 > f->dm_instances) return Status(Readiness::kReady);
+  return Status(Readiness::kNotReady, DependencyReason::kDmMasterNotReady);
+}
+
 }  // namespace
 
 DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
@@ -117,6 +126,7 @@ DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
     out.deps = FromPods(in.ready_pd_pods);
     out.source = DependencySource::kPods;
   }
+  out.deps.dm_master = DmMasterFromV2(in.v2);
   return out;
 }
 

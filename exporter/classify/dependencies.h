@@ -17,6 +17,10 @@
 //    Ready=True and no Ready PD pod -> pd not ready (pd_not_ready); otherwise pd unknown. tikv then
 //    follows pd when pd is not ready; else no TiKV instance Ready=True with status.state Serving
 //    -> not ready (no_tikv_store_up), otherwise unknown. Unknown is never `dependency`.
+//  - dm-master (a v2 cluster with DM or DMWorker instances only; otherwise left unknown without a
+//    reason: it does not apply): ready while more than half of its DM instances are Ready=True,
+//    else not ready (dm_master_not_ready), whatever the readiness source. The DM masters'
+//    instances are the only view podwait has of them (no DM API is probed).
 //  - readiness_source: pd-api (only the API), tidbcluster (only the TidbCluster status), both
 //    (the API when it answers, the TidbCluster status otherwise).
 //

@@ -9,14 +9,16 @@ Timestamp ClusterReadySince(const DependencyInputs& in, Dependency d) {
   if (in.tc != nullptr) {
     if (d == Dependency::kPd) {
       if (!in.tc->pd_leader.empty()) since = std::max(since, in.tc->pd_healthy_since);
-    } else {
+    } else if (d == Dependency::kTikv) {
       for (const auto& s : in.tc->tikv_stores) {
         if (s.state == "Up") since = std::max(since, s.last_transition);
       }
     }
   }
   if (in.v2 != nullptr && in.v2->present) {
-    since = std::max(since, d == Dependency::kPd ? in.v2->pd_ready_since : in.v2->tikv_ready_since);
+    since = std::max(since, d == Dependency::kPd     ? in.v2->pd_ready_since
+                            : d == Dependency::kTikv ? in.v2->tikv_ready_since
+                                                     : in.v2->dm_ready_since);
   }
   return since;
 }

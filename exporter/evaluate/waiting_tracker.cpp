@@ -70,7 +70,7 @@ bool WaitingTracker::Visit(const std::shared_ptr<const PodRecord>& pod_ptr,
   // whose store does not serve yet) is waiting; v1 pods never ask (one flag test).
   std::optional<InstanceReadiness> instance;
   if (pod.v2_instance && input.instance) instance = input.instance(pod);
-  const bool instance_not_ready = instance && instance->ready == ConditionStatus::kFalse;
+  const bool instance_not_ready = instance && InstanceHoldsBackReadyPod(*instance);
   const bool ready = pod.IsReady() && pod.deleted == 0 && !instance_not_ready;
   if (ready && track_it == tracks_.end()) {
     // Fast path for the common case (90% of a healthy fleet): a Ready pod that podwait never saw

@@ -187,6 +187,10 @@ std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter) {
     w.Key("dependencies");
     w.StartObject();
     for (Dependency d : kAllDependencies) {
+      if (d == Dependency::kDmMaster &&
+          (it == model.dependencies.end() || !it->second.Applies(d))) {
+        continue;
+      }
       w.Key(std::string(DependencyName(d)).c_str());
       WriteDependency(w, it == model.dependencies.end() ? DependencyStatus{} : it->second.Get(d));
     }
@@ -342,6 +346,9 @@ void AppendDependencies(const ViewModel& m, const ClusterKey& k, std::string& h)
   h += "<span class=\"deps\">";
   auto it = m.dependencies.find(k);
   for (Dependency d : kAllDependencies) {
+    if (d == Dependency::kDmMaster && (it == m.dependencies.end() || !it->second.Applies(d))) {
+      continue;
+    }
     DependencyStatus s = it == m.dependencies.end() ? DependencyStatus{} : it->second.Get(d);
     const std::string readiness(ReadinessName(s.readiness));
     std::string text = std::string(DependencyName(d)) + ": " + readiness;

@@ -39,13 +39,21 @@ void Verbs(Writer& w, bool named) {
       named ? std::span<const std::string_view>(kNamed) : std::span<const std::string_view>(kAll));
 }
 
+// `instance`: for an instance kind, what its component waits for and how it starts.
 void V2Kind(Writer& w, std::string_view kind, std::string_view resource, std::string_view component,
-            std::string_view role) {
+            std::string_view role, const v2::Kind* instance = nullptr) {
   w.StartObject();
   Key(w, "kind", kind);
   Key(w, "resource", resource);
   Key(w, "component", component);
   Key(w, "role", role);
+  if (instance != nullptr) {
+    w.Key("dependencies");
+    w.StartArray();
+    for (Dependency d : instance->needs) String(w, DependencyName(d));
+    w.EndArray();
+    Key(w, "startUp", v2::StartUpName(instance->start_up));
+  }
   w.EndObject();
 }
 
@@ -60,7 +68,7 @@ void WriteV2(Writer& w) {
   w.StartArray();
   V2Kind(w, v2::kClusterKind, v2::kClusterResource, "", "cluster");
   for (const v2::Kind& k : v2::Kinds()) {
-    V2Kind(w, k.instance_kind, k.instance_resource, k.component, "instance");
+    V2Kind(w, k.instance_kind, k.instance_resource, k.component, "instance", &k);
     V2Kind(w, k.group_kind, k.group_resource, k.component, "group");
   }
   w.EndArray();

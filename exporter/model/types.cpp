@@ -1,21 +1,19 @@
 #include "exporter/model/types.h"
 
 #include "exporter/common/time_format.h"
+#include "exporter/model/v2.h"
 
 namespace podwait {
 const DependencyMap& DefaultDependencyMap() {
-  static const DependencyMap map = {
-      {"tikv", {Dependency::kPd}},
-      {"tidb", {Dependency::kPd, Dependency::kTikv}},
-      {"tiflash", {Dependency::kPd, Dependency::kTikv}},
-      {"ticdc", {Dependency::kPd, Dependency::kTikv}},
-      {"pump", {Dependency::kPd}},
-      // PD microservices (tidb-operator v1 pdms and v2 TSO/Scheduling groups): their config's
-      // backend-endpoints is the PD service (v2: pkg/configs/{tso,scheduling}/config.go).
-      {"tso", {Dependency::kPd}},
-      {"scheduling", {Dependency::kPd}},
-      {"scheduler", {Dependency::kPd}},
-  };
+  static const DependencyMap map = [] {
+    // tidb-operator v1's Pump (no v2 kind), then every v2 kind's own row (model/v2.cpp): v1's
+    // components are the same processes under the same component names.
+    DependencyMap m = {{"pump", {Dependency::kPd}}};
+    for (const v2::Kind& k : v2::Kinds()) {
+      if (!k.needs.empty()) m[std::string(k.component)] = k.needs;
+    }
+    return m;
+  }();
   return map;
 }
 

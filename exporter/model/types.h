@@ -135,8 +135,9 @@ struct DependencyStatus {
 };
 
 // component -> the dependencies it waits for: tikv=pd, tidb=pd+tikv, tiflash=pd+tikv,
-// ticdc=pd+tikv, pump=pd, and the PD microservices tso=pd, scheduling=pd, scheduler=pd (the
-// default of --dependency.map; the same components in tidb-operator v1 and v2).
+// ticdc=pd+tikv, pump=pd, the PD microservices tso, scheduling, scheduler, resource-manager and
+// router =pd, tikv-worker=pd (the default of --dependency.map: each v2 kind's row of
+// v2::Kinds(), model/v2.cpp, and v1's pump; the same components in tidb-operator v1 and v2).
 using DependencyMap = std::map<std::string, std::vector<Dependency>>;
 const DependencyMap& DefaultDependencyMap();
 
@@ -165,8 +166,21 @@ struct ClusterKey {
 struct ClusterDependencies {
   DependencyStatus pd;
   DependencyStatus tikv;
-  const DependencyStatus& Get(Dependency d) const { return d == Dependency::kPd ? pd : tikv; }
-  DependencyStatus& Get(Dependency d) { return d == Dependency::kPd ? pd : tikv; }
+  // Left as it is (unknown, no reason) for a cluster without DM or DMWorker instances.
+  DependencyStatus dm_master;
+  const DependencyStatus& Get(Dependency d) const {
+    return d == Dependency::kPd ? pd : d == Dependency::kTikv ? tikv : dm_master;
+  }
+  DependencyStatus& Get(Dependency d) {
+    return d == Dependency::kPd ? pd : d == Dependency::kTikv ? tikv : dm_master;
+  }
+  // Whether the cluster has that dependency at all: PD and TiKV always; dm-master once the
+  // dependency store evaluated it (a cluster with DM or DMWorker instances). The views and the
+  // metrics leave out what does not apply.
+  bool Applies(Dependency d) const {
+    return d != Dependency::kDmMaster || dm_master.readiness != Readiness::kUnknown ||
+           dm_master.reason != DependencyReason::kNone;
+  }
   bool operator==(const ClusterDependencies&) const = default;
 };
 

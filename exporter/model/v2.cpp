@@ -13,16 +13,41 @@ const std::vector<Kind>& Kinds() {
   // Plural names as the CRDs declare them (manifests/crd/core.pingcap.com_<plural>.yaml);
   // component names as api/meta/v1alpha1/types.go. Older v2 releases call the PD scheduling
   // microservice Scheduling (component "scheduling"), newer ones Scheduler ("scheduler").
+  // What each waits for, and how it behaves meanwhile, is read in its start-up: docs/DESIGN.md §4
+  // ("v2 components") says where.
+  using enum Dependency;
+  using enum StartUp;
+  // clang-format off
   static const std::vector<Kind> kinds = {
-      {"PD", "PDGroup", "pds", "pdgroups", "pd"},
-      {"TiKV", "TiKVGroup", "tikvs", "tikvgroups", "tikv"},
-      {"TiDB", "TiDBGroup", "tidbs", "tidbgroups", "tidb"},
-      {"TiFlash", "TiFlashGroup", "tiflashes", "tiflashgroups", "tiflash"},
-      {"TiCDC", "TiCDCGroup", "ticdcs", "ticdcgroups", "ticdc"},
-      {"TSO", "TSOGroup", "tsos", "tsogroups", "tso"},
-      {"Scheduling", "SchedulingGroup", "schedulings", "schedulinggroups", "scheduling"},
-      {"Scheduler", "SchedulerGroup", "schedulers", "schedulergroups", "scheduler"},
+      {"PD", "PDGroup", "pds", "pdgroups", "pd", {}, kOwnQuorum},
+      // TiKV's PD client gives up ("PD cluster failed to respond"); TiDB too ("PD server timeout").
+      {"TiKV", "TiKVGroup", "tikvs", "tikvgroups", "tikv", {kPd}, kExits},
+      {"TiDB", "TiDBGroup", "tidbs", "tidbgroups", "tidb", {kPd, kTikv}, kExits},
+      {"TiFlash", "TiFlashGroup", "tiflashes", "tiflashgroups", "tiflash", {kPd, kTikv}, kNotReady},
+      {"TiCDC", "TiCDCGroup", "ticdcs", "ticdcgroups", "ticdc", {kPd, kTikv}, kNotReady},
+      // PD microservices: backend-endpoints is the PD service (pkg/configs/<component>/config.go);
+      // `pd-server services <name>` reads the cluster id and joins its primary election through
+      // PD's etcd at start, and exits when it cannot.
+      {"TSO", "TSOGroup", "tsos", "tsogroups", "tso", {kPd}, kExits},
+      {"Scheduling", "SchedulingGroup", "schedulings", "schedulinggroups", "scheduling", {kPd},
+       kExits},
+      {"Scheduler", "SchedulerGroup", "schedulers", "schedulergroups", "scheduler", {kPd}, kExits},
+      {"ResourceManager", "ResourceManagerGroup", "resourcemanagers", "resourcemanagergroups",
+       "resource-manager", {kPd}, kExits},
+      {"Router", "RouterGroup", "routers", "routergroups", "router", {kPd}, kExits},
+      // TiKV's worker: pd.endpoints is status.pd, TiKV's PD client, which gives up as TiKV's does.
+      {"TiKVWorker", "TiKVWorkerGroup", "tikvworkers", "tikvworkergroups", "tikv-worker", {kPd},
+       kExits},
+      // pd-addrs is status.pd, but TiProxy's etcd client to PD dials lazily: it listens and
+      // answers /api/debug/health without PD.
+      {"TiProxy", "TiProxyGroup", "tiproxies", "tiproxygroups", "tiproxy", {}, kRegardless},
+      // DM masters form their own etcd quorum (initial-cluster / join among DM instances), no PD.
+      {"DM", "DMGroup", "dms", "dmgroups", "dm-master", {}, kOwnQuorum},
+      // dm-worker registers with the DM masters (join) at start and exits when none answers.
+      {"DMWorker", "DMWorkerGroup", "dmworkers", "dmworkergroups", "dm-worker", {kDmMaster},
+       kExits},
   };
+  // clang-format on
   return kinds;
 }
 
@@ -56,3 +81,13 @@ std::string InstanceNameOfPod(std::string_view pod_name, std::string_view compon
 }
 
 }  // namespace podwait::v2
+
+namespace podwait {
+
+bool InstanceHoldsBackReadyPod(const InstanceReadiness& instance) {
+  if (instance.ready != ConditionStatus::kFalse) return false;
+  return instance.reason != kInstancePodNotCreated && instance.reason != kInstancePodTerminating &&
+         instance.reason != kInstancePodNotReady;
+}
+
+}  // namespace podwait

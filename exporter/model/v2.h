@@ -51,21 +51,38 @@ struct Cluster {
   ClusterKey Key() const { return {namespace_, name}; }
 };
 
+// How a component's process behaves while what it needs is down, read in its own start-up
+// (docs/DESIGN.md §4 "v2 components" says, per kind, where): the dependency map's default for the
+// component follows from it.
+enum class StartUp : uint8_t {
+  kExits,       // gives up and exits (the pod crash-loops) while a dependency is down
+  kNotReady,    // runs, not Ready, until its dependencies answer
+  kRegardless,  // starts and turns Ready without them (dials lazily): no dependency to blame
+  kOwnQuorum,   // forms a quorum with its own peers (PD, DM masters): waits for nothing else
+};
+inline constexpr std::string_view kStartUpNames[] = {"exits", "not_ready", "regardless",
+                                                     "own_quorum"};
+// "exits", "not_ready", "regardless", "own_quorum" (as `podwait-exporter contract` prints them).
+constexpr std::string_view StartUpName(StartUp s) { return kStartUpNames[static_cast<size_t>(s)]; }
+
 // The v2 component kinds podwait knows: their instance kind, group kind, plural resource names,
-// the component name they write in the pingcap.com/component label and their pods' name part.
+// the component name they write in the pingcap.com/component label and their pods' name part,
+// and what the component waits for when it starts (the default of --dependency.map).
 struct Kind {
   std::string_view instance_kind;      // PD, TiKV, TiDB, TiFlash, TiCDC, TSO, Scheduling, ...
   std::string_view group_kind;         // PDGroup, TiKVGroup, ...
   std::string_view instance_resource;  // pds, tikvs, tidbs, tiflashes, ...
   std::string_view group_resource;     // pdgroups, tikvgroups, ...
   std::string_view component;          // pd, tikv, tidb, tiflash, ticdc, tso, scheduling, ...
+  std::vector<Dependency> needs;       // the dependencies it waits for (PD first)
+  StartUp start_up = StartUp::kNotReady;
 };
 // Every kind above, PD first.
 const std::vector<Kind>& Kinds();
 // The kind whose instance_kind or group_kind is `kind`, or nullptr.
 const Kind* FindKind(std::string_view kind);
 
-// An instance (PD, TiKV, TiDB, TiFlash, TiCDC, TSO, Scheduling): one pod each.
+// An instance (PD, TiKV, TiDB, ..., TiProxy, DM, DMWorker: a kind of Kinds()): one pod each.
 struct Instance {
   std::string kind;       // instance kind: PD, TiKV, ...
   std::string component;  // pd, tikv, ...
@@ -123,6 +140,20 @@ struct InstanceReadiness {
   Timestamp since = 0;  // the condition's lastTransitionTime
 };
 
+// The Ready=False reasons tidb-operator v2 writes on an instance
+// (pkg/controllers/common/task_status.go TaskInstanceConditionReady, in this order of checks).
+inline constexpr std::string_view kInstancePodNotCreated = "PodNotCreated";
+inline constexpr std::string_view kInstancePodTerminating = "PodTerminating";
+inline constexpr std::string_view kInstancePodNotReady = "PodNotReady";
+inline constexpr std::string_view kInstanceNotHealthy = "InstanceNotHealthy";
+
+// Whether an instance's Ready condition holds back a pod that is Ready itself: Ready=False for a
+// reason about the instance (InstanceNotHealthy: the operator's health check of the component
+// fails), or for a reason podwait does not know. The reasons about the pod (PodNotCreated,
+// PodTerminating, PodNotReady) describe an earlier state of a pod that is Ready now: the operator
+// has not looked again yet, and the pod's own Ready is the truth.
+bool InstanceHoldsBackReadyPod(const InstanceReadiness& instance);
+
 }  // namespace podwait
 
 namespace podwait::v2 {
@@ -142,6 +173,12 @@ struct ClusterFacts {
   // instances; 0 when none is written. The cluster's own dates of readiness.
   Timestamp pd_ready_since = 0;
   Timestamp tikv_ready_since = 0;
+  // DM masters (DM instances, component dm-master) and DMWorker instances: the dm-master
+  // dependency of the cluster's DMWorkers.
+  int dm_instances = 0;
+  int dm_instances_ready = 0;
+  int dm_worker_instances = 0;
+  Timestamp dm_ready_since = 0;  // the latest Ready lastTransitionTime of the Ready DM instances
   std::vector<std::pair<std::string, int>> tikv_store_states;  // status.state -> count, sorted
   bool operator==(const ClusterFacts&) const = default;
 };

@@ -171,6 +171,8 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kClusterNotInitialized, "cluster_not_initialized", kDependency)                             \
   X(kTikvNotReady, "tikv_not_ready", kDependency)                                               \
   X(kNoTikvStoreUp, "no_tikv_store_up", kDependency)                                            \
+  /* a tidb-operator v2 DMWorker while no majority of its DM masters is Ready */                \
+  X(kDmMasterNotReady, "dm_master_not_ready", kDependency)                                      \
   X(kDependencyReady, "dependency_ready", kDependency, kDependencyStuck)                        \
   /* the dependency's readiness cannot be told: the stage's plain class, never dependency */    \
   X(kDependencyUnknown, "dependency_unknown", kStarting, kNotReady)                             \
@@ -186,6 +188,9 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   /* the pod is Ready but its tidb-operator v2 instance is not (a v2 TiKV without a readiness   \
      probe whose store does not serve yet) */                                                   \
   X(kInstanceNotReady, "instance_not_ready", kStarting, kNotReady)                              \
+  /* the same, the instance Ready=False InstanceNotHealthy: the operator's health check of the  \
+     component fails (a TiKV store not serving yet) */                                          \
+  X(kInstanceNotHealthy, "instance_not_healthy", kStarting, kNotReady)                          \
   /* volumes and the pod sandbox, before any container starts: `starting` within the volume     \
      grace, `volume` past it */                                                                 \
   X(kVolumeMultiAttach, "volume_multi_attach", kStarting, kVolume)                              \
@@ -221,8 +226,12 @@ bool Allowed(Stage stage, WaitClass wait_class, std::string_view reason);
 // ---------------------------------------------------------------------------------------------
 // Dependencies
 
-enum class Dependency : uint8_t { kPd, kTikv };
-inline constexpr Dependency kAllDependencies[] = {Dependency::kPd, Dependency::kTikv};
+// dm-master: the DM masters of a tidb-operator v2 cluster (its DM instances), which its DMWorkers
+// register with; it applies only to a cluster with DM or DMWorker instances
+// (ClusterDependencies::Applies).
+enum class Dependency : uint8_t { kPd, kTikv, kDmMaster };
+inline constexpr Dependency kAllDependencies[] = {Dependency::kPd, Dependency::kTikv,
+                                                  Dependency::kDmMaster};
 struct DependencyInfo {
   Dependency dependency;
   std::string_view name;              // the `dependency` label
@@ -231,6 +240,7 @@ struct DependencyInfo {
 inline constexpr DependencyInfo kDependencies[] = {
     {Dependency::kPd, "pd", reason::kPdNotReady},
     {Dependency::kTikv, "tikv", reason::kTikvNotReady},
+    {Dependency::kDmMaster, "dm-master", reason::kDmMasterNotReady},
 };
 constexpr std::string_view DependencyName(Dependency d) {
   return kDependencies[static_cast<size_t>(d)].name;
@@ -255,6 +265,7 @@ enum class DependencyReason : uint8_t {
   kNoTikvStoreUp,
   kTikvNotBootstrapped,
   kDependencyUnknown,
+  kDmMasterNotReady,
 };
 struct DependencyReasonInfo {
   DependencyReason reason;
@@ -274,6 +285,7 @@ inline constexpr DependencyReasonInfo kDependencyReasons[] = {
     {DependencyReason::kNoTikvStoreUp, "no_tikv_store_up", reason::kNoTikvStoreUp},
     {DependencyReason::kTikvNotBootstrapped, "tikv_not_bootstrapped", ""},
     {DependencyReason::kDependencyUnknown, "dependency_unknown", reason::kDependencyUnknown},
+    {DependencyReason::kDmMasterNotReady, "dm_master_not_ready", reason::kDmMasterNotReady},
 };
 constexpr std::string_view DependencyReasonName(DependencyReason r) {
   return kDependencyReasons[static_cast<size_t>(r)].name;

@@ -292,7 +292,7 @@ void AddV2Object(const Value& object, V2Objects* out) {
     auto g = ParseV2Group(object);
     g.ok() ? out->groups.push_back(std::move(*g.value)) : failed(g.error);
   } else {
-    ++out->other;  // a v2 kind podwait does not read (TiProxy, PlacementPolicy, ...)
+    ++out->other;  // a v2 kind podwait does not read (PlacementPolicy, ...)
   }
 }
 

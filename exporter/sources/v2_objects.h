@@ -26,7 +26,7 @@ using V2Parse = Result<T>;
 
 // A Cluster document. REQUIRES nothing of `object`: anything that is not a Cluster is an error.
 V2Parse<v2::Cluster> ParseV2Cluster(const rapidjson::Value& object);
-// An instance document (PD, TiKV, TiDB, TiFlash, TiCDC, TSO, Scheduling, Scheduler).
+// An instance document of any kind of v2::Kinds() (PD, TiKV, ..., TiProxy, DM, DMWorker).
 V2Parse<v2::Instance> ParseV2Instance(const rapidjson::Value& object);
 // A group document (PDGroup, TiKVGroup, ...).
 V2Parse<v2::Group> ParseV2Group(const rapidjson::Value& object);

@@ -75,7 +75,7 @@ class DependencyStore {
     std::optional<PdFacts> pd;
     ClusterDependencies deps;
     DependencySource source = DependencySource::kPods;
-    Readiness last_known[2] = {Readiness::kUnknown, Readiness::kUnknown};
+    Readiness last_known[std::size(kAllDependencies)] = {};  // kUnknown each
   };
   // REQUIRES: mu_ held.
   void Reevaluate(const ClusterKey& key, Entry* entry);

@@ -19,6 +19,14 @@ void ForNamespace(Map& clusters, std::string_view ns, Fn fn) {
   }
 }
 
+// One more instance of a quorum (PD, DM masters); a Ready one dates the quorum's readiness.
+void CountReady(const v2::Instance& inst, int* instances, int* ready, Timestamp* ready_since) {
+  ++*instances;
+  if (!inst.IsReady()) return;
+  ++*ready;
+  *ready_since = std::max(*ready_since, inst.ready->last_transition);
+}
+
 }  // namespace
 
 void V2Store::SetListener(Listener listener) { listener_ = std::move(listener); }
@@ -30,11 +38,7 @@ v2::ClusterFacts V2Store::Compute(const Entry& e) {
   std::map<std::string, int> states;
   for (const auto& [key, inst] : e.instances) {
     if (inst.component == "pd") {
-      ++f.pd_instances;
-      if (inst.IsReady()) {
-        ++f.pd_instances_ready;
-        f.pd_ready_since = std::max(f.pd_ready_since, inst.ready->last_transition);
-      }
+      CountReady(inst, &f.pd_instances, &f.pd_instances_ready, &f.pd_ready_since);
     } else if (inst.component == "tikv") {
       ++f.tikv_instances;
       if (inst.IsReady() && inst.store_state == "Serving") {
@@ -42,6 +46,10 @@ v2::ClusterFacts V2Store::Compute(const Entry& e) {
         f.tikv_ready_since = std::max(f.tikv_ready_since, inst.ready->last_transition);
       }
       if (!inst.store_state.empty()) ++states[std::string(StoreStateLabel(inst.store_state))];
+    } else if (inst.component == "dm-master") {
+      CountReady(inst, &f.dm_instances, &f.dm_instances_ready, &f.dm_ready_since);
+    } else if (inst.component == "dm-worker") {
+      ++f.dm_worker_instances;
     }
   }
   f.tikv_store_states.assign(states.begin(), states.end());

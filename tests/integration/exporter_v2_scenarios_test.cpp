@@ -119,6 +119,98 @@ TEST(ExporterV2Scenarios, FreshV2ClusterWaitsOnPdThenRecovers) {
             3);
 }
 
+// A fresh v2 cluster with every instance kind (tests/scenarios/v2-every-kind.json): each pod waits
+// as its component's start-up does (model/v2.cpp Kinds()): whatever needs PD crash-loops on PD
+// (dependency), TiProxy is Ready without PD, the DM worker crash-loops on its DM masters
+// (dependency, dm_master_not_ready) while they form their quorum; then PD, the DM masters and the
+// DM worker recover in turn.
+TEST(ExporterV2Scenarios, FreshClusterWithEveryKind) {
+  SimAndExporter stack("tests/scenarios/v2-every-kind.json");
+  const std::map<std::string, std::string> cluster = {{"tidb_cluster", "tidb-v2-all-all"}};
+  auto in_cluster = [&cluster](std::map<std::string, std::string> m) {
+    m.insert(cluster.begin(), cluster.end());
+    return m;
+  };
+  // Every component that waits for PD, one pod each but PD's three and TiKV's three.
+  const std::vector<std::string> pd_dependent = {
+      "tikv",       "tidb",      "tiflash",          "ticdc",  "tso",
+      "scheduling", "scheduler", "resource-manager", "router", "tikv-worker"};
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return FindSamples(t, "podwait_pod_waiting_seconds",
+                           in_cluster({{"class", "dependency"}, {"reason", "no_pd_leader"}}))
+                       .size() == 12 &&
+               Has(t, "podwait_pod_waiting_seconds",
+                   in_cluster({{"component", "dm-worker"}, {"reason", "dm_master_not_ready"}}));
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  for (const std::string& component : pd_dependent) {
+    EXPECT_TRUE(Has(text, "podwait_pod_waiting_seconds",
+                    in_cluster({{"component", component}, {"class", "dependency"}})))
+        << component;
+  }
+  // The DM worker waits on its masters, which is expected; the masters form their quorum.
+  EXPECT_TRUE(Has(text, "podwait_pod_waiting_seconds",
+                  in_cluster({{"pod", "dmworker-dm-worker-t9c4fs"}, {"class", "dependency"}})));
+  EXPECT_EQ(FindSamples(text, "podwait_pod_waiting_seconds",
+                        in_cluster({{"component", "dm-master"}, {"class", "starting"}}))
+                .size(),
+            3u);
+  EXPECT_EQ(
+      SampleValue(text, "podwait_dependency_ready", in_cluster({{"dependency", "dm-master"}})), 0);
+  // TiProxy starts without PD: never waiting.
+  EXPECT_TRUE(
+      FindSamples(text, "podwait_pod_waiting_seconds", in_cluster({{"component", "tiproxy"}}))
+          .empty());
+  // No crash loop pages.
+  EXPECT_TRUE(FindSamples(text, "podwait_pod_waiting_seconds", in_cluster({{"class", "crashloop"}}))
+                  .empty());
+  // Every v2 resource is watched and held.
+  for (const char* resource : {"tiproxies", "tikvworkers", "resourcemanagers", "routers",
+                               "dmworkers", "tiproxygroups", "dmworkergroups"}) {
+    EXPECT_EQ(SampleValue(text, "podwait_objects", {{"resource", resource}}), 1) << resource;
+  }
+  EXPECT_EQ(SampleValue(text, "podwait_objects", {{"resource", "dms"}}), 3);
+  EXPECT_EQ(SampleValue(text, "podwait_watch_synced", {{"resource", "dmworkers"}}), 1);
+  // The JSON view names the dm-master dependency of this cluster (and of no v1 cluster).
+  HttpResult clusters = HttpGet(stack.exporter_port(), "/api/v1/pods?cluster=all");
+  EXPECT_THAT(clusters.body, HasSubstr("\"dm-master\""));
+  EXPECT_THAT(clusters.body, HasSubstr("dm-master not ready (dm_master_not_ready)"));
+
+  // PD has a leader and the cluster initializes: everything that needed PD is Ready.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=pd-ready"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return FindSamples(t, "podwait_pod_waiting_seconds", in_cluster({{"component", "tikv"}}))
+                   .empty() &&
+               FindSamples(t, "podwait_pod_waiting_seconds", in_cluster({{"component", "router"}}))
+                   .empty();
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  // The DM masters are Ready: the worker's back-off runs out within the grace (dependency_ready).
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=dm-masters-ready"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return SampleValue(t, "podwait_dependency_ready",
+                           in_cluster({{"dependency", "dm-master"}})) == 1 &&
+               Has(t, "podwait_pod_waiting_seconds",
+                   in_cluster({{"component", "dm-worker"}, {"reason", "dependency_ready"}}));
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=dm-worker-ready"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return FindSamples(t, "podwait_pod_waiting_seconds", {{"namespace", "tidb-v2-all"}})
+            .empty();
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+}
+
 // Without --pd.url-template the exporter probes PD where the v2 Cluster's status.pd says: here
 // the simulator's PD path of the cluster. The template's default (http://basic-pd.tidb-v2:2379)
 // would not resolve.

@@ -553,8 +553,9 @@ TEST(SimProtocol, DemoScenarioAdvancesByName) {
   EXPECT_EQ(pd_leader(), 503);
   auto state = Json(HttpGet(sim.port(), "/_sim/state").body);
   EXPECT_EQ(state["step"].GetInt(), 0);
-  // 18 pods of the v1 clusters (demo, shop) and 7 of the v2 cluster (tidb-v2).
-  EXPECT_EQ(state["resources"]["pods"].Size(), 25u);
+  // 18 pods of the v1 clusters (demo, shop) and 8 of the v2 cluster (tidb-v2, TiProxy's too).
+  EXPECT_EQ(state["resources"]["pods"].Size(), 26u);
+  EXPECT_EQ(state["resources"]["tiproxies"].Size(), 1u);
   ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=pd-ready", "").status, 200);
   EXPECT_EQ(pd_leader(), 200);
   ASSERT_EQ(Post(sim.port(), "/_sim/advance?to=tidb-ready", "").status, 200);
@@ -602,14 +603,19 @@ TEST(SimProtocol, V2DiscoveryListsTheCrdResources) {
       EXPECT_THAT(verbs, ::testing::ElementsAre("get", "list", "watch")) << name;
     }
   }
-  for (const char* plural :
-       {"clusters", "pdgroups", "pds", "tikvgroups", "tikvs", "tidbgroups", "tidbs",
-        "tiflashgroups", "tiflashes", "ticdcgroups", "ticdcs", "tsogroups", "tsos",
-        "schedulinggroups", "schedulings", "schedulergroups", "schedulers"}) {
+  // clang-format off
+  const char* const plurals[] = {
+      "clusters", "pdgroups", "pds", "tikvgroups", "tikvs", "tidbgroups", "tidbs", "tiflashgroups",
+      "tiflashes", "ticdcgroups", "ticdcs", "tsogroups", "tsos", "schedulinggroups", "schedulings",
+      "schedulergroups", "schedulers", "resourcemanagergroups", "resourcemanagers", "routergroups",
+      "routers", "tikvworkergroups", "tikvworkers", "tiproxygroups", "tiproxies", "dmgroups", "dms",
+      "dmworkergroups", "dmworkers"};
+  // clang-format on
+  for (const char* plural : plurals) {
     EXPECT_TRUE(resources.count(plural)) << plural;
     EXPECT_TRUE(resources.count(std::string(plural) + "/status")) << plural;
   }
-  EXPECT_EQ(resources.size(), 34u);
+  EXPECT_EQ(resources.size(), 2 * std::size(plurals));
   EXPECT_THAT(HttpGet(sim.port(), kV2).body,
               HasSubstr(R"("name":"tikvs","singularName":"tikv","namespaced":true,"kind":"TiKV")"));
 }

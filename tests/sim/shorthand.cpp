@@ -227,6 +227,12 @@ constexpr V2KindRow kV2Kinds[] = {
     {"TSO", "TSOGroup", "tso"},
     {"Scheduling", "SchedulingGroup", "scheduling"},
     {"Scheduler", "SchedulerGroup", "scheduler"},
+    {"ResourceManager", "ResourceManagerGroup", "resource-manager"},
+    {"Router", "RouterGroup", "router"},
+    {"TiKVWorker", "TiKVWorkerGroup", "tikv-worker"},
+    {"TiProxy", "TiProxyGroup", "tiproxy"},
+    {"DM", "DMGroup", "dm-master"},
+    {"DMWorker", "DMWorkerGroup", "dm-worker"},
 };
 
 // The instance kind of a v2 component (PD, TiKV, TiDB, ...).
@@ -734,8 +740,24 @@ bool ResolvePodNames(const rapidjson::Value& spec, PodPlan* p, std::string* erro
           "v2 pod shorthand " + p->name + ": give cluster and a <group>-<component>-<suffix> name";
       return false;
     }
-    if (p->component.empty()) p->component = p->name.substr(prev + 1, last - prev - 1);
-    p->v2_group = p->name.substr(0, prev);
+    // The component is the longest v2 component the name's head ends with (tikv-worker,
+    // dm-master: components with a '-'), else the segment before the suffix.
+    const std::string head = p->name.substr(0, last);
+    if (p->component.empty()) {
+      for (const auto& k : kV2Kinds) {
+        const std::string c = k.component;
+        if (head.size() > c.size() + 1 && head.ends_with(c) &&
+            head[head.size() - c.size() - 1] == '-' && c.size() > p->component.size()) {
+          p->component = c;
+        }
+      }
+      if (p->component.empty()) p->component = p->name.substr(prev + 1, last - prev - 1);
+    }
+    if (head.size() <= p->component.size() + 1 || !head.ends_with(p->component)) {
+      *error = "v2 pod shorthand " + p->name + ": not <group>-" + p->component + "-<suffix>";
+      return false;
+    }
+    p->v2_group = head.substr(0, head.size() - p->component.size() - 1);
     p->v2_instance = p->v2_group + p->name.substr(last);
   }
   if (p->component.empty() || p->cluster.empty()) {

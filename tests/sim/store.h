@@ -24,7 +24,7 @@ namespace podwait::sim {
 // tidb-operator v2 resources (core.pingcap.com/v1alpha1), which only the table in store.cpp names
 // (found with ResourceFromPlural/ResourceFromKind): a new custom resource is one table row.
 enum class Resource { kPods = 0, kEvents, kTidbClusters, kConfigMaps, kFirstV2 };
-inline constexpr int kV2ResourceCount = 17;
+inline constexpr int kV2ResourceCount = 29;
 inline constexpr int kResourceCount = static_cast<int>(Resource::kFirstV2) + kV2ResourceCount;
 
 struct ResourceInfo {

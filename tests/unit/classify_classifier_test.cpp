@@ -83,6 +83,14 @@ constexpr const char* kV2TidbCrash = "tests/fixtures/v2/pods/tidb-crashloop-no-p
 constexpr const char* kV2TidbRunning = "tests/fixtures/v2/pods/tidb-running-not-ready.json";
 constexpr const char* kV2TikvReady = "tests/fixtures/v2/pods/tikv-ready-instance-not-ready.json";
 constexpr const char* kV2PdRunning = "tests/fixtures/v2/pods/pd-running-not-ready-no-leader.json";
+constexpr const char* kV2TikvWorkerCrash =
+    "tests/fixtures/v2/pods/tikv-worker-crashloop-no-pd-leader.json";
+constexpr const char* kV2RmCrash =
+    "tests/fixtures/v2/pods/resource-manager-crashloop-no-pd-leader.json";
+constexpr const char* kV2RouterCrash = "tests/fixtures/v2/pods/router-crashloop-no-pd-leader.json";
+constexpr const char* kV2DmWorkerCrash =
+    "tests/fixtures/v2/pods/dm-worker-crashloop-no-dm-master.json";
+constexpr const char* kV2TiproxyReady = "tests/fixtures/v2/pods/tiproxy-ready.json";
 
 Timestamp V2At(const std::string& hhmmss) {
   return ParseRfc3339("2025-03-10T" + hhmmss + "Z").value();
@@ -227,12 +235,23 @@ DependencyStatus NotReady(std::string_view why = "") {
 DependencyStatus Unknown() {
   return {Readiness::kUnknown, 0, DependencyReason::kDependencyUnknown};
 }
-ClusterDependencies Deps(DependencyStatus pd, DependencyStatus tikv) { return {pd, tikv}; }
+ClusterDependencies Deps(DependencyStatus pd, DependencyStatus tikv) {
+  ClusterDependencies d;
+  d.pd = pd;
+  d.tikv = tikv;
+  return d;
+}
 // PD down brings TiKV down with it.
 ClusterDependencies PdDown(std::string why = "") {
   return Deps(NotReady(why), NotReady("tikv_not_ready"));
 }
 ClusterDependencies AllReady(Timestamp since) { return Deps(Ready(since), Ready(since)); }
+// PD and TiKV ready since `since`; the DM masters as given.
+ClusterDependencies WithDmMaster(DependencyStatus dm, Timestamp since) {
+  ClusterDependencies d = AllReady(since);
+  d.dm_master = dm;
+  return d;
+}
 
 constexpr const char* kThisPod = "";  // the row's pod uid
 constexpr const char* kNoUid = "-";   // an event without involvedObject.uid
@@ -313,8 +332,9 @@ struct Row {
     options = std::move(f);
     return *this;
   }
-  Row& Instance(ConditionStatus ready, std::string why, Timestamp since) {
-    instance = InstanceReadiness{ready, std::move(why), "TiKV", since};
+  Row& Instance(ConditionStatus ready, std::string why, Timestamp since,
+                std::string kind = "TiKV") {
+    instance = InstanceReadiness{ready, std::move(why), std::move(kind), since};
     return *this;
   }
   Row& Volumes(VolumePinning pinning, std::string pv = "", std::string node = "") {
@@ -1396,6 +1416,57 @@ std::vector<Row> Rows() {
           .Now(V2At("08:01:00"))
           .Expect(S::kStarting, C::kStarting, r::kPdBootstrap, V2At("08:00:06"),
                   "forming its quorum"));
+  // The other v2 kinds, each waiting as its start-up does (model/v2.cpp Kinds()): TiKV's worker
+  // and the PD microservices exit while PD has no leader, DM workers while no DM master answers.
+  const Timestamp v2_crash_init = V2At("08:00:09");
+  add(Row("V2TikvWorkerCrashLoopNoPdLeader", kV2TikvWorkerCrash)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_crash_init,
+                  "container tikv-worker CrashLoopBackOff (restarts 6)"));
+  add(Row("V2ResourceManagerCrashLoopNoPdLeader", kV2RmCrash)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_crash_init,
+                  "container resource-manager CrashLoopBackOff"));
+  add(Row("V2RouterCrashLoopNoPdLeader", kV2RouterCrash)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_crash_init,
+                  "container router CrashLoopBackOff"));
+  // PD with a leader long before: a PD microservice that still crash-loops is a crash loop.
+  add(Row("V2RouterCrashLoopPdReadyBefore", kV2RouterCrash)
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, v2_crash_init));
+  add(Row("V2DmWorkerCrashLoopNoDmMaster", kV2DmWorkerCrash)
+          .WithDeps(WithDmMaster(NotReady("dm_master_not_ready"), V2At("07:00:00")))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kDmMasterNotReady, v2_crash_init,
+                  "dm-master not ready (dm_master_not_ready); container dm-worker"));
+  // PD down is no reason for a DM worker: it needs only its DM masters.
+  add(Row("V2DmWorkerCrashLoopPdDownDmMastersReady", kV2DmWorkerCrash)
+          .WithDeps([] {
+            ClusterDependencies d = PdDown("no_pd_leader");
+            d.dm_master = Ready(V2At("07:00:00"));
+            return d;
+          }())
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, v2_crash_init));
+  add(Row("V2DmWorkerCrashLoopDmMastersReadyWithinGrace", kV2DmWorkerCrash)
+          .WithDeps(WithDmMaster(Ready(V2At("08:07:00")), V2At("07:00:00")))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kDependencyReady, v2_crash_init,
+                  "dm-master ready since"));
+  // No view of the DM masters (the cluster has no DM instances podwait saw): the crash loop.
+  add(Row("V2DmWorkerCrashLoopDmMasterUnknown", kV2DmWorkerCrash)
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, v2_crash_init));
+  // TiProxy starts without PD (its etcd client dials lazily): Ready, with PD down or not.
+  add(Row("V2TiproxyReadyPdDown", kV2TiproxyReady)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("08:05:00"))
+          .NotWaiting());
   // A v2 TiKV pod without a readiness probe is Ready; its TiKV instance is not (store Preparing).
   const Timestamp inst_since = V2At("08:00:10");
   add(Row("V2TikvPodReadyInstanceNotReadyPdDown", kV2TikvReady)
@@ -1408,12 +1479,12 @@ std::vector<Row> Rows() {
           .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
           .WithDeps(AllReady(V2At("07:00:00")))
           .Now(V2At("08:01:00"))
-          .Expect(S::kStarting, C::kStarting, r::kInstanceNotReady, inst_since));
+          .Expect(S::kStarting, C::kStarting, r::kInstanceNotHealthy, inst_since));
   add(Row("V2TikvPodReadyInstanceNotReadyPastGrace", kV2TikvReady)
           .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
           .WithDeps(AllReady(V2At("07:00:00")))
           .Now(V2At("08:02:10") + 1)
-          .Expect(S::kStarting, C::kNotReady, r::kInstanceNotReady, inst_since,
+          .Expect(S::kStarting, C::kNotReady, r::kInstanceNotHealthy, inst_since,
                   "InstanceNotHealthy"));
   add(Row("V2TikvPodReadyInstanceNotReadyPdUnknown", kV2TikvReady)
           .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
@@ -1430,6 +1501,30 @@ std::vector<Row> Rows() {
           .WithDeps(PdDown())
           .Now(V2At("08:12:00"))
           .NotWaiting());
+  // Item: the instance's Ready reasons. A reason about the pod on a Ready pod is the operator's
+  // stale view (pkg/controllers/common/task_status.go checks the pod first): not waiting.
+  for (const char* stale : {"PodNotReady", "PodNotCreated", "PodTerminating"}) {
+    add(Row(std::string("V2TikvPodReadyInstanceStale") + stale, kV2TikvReady)
+            .Instance(ConditionStatus::kFalse, stale, inst_since)
+            .WithDeps(PdDown("no_pd_leader"))
+            .Now(V2At("08:05:00"))
+            .NotWaiting());
+  }
+  // A reason podwait does not know holds the pod back like InstanceNotHealthy, under the
+  // general reason.
+  add(Row("V2TikvPodReadyInstanceUnknownReason", kV2TikvReady)
+          .Instance(ConditionStatus::kFalse, "Unknown", inst_since)
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("08:01:00"))
+          .Expect(S::kStarting, C::kStarting, r::kInstanceNotReady, inst_since,
+                  "TiKV instance Ready=False Unknown"));
+  // A pod that is not Ready: its own state decides; the instance's reason is evidence.
+  add(Row("V2TidbRunningNotReadyInstanceReasonInEvidence", kV2TidbRunning)
+          .Instance(ConditionStatus::kFalse, "PodNotReady", v2_tidb_init, "TiDB")
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("08:11:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_tidb_init,
+                  "; TiDB instance Ready=False PodNotReady"));
   add(Row("V2TikvPodReadyInstanceUnknown", kV2TikvReady)
           .WithDeps(PdDown())
           .Now(V2At("08:12:00"))

@@ -190,6 +190,57 @@ std::vector<V2Row> V2Rows() {
 INSTANTIATE_TEST_SUITE_P(Table, EvaluateV2Test, ::testing::ValuesIn(V2Rows()),
                          [](const auto& p) { return std::string(p.param.name); });
 
+// The DM masters of a v2 cluster (its DM instances, dm.json / dm-ready.json): ready with a Ready
+// majority, whatever PD does and whichever readiness source; no DM or DMWorker instances: the
+// dependency does not apply.
+TEST(EvaluateDmMaster, MajorityOfDmInstancesReadyWhateverPdSays) {
+  struct DmRow {
+    int dm, dm_ready, workers;
+    Readiness want;
+    const char* reason;
+  };
+  for (const DmRow& row : {
+           DmRow{3, 2, 1, Readiness::kReady, ""}, DmRow{3, 3, 0, Readiness::kReady, ""},
+           DmRow{3, 1, 1, Readiness::kNotReady, "dm_master_not_ready"},
+           DmRow{2, 1, 1, Readiness::kNotReady, "dm_master_not_ready"},
+           DmRow{0, 0, 2, Readiness::kNotReady, "dm_master_not_ready"},  // no DMGroup yet
+       }) {
+    for (bool pd_up : {true, false}) {
+      v2::ClusterFacts f;
+      f.present = true;
+      f.dm_instances = row.dm;
+      f.dm_instances_ready = row.dm_ready;
+      f.dm_worker_instances = row.workers;
+      PdFacts pd = pd_up ? HealthyPd() : Unreachable();
+      DependencyInputs in;
+      in.pd = &pd;
+      in.v2 = &f;
+      DependencyEvaluation e = EvaluateDependencies(in);
+      SCOPED_TRACE(std::to_string(row.dm_ready) + "/" + std::to_string(row.dm) + " pd " +
+                   (pd_up ? "up" : "unreachable"));
+      EXPECT_TRUE(e.deps.Applies(Dependency::kDmMaster));
+      EXPECT_EQ(e.deps.dm_master.readiness, row.want);
+      EXPECT_EQ(DependencyReasonName(e.deps.dm_master.reason), row.reason);
+    }
+  }
+}
+
+TEST(EvaluateDmMaster, DoesNotApplyWithoutDmInstances) {
+  PdFacts pd = HealthyPd();
+  DependencyInputs in;
+  in.pd = &pd;
+  DependencyEvaluation v1 = EvaluateDependencies(in);
+  EXPECT_FALSE(v1.deps.Applies(Dependency::kDmMaster));
+  EXPECT_TRUE(v1.deps.Applies(Dependency::kPd));
+  v2::ClusterFacts f;
+  f.present = true;
+  f.pd_instances = 3;
+  in.v2 = &f;
+  DependencyEvaluation v2 = EvaluateDependencies(in);
+  EXPECT_FALSE(v2.deps.Applies(Dependency::kDmMaster));
+  EXPECT_EQ(v2.deps.dm_master, DependencyStatus{});
+}
+
 TEST(EvaluateSourceTest, BothUsesTidbClusterWhenApiUnreachable) {
   PdFacts down = Unreachable();
   TidbClusterStatus tc = HealthyTc();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,30 @@ TEST(ContractJson, ListsEveryV2KindWithItsResource) {
   EXPECT_EQ(rows[1], "PD pds instance pd");
   EXPECT_EQ(rows[2], "PDGroup pdgroups group pd");
   EXPECT_THAT(rows, ::testing::Contains("SchedulerGroup schedulergroups group scheduler"));
+}
+
+// Each instance kind says what its component waits for and how it starts (model/v2.cpp Kinds()).
+TEST(ContractJson, EveryV2InstanceKindWithWhatItWaitsFor) {
+  rapidjson::Document doc = Contract();
+  std::map<std::string, std::string> waits;
+  for (const auto& k : doc["v2"]["kinds"].GetArray()) {
+    if (std::string(k["role"].GetString()) != "instance") {
+      EXPECT_FALSE(k.HasMember("dependencies")) << k["kind"].GetString();
+      continue;
+    }
+    std::string deps;
+    for (const auto& d : k["dependencies"].GetArray()) deps += std::string(d.GetString()) + " ";
+    waits[k["kind"].GetString()] = deps + k["startUp"].GetString();
+  }
+  EXPECT_EQ(waits.size(), v2::Kinds().size());
+  EXPECT_EQ(waits["PD"], "own_quorum");
+  EXPECT_EQ(waits["TiDB"], "pd tikv exits");
+  EXPECT_EQ(waits["TiKVWorker"], "pd exits");
+  EXPECT_EQ(waits["ResourceManager"], "pd exits");
+  EXPECT_EQ(waits["Router"], "pd exits");
+  EXPECT_EQ(waits["TiProxy"], "regardless");
+  EXPECT_EQ(waits["DM"], "own_quorum");
+  EXPECT_EQ(waits["DMWorker"], "dm-master exits");
 }
 
 TEST(ContractJson, ListsEveryAutoscalerWithWhatItReads) {

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include "exporter/common/clock.h"
 #include "tests/sim/shorthand.h"
 #include "tests/sim/store.h"
@@ -146,7 +150,9 @@ TEST(SimResources, V2RowsFollowTheCrds) {
   EXPECT_EQ(Info(Resource::kPods).PathPrefix(), "/api/v1");
   EXPECT_EQ(ResourcesOf("core.pingcap.com/v1alpha1").size(), size_t{kV2ResourceCount});
   EXPECT_EQ(ResourcesOf("pingcap.com/v1alpha1"), std::vector<Resource>{Resource::kTidbClusters});
-  EXPECT_FALSE(ResourceFromPlural("tiproxies").has_value()) << "not served";
+  EXPECT_EQ(ResourceFromKind("TiProxy"), ResourceFromPlural("tiproxies"));
+  EXPECT_STREQ(Info(*ResourceFromPlural("dmworkergroups")).short_names, "dmwg");
+  EXPECT_FALSE(ResourceFromPlural("placementpolicies").has_value()) << "not served";
 }
 
 TEST(SimShorthand, V2PodIsOwnedByItsInstance) {
@@ -182,8 +188,36 @@ TEST(SimShorthand, V2PodIsOwnedByItsInstance) {
   EXPECT_FALSE(ExpandPod(Parse(R"({"operator":"v2","namespace":"n","name":"tikv-tikv-a"})"),
                          1'700'000'000'000, &out, &err))
       << "a v2 pod needs its cluster";
-  EXPECT_FALSE(ExpandV2(Parse(R"({"kind":"TiProxy","namespace":"n","name":"a","cluster":"c"})"),
-                        1'700'000'000'000, &cr, &err));
+  EXPECT_FALSE(
+      ExpandV2(Parse(R"({"kind":"PlacementPolicy","namespace":"n","name":"a","cluster":"c"})"),
+               1'700'000'000'000, &cr, &err));
+}
+
+// A component with a '-' (tikv-worker, resource-manager, dm-master, dm-worker): the pod
+// <group>-<component>-<suffix> still finds its group, instance and owner kind.
+TEST(SimShorthand, V2PodOfAComponentWithADash) {
+  rapidjson::Document out;
+  std::string err;
+  for (const auto& [name, component, group, kind] :
+       std::vector<std::tuple<const char*, const char*, const char*, const char*>>{
+           {"tikvworker-tikv-worker-h2n6pt", "tikv-worker", "tikvworker", "TiKVWorker"},
+           {"rm-resource-manager-b7r2kw", "resource-manager", "rm", "ResourceManager"},
+           {"dm-dm-master-q3z7lp", "dm-master", "dm", "DM"},
+           {"dmworker-dm-worker-t9c4fs", "dm-worker", "dmworker", "DMWorker"},
+           {"tiproxy-tiproxy-k4d9xq", "tiproxy", "tiproxy", "TiProxy"},
+       }) {
+    SCOPED_TRACE(name);
+    auto spec = Parse(std::string(R"({"operator":"v2","namespace":"n","cluster":"c","name":")") +
+                      name + R"("})");
+    ASSERT_TRUE(ExpandPod(spec, 1'700'000'000'000, &out, &err)) << err;
+    const auto& labels = out["metadata"]["labels"];
+    EXPECT_STREQ(labels["pingcap.com/component"].GetString(), component);
+    EXPECT_STREQ(labels["pingcap.com/group"].GetString(), group);
+    const std::string pod = name;
+    EXPECT_EQ(std::string(labels["pingcap.com/instance"].GetString()),
+              std::string(group) + pod.substr(pod.rfind('-')));
+    EXPECT_STREQ(out["metadata"]["ownerReferences"][0]["kind"].GetString(), kind);
+  }
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <rapidjson/document.h>
 
 #include <functional>
+#include <tuple>
+#include <vector>
 
 #include "exporter/common/time_format.h"
 #include "exporter/sources/v2_objects.h"
@@ -121,6 +123,81 @@ TEST(ParseV2Instance, ReadyTikvAndNotReadyPdTidbTiflash) {
   EXPECT_EQ(tiflash.value->component, "tiflash");
 }
 
+// The six kinds beside the storage and compute ones (TiProxy, TiKVWorker, ResourceManager, Router,
+// DM, DMWorker): kind, component (api/meta/v1alpha1/types.go), group, Ready reason, and the pod
+// each owns, which is the pod fixture of that kind where one exists.
+struct NewKind {
+  const char* file;
+  const char* kind;
+  const char* component;
+  const char* group;
+  const char* ready_reason;
+  const char* pod_name;
+  const char* pod_file;  // nullptr: no pod fixture
+};
+
+TEST(ParseV2Instance, EveryNewKindWithItsComponentGroupAndPod) {
+  for (const NewKind& k : {
+           NewKind{"tiproxy.json", "TiProxy", "tiproxy", "tiproxy", "Ready",
+                   "tiproxy-tiproxy-k4d9xq", "pods/tiproxy-ready.json"},
+           NewKind{"tikvworker.json", "TiKVWorker", "tikv-worker", "tikvworker", "PodNotReady",
+                   "tikvworker-tikv-worker-h2n6pt", "pods/tikv-worker-crashloop-no-pd-leader.json"},
+           NewKind{"resourcemanager.json", "ResourceManager", "resource-manager", "rm",
+                   "PodNotReady", "rm-resource-manager-b7r2kw",
+                   "pods/resource-manager-crashloop-no-pd-leader.json"},
+           NewKind{"router.json", "Router", "router", "router", "PodNotReady",
+                   "router-router-x5m8vd", "pods/router-crashloop-no-pd-leader.json"},
+           NewKind{"dm.json", "DM", "dm-master", "dm", "PodNotReady", "dm-dm-master-q3z7lp",
+                   nullptr},
+           NewKind{"dmworker.json", "DMWorker", "dm-worker", "dmworker", "PodNotReady",
+                   "dmworker-dm-worker-t9c4fs", "pods/dm-worker-crashloop-no-dm-master.json"},
+       }) {
+    SCOPED_TRACE(k.file);
+    auto i = ParseV2Instance(Load(std::string("objects/") + k.file));
+    ASSERT_TRUE(i.ok()) << i.error;
+    EXPECT_EQ(i.value->kind, k.kind);
+    EXPECT_EQ(i.value->component, k.component);
+    EXPECT_EQ(i.value->cluster, "basic");
+    EXPECT_EQ(i.value->group, k.group);
+    ASSERT_TRUE(i.value->ready.has_value());
+    EXPECT_EQ(i.value->ready->reason, k.ready_reason);
+    EXPECT_EQ(i.value->IsReady(), std::string(k.ready_reason) == "Ready");
+    EXPECT_EQ(i.value->store_id, "");  // no StoreStatus on these kinds
+    EXPECT_EQ(i.value->pod_name, k.pod_name);
+    EXPECT_EQ(v2::InstanceNameOfPod(k.pod_name, k.component), i.value->name);
+    if (k.pod_file != nullptr) {
+      rapidjson::Document pod = Load(k.pod_file);
+      EXPECT_EQ(std::string(pod["metadata"]["name"].GetString()), k.pod_name);
+      EXPECT_EQ(std::string(pod["metadata"]["labels"]["pingcap.com/instance"].GetString()),
+                i.value->name);
+    }
+  }
+}
+
+TEST(ParseV2Group, EveryNewGroupKind) {
+  for (const auto& [file, kind, component, replicas, ready] :
+       std::vector<std::tuple<const char*, const char*, const char*, int, int>>{
+           {"tiproxygroup.json", "TiProxyGroup", "tiproxy", 1, 1},
+           {"tikvworkergroup.json", "TiKVWorkerGroup", "tikv-worker", 1, 0},
+           {"resourcemanagergroup.json", "ResourceManagerGroup", "resource-manager", 1, 0},
+           {"routergroup.json", "RouterGroup", "router", 1, 0},
+           {"dmgroup.json", "DMGroup", "dm-master", 3, 0},
+           {"dmworkergroup.json", "DMWorkerGroup", "dm-worker", 1, 0},
+       }) {
+    SCOPED_TRACE(file);
+    auto g = ParseV2Group(Load(std::string("objects/") + file));
+    ASSERT_TRUE(g.ok()) << g.error;
+    EXPECT_EQ(g.value->kind, kind);
+    EXPECT_EQ(g.value->component, component);
+    EXPECT_EQ(g.value->cluster, "basic");
+    EXPECT_EQ(g.value->spec_replicas, replicas);
+    EXPECT_EQ(g.value->ready_replicas, ready);
+    const v2::Condition* c = v2::FindCondition(g.value->conditions, "Ready");
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->reason, replicas == ready ? "Ready" : "NotAllInstancesReady");
+  }
+}
+
 TEST(ParseV2Instance, GroupFromTheControllerOwnerWhenTheLabelIsGone) {
   rapidjson::Document doc = Load("objects/tikv-2.json");
   doc["metadata"]["labels"].RemoveMember("pingcap.com/group");
@@ -192,8 +269,8 @@ TEST(ParseV2Objects, OtherKindsAreCountedAndABadItemIsAnError) {
     {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"}},
     {"apiVersion": "pingcap.com/v1alpha1", "kind": "TidbCluster",
      "metadata": {"name": "basic", "namespace": "tidb"}},
-    {"apiVersion": "core.pingcap.com/v1alpha1", "kind": "TiProxy",
-     "metadata": {"name": "tiproxy-x", "namespace": "tidb"}},
+    {"apiVersion": "core.pingcap.com/v1alpha1", "kind": "PlacementPolicy",
+     "metadata": {"name": "pp", "namespace": "tidb"}},
     {"apiVersion": "core.pingcap.com/v1alpha1", "kind": "TiKV",
      "metadata": {"name": "tikv-a", "namespace": "tidb"}, "status": {"id": 4}},
     {"apiVersion": "core.pingcap.com/v1alpha1", "kind": "TSO",
@@ -202,7 +279,7 @@ TEST(ParseV2Objects, OtherKindsAreCountedAndABadItemIsAnError) {
        "lastTransitionTime": "2025-03-10T08:00:00Z"}]}},
     7]})");
   V2Objects o = ParseV2Objects(doc);
-  EXPECT_EQ(o.other, 4u);  // Pod, TidbCluster, TiProxy, 7
+  EXPECT_EQ(o.other, 4u);  // Pod, TidbCluster, PlacementPolicy, 7
   ASSERT_EQ(o.errors.size(), 1u);
   EXPECT_EQ(o.errors[0], "TiKV tidb/tikv-a: status.id is not a string");
   ASSERT_EQ(o.instances.size(), 1u);
@@ -307,8 +384,9 @@ void MutateEach(rapidjson::Value& v, rapidjson::Document& doc, const std::functi
 
 TEST(V2Parsers, EveryMemberOfEveryTypeNeverCrashes) {
   int runs = 0;
-  for (const char* file : {"objects/cluster-ready.json", "objects/tikv-1.json",
-                           "objects/tikvgroup-2of3.json", "objects/pd-ready-0.json"}) {
+  for (const char* file :
+       {"objects/cluster-ready.json", "objects/tikv-1.json", "objects/tikvgroup-2of3.json",
+        "objects/pd-ready-0.json", "objects/dmworker.json", "objects/tiproxygroup.json"}) {
     rapidjson::Document doc = Load(file);
     MutateEach(
         doc, doc,

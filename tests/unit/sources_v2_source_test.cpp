@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <tuple>
+#include <utility>
+#include <vector>
+
 #include "exporter/sources/v2_objects.h"
 #include "exporter/sources/v2_source.h"
 #include "exporter/state/v2_store.h"
@@ -112,6 +116,51 @@ TEST(V2Store, InstanceOfAPodByTheNameV2GivesIt) {
   EXPECT_FALSE(store.InstanceOf(kBasic, "tidb", "tikv-q7w4mz").has_value());
   EXPECT_FALSE(store.InstanceOf(ClusterKey{"tidb-v2", "x"}, "tikv", "tikv-q7w4mz").has_value());
   EXPECT_FALSE(store.InstanceOf(kBasic, "nope", "tikv-q7w4mz").has_value());
+}
+
+// Every new kind's pod finds its instance (the component has a '-' in tikv-worker,
+// resource-manager, dm-master, dm-worker), and the DM instances make the dm-master facts.
+TEST(V2Store, InstanceOfThePodsOfTheNewKindsAndDmMasterFacts) {
+  V2Store store;
+  Recorder rec;
+  store.SetListener(rec.Listener());
+  for (const auto& [kind, file] : std::vector<std::pair<const char*, const char*>>{
+           {"TiProxy", "objects/tiproxy.json"},
+           {"TiKVWorker", "objects/tikvworker.json"},
+           {"ResourceManager", "objects/resourcemanager.json"},
+           {"Router", "objects/router.json"},
+           {"DM", "objects/dm.json"},
+           {"DMWorker", "objects/dmworker.json"}}) {
+    store.ReplaceInstances(kind, "", {Instance(file)});
+  }
+  for (const auto& [component, pod, ready, reason] :
+       std::vector<std::tuple<const char*, const char*, ConditionStatus, const char*>>{
+           {"tiproxy", "tiproxy-tiproxy-k4d9xq", ConditionStatus::kTrue, "Ready"},
+           {"tikv-worker", "tikvworker-tikv-worker-h2n6pt", ConditionStatus::kFalse, "PodNotReady"},
+           {"resource-manager", "rm-resource-manager-b7r2kw", ConditionStatus::kFalse,
+            "PodNotReady"},
+           {"router", "router-router-x5m8vd", ConditionStatus::kFalse, "PodNotReady"},
+           {"dm-master", "dm-dm-master-q3z7lp", ConditionStatus::kFalse, "PodNotReady"},
+           {"dm-worker", "dmworker-dm-worker-t9c4fs", ConditionStatus::kFalse, "PodNotReady"},
+       }) {
+    SCOPED_TRACE(pod);
+    std::optional<InstanceReadiness> r =
+        store.InstanceOf(kBasic, component, v2::InstanceNameOfPod(pod, component));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->ready, ready);
+    EXPECT_EQ(r->reason, reason);
+  }
+  v2::ClusterFacts f = store.FactsFor(kBasic);
+  EXPECT_EQ(f.dm_instances, 1);
+  EXPECT_EQ(f.dm_instances_ready, 0);
+  EXPECT_EQ(f.dm_worker_instances, 1);
+  EXPECT_EQ(f.pd_instances, 0);
+  // The DM master turns Ready: the listener hears of it, dated by its condition.
+  store.UpsertInstance(Instance("objects/dm-ready.json"));
+  f = store.FactsFor(kBasic);
+  EXPECT_EQ(f.dm_instances_ready, 1);
+  EXPECT_GT(f.dm_ready_since, 0);
+  EXPECT_EQ(rec.calls.back().second, f);
 }
 
 TEST(V2Source, ListWatchAndDeleteOfOneResource) {
