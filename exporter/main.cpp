@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "exporter/app/app.h"
+#include "exporter/app/live_read.h"
 #include "exporter/common/clock.h"
 #include "exporter/common/log.h"
 #include "exporter/config/flags.h"
@@ -34,15 +36,38 @@ void TuneAllocator() {
 #endif
 }
 
+// `explain` and `kubectl podwait` (this binary installed as kubectl-podwait: kubectl runs a
+// plugin by that name with the arguments after "podwait"), which is explain --live.
+int Explain(std::vector<std::string> args, bool as_plugin) {
+  podwait::ExplainEnvironment env;
+  env.color = podwait::UseColor(isatty(STDOUT_FILENO) == 1, std::getenv("NO_COLOR"));
+  env.live = [](podwait::Config* config, bool context_namespace, const std::string& selector,
+                podwait::Timestamp timeout, podwait::Pipeline& pipeline) {
+    return podwait::ReadClusterOnce(config, context_namespace, selector, timeout, pipeline);
+  };
+  if (as_plugin) {
+    env.program = "kubectl podwait";
+    env.live_by_default = true;
+  }
+  // A command-line tool: the reflectors' and the prober's warnings only (a list that fails).
+  podwait::ConfigureLogging(podwait::LogLevel::kWarn, podwait::LogFormat::kLogfmt);
+  return podwait::RunExplain(args, std::cin, std::cout, std::cerr, env);
+}
+
+bool InvokedAsPlugin(const char* argv0) {
+  const std::string name(argv0 == nullptr ? "" : argv0);
+  return name.substr(name.find_last_of('/') + 1) == "kubectl-podwait";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   TuneAllocator();
   using podwait::FlagParseResult;
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (InvokedAsPlugin(argv[0])) return Explain(args, true);
   if (!args.empty() && args[0] == "explain") {
-    return podwait::RunExplain(std::vector<std::string>(args.begin() + 1, args.end()), std::cin,
-                               std::cout, std::cerr);
+    return Explain(std::vector<std::string>(args.begin() + 1, args.end()), false);
   }
   if (!args.empty() && args[0] == "contract") {
     if (args.size() > 1) {

@@ -92,13 +92,7 @@ void App::BuildReflectors() {
                      self_metrics_.ParseErrors("configmaps").Increment();
                      LogWarn("cannot parse the cluster-autoscaler status", {{"err", e}});
                    }};
-  for (const InputSource& input : InputSources()) {
-    if (!input.enabled(ctx)) continue;
-    for (ReflectorOptions& o : input.reflectors(config_)) {
-      ReflectorHandler& handler = input.handler(ctx, o);
-      reflectors_.push_back(std::make_unique<Reflector>(kube_, std::move(o), handler));
-    }
-  }
+  reflectors_ = BuildInputReflectors(ctx, kube_);
 }
 
 namespace {

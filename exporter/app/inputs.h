@@ -42,4 +42,9 @@ struct InputSource {
 
 std::span<const InputSource> InputSources();
 
+// One reflector per enabled row of InputSources() and its reflector options, on `kube` (the
+// exporter's, and `kubectl podwait`'s one read of the cluster).
+std::vector<std::unique_ptr<Reflector>> BuildInputReflectors(InputContext& ctx,
+                                                             const KubeContext& kube);
+
 }  // namespace podwait

@@ -4,7 +4,8 @@
 // table of flags, each a row with its name, kind, help, and how it sets and shows its value in
 // the program's settings struct T. Each program keeps its table beside its settings.
 //
-// Syntax (Prometheus style): "--name=value", "--name value", a short name ("-f value"), booleans
+// Syntax (Prometheus style): "--name=value", "--name value", a short name ("-f value", and as
+// kubectl also "-fvalue" and "-f=value"), booleans
 // as "--name", "--no-name" or "--name=true|false"; "-h"/"--help" and "--version" stop the parse
 // with that action. An argument that is not a flag is positional. Pure.
 
@@ -230,6 +231,16 @@ Result<ParsedFlags> ParseFlagTable(std::span<const FlagSpec<T>> table,
       if (flag == nullptr) return R::Fail("unknown flag --" + name + " (see --help)");
     } else if (!arg.empty() && arg[0] == '-') {
       flag = Find(table, name, true);
+      // kubectl's "-nshop" and "-n=shop": a short flag with its value attached.
+      if (flag == nullptr && name.size() > 2) {
+        flag = Find(table, std::string_view(name).substr(0, 2), true);
+        if (flag != nullptr && flag->kind != FlagKind::kBool) {
+          value = name.substr(name[2] == '=' ? 3 : 2);
+          name = name.substr(0, 2);
+        } else {
+          flag = nullptr;
+        }
+      }
       if (flag == nullptr) return R::Fail("unknown short flag " + arg + " (flags are --long)");
     } else {
       parsed.positional.push_back(arg);

@@ -41,6 +41,9 @@ struct KubeEndpoint {
   std::string context;
   std::string cluster;
   std::string user;
+  // The context's namespace (kubectl's default namespace; `kubectl podwait` reads it, the
+  // exporter does not).
+  std::string namespace_;
   // Settings read but not used, one sentence each (logged at debug), and flags overridden by
   // others (logged as warnings).
   std::vector<std::string> ignored;

@@ -307,9 +307,10 @@ KubeconfigParse ParseKubeconfig(std::string_view yaml, const std::string& file,
     t.cluster = r.String(ctx, "cluster", where);
     t.user = r.String(ctx, "user", where);
     if (!r.failed() && t.cluster.empty()) r.Fail(where + " names no cluster");
-    if (const std::string ns = r.String(ctx, "namespace", where); !ns.empty()) {
-      t.ignored.push_back(where + ": namespace " + Quoted(ns) +
-                          " is not used; --namespaces chooses what podwait watches");
+    t.namespace_ = r.String(ctx, "namespace", where);
+    if (!t.namespace_.empty()) {
+      t.ignored.push_back(where + ": namespace " + Quoted(t.namespace_) +
+                          " is not used by the exporter; --namespaces chooses what it watches");
     }
     const YAML::Node cluster = r.Lookup(root, "clusters", "cluster", t.cluster, " of " + where);
     if (!r.failed()) {

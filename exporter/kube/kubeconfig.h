@@ -8,7 +8,8 @@
 // user token, tokenFile, client-certificate/client-key (files or -data) and exec credential
 // plugins (client.authentication.k8s.io/v1 and v1beta1). Refused with an error that says what to
 // do instead: auth-provider, username/password, impersonation (as, as-groups, ...). Read but not
-// used (listed in `ignored`): tls-server-name, proxy-url, the context's namespace.
+// used (listed in `ignored`): tls-server-name, proxy-url; the context's namespace is kept for
+// `kubectl podwait` (KubeEndpoint::namespace_), not used by the exporter.
 
 #include <optional>
 #include <string>

@@ -84,6 +84,16 @@ TEST(FlagTable, RepeatedFlagReplacesTheDefaultThenAdds) {
                         "(default: \":1\")"));
 }
 
+// kubectl's forms of a short flag with its value: "-fpods.json" and "-f=pods.json".
+TEST(FlagTable, ShortFlagWithItsValueAttached) {
+  Outer o;
+  ASSERT_TRUE(Parse({"-fpods.json"}, &o).ok());
+  EXPECT_EQ(o.file, "pods.json");
+  ASSERT_TRUE(Parse({"-f=other.yaml"}, &o).ok());
+  EXPECT_EQ(o.file, "other.yaml");
+  EXPECT_THAT(Parse({"-xyz"}, &o).error, HasSubstr("unknown short flag -xyz"));
+}
+
 TEST(FlagTable, ErrorsNameTheFlag) {
   Outer o;
   EXPECT_THAT(Parse({"--bogus"}, &o).error, HasSubstr("unknown flag --bogus"));

@@ -14,6 +14,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "exporter/evaluate/pipeline.h"
+#include "exporter/explain/yaml_json.h"
+#include "exporter/sources/pods.h"
 #include "tests/support/process.h"
 #include "tests/support/yaml_json.h"
 
@@ -67,7 +70,7 @@ std::string PdDir(bool with_stores) {
 
 TEST(Explain, ClassifiesADumpFromStdin) {
   Result r = Explain({"-f", "-", "--now=2024-05-02T10:10:00Z"}, PodList());
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.code, 1) << r.err;  // demo-tikv-0 is short of capacity
   EXPECT_THAT(r.out, HasSubstr("NAMESPACE"));
   EXPECT_THAT(r.out, HasSubstr("demo-tidb-0"));
   EXPECT_THAT(r.out, HasSubstr("demo-tikv-0"));
@@ -78,7 +81,7 @@ TEST(Explain, ClassifiesADumpFromStdin) {
 
 TEST(Explain, AllListsPodsThatDoNotWait) {
   Result r = Explain({"-f", "-", "--all", "--now=2024-05-02T10:10:00Z"}, PodList());
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.code, 1) << r.err;  // demo-tikv-0 is short of capacity
   EXPECT_THAT(r.out, HasSubstr("demo-tikv-2"));
   EXPECT_THAT(r.out, HasSubstr("not waiting"));
 }
@@ -86,7 +89,7 @@ TEST(Explain, AllListsPodsThatDoNotWait) {
 TEST(Explain, JsonOutputHasTheApiShape) {
   Result r = Explain(
       {"-f", WriteTemp("pods.json", PodList()), "-o", "json", "--now=2024-05-02T10:10:00Z"});
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.code, 1) << r.err;  // demo-tikv-0 is short of capacity
   rapidjson::Document d;
   d.Parse(r.out.c_str());
   ASSERT_FALSE(d.HasParseError()) << r.out;
@@ -100,7 +103,7 @@ TEST(Explain, PdAnswersMakeTheDependencyReady) {
   // are ready: TiDB's init wait is no longer waiting on an unready dependency.
   Result r = Explain(
       {"-f", "-", "--pd-dir", PdDir(true), "-o", "json", "--now=2024-05-02T10:10:00Z"}, PodList());
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.code, 1) << r.err;  // demo-tikv-0 is short of capacity
   rapidjson::Document d;
   d.Parse(r.out.c_str());
   ASSERT_FALSE(d.HasParseError());
@@ -118,7 +121,7 @@ TEST(Explain, NotBootstrappedLeavesTikvNotReady) {
       << "HTTP 500\n\"TiKV cluster not bootstrapped, please start TiKV first\"\n";
   Result r =
       Explain({"-f", "-", "--pd-dir", dir, "-o", "json", "--now=2024-05-02T10:10:00Z"}, PodList());
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.code, 1) << r.err;  // demo-tikv-0 is short of capacity
   rapidjson::Document d;
   d.Parse(r.out.c_str());
   ASSERT_FALSE(d.HasParseError());
@@ -129,7 +132,7 @@ TEST(Explain, NotBootstrappedLeavesTikvNotReady) {
 TEST(Explain, UnreachableStoresLeaveTikvUnknown) {
   Result r = Explain(
       {"-f", "-", "--pd-dir", PdDir(false), "-o", "json", "--now=2024-05-02T10:10:00Z"}, PodList());
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.code, 1) << r.err;  // demo-tikv-0 is short of capacity
   rapidjson::Document d;
   d.Parse(r.out.c_str());
   ASSERT_FALSE(d.HasParseError());
@@ -162,14 +165,14 @@ std::string V2PodList(std::vector<std::string> extra_items = {}) {
 TEST(Explain, V2ObjectsMakeAReadyTikvPodWithItsInstanceNotReadyWait) {
   const std::string now = "--now=2025-03-10T08:10:00Z";
   Result without = Explain({"-f", "-", now, "-o", "wide"}, V2PodList());
-  ASSERT_EQ(without.code, 0) << without.err;
+  ASSERT_EQ(without.code, 1) << without.err;  // the PD pod is not ready past its grace
   EXPECT_THAT(without.out, Not(HasSubstr("tikv-tikv-m3p8zc")));
   EXPECT_THAT(without.out, HasSubstr("tidb-tidb-h2k9sd"));
 
   const std::string v2 =
       testing::SourcePath("tests/fixtures/v2/lists/kubectl-get-v2-pd-ready-tikv-preparing.json");
   Result with = Explain({"-f", "-", "--v2-objects=" + v2, now, "-o", "wide"}, V2PodList());
-  ASSERT_EQ(with.code, 0) << with.err;
+  ASSERT_EQ(with.code, 1) << with.err;
   EXPECT_THAT(with.out, HasSubstr("tikv-tikv-m3p8zc"));
   EXPECT_THAT(with.out, HasSubstr("TiKV instance Ready=False InstanceNotHealthy"));
 
@@ -187,21 +190,187 @@ TEST(Explain, V2ObjectsMakeAReadyTikvPodWithItsInstanceNotReadyWait) {
     items.emplace_back(buf.GetString());
   }
   Result mixed = Explain({"-f", "-", now, "-o", "wide"}, V2PodList(items));
-  ASSERT_EQ(mixed.code, 0) << mixed.err;
+  ASSERT_EQ(mixed.code, 1) << mixed.err;
   EXPECT_THAT(mixed.out, HasSubstr("TiKV instance Ready=False InstanceNotHealthy"));
 
   // A malformed v2 object is a clear error naming it.
   Result bad = Explain({"-f", "-", now},
                        V2PodList({R"({"apiVersion":"core.pingcap.com/v1alpha1","kind":"TiKV",)"
                                   R"("metadata":{"namespace":"tidb-v2","name":"x"},"status":7})"}));
-  EXPECT_EQ(bad.code, 1);
+  EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, HasSubstr("TiKV tidb-v2/x"));
+}
+
+// kubectl get pods,events -n tidb -o yaml (tests/fixtures/made-up/explain/SOURCES.txt): one List
+// of a pod and its events. The events are evidence for the pod, never rows of their own: with
+// cluster-autoscaler's TriggeredScaleUp the unschedulable TiKV pod waits for its node (scale_up,
+// expected: exit 0); without it, it is short of capacity (exit 1).
+const char* kPodsEventsYaml = "tests/fixtures/made-up/explain/kubectl-get-pods-events-tidb.yaml";
+const char* kEventsV1Yaml =
+    "tests/fixtures/made-up/explain/kubectl-get-events-events-k8s-io-tidb.yaml";
+const char* kNow = "--now=2024-05-02T10:03:00Z";
+
+TEST(Explain, MixedKubectlListReadsEventsAsEvidenceNotPods) {
+  Result r = Explain({"-f", testing::SourcePath(kPodsEventsYaml), kNow});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("scale_up"));
+  EXPECT_THAT(r.out, Not(HasSubstr("17cb6a4"))) << "an event name became a pod row:\n" << r.out;
+  EXPECT_THAT(r.err, Not(HasSubstr("skipped")));
+
+  Result without = Explain({"-f",
+                            testing::SourcePath("tests/fixtures/made-up/classify/"
+                                                "tikv-unschedulable.yaml"),
+                            kNow});
+  EXPECT_EQ(without.code, 1);
+  EXPECT_THAT(without.out, HasSubstr("capacity"));
+}
+
+// The same events in events.k8s.io/v1's shape, in a second file beside the pod.
+TEST(Explain, EventsK8sIoEventsAreEvidenceToo) {
+  Result r =
+      Explain({"-f", testing::SourcePath("tests/fixtures/made-up/classify/tikv-unschedulable.yaml"),
+               "-f", testing::SourcePath(kEventsV1Yaml), kNow, "-o", "wide"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("TriggeredScaleUp: pod triggered scale-up"));
+}
+
+// JSON, YAML and multi-document YAML of the same objects give the same answer.
+TEST(Explain, JsonYamlAndMultiDocumentYamlAgree) {
+  const std::string json = testing::YamlFileToJsonText(kPodsEventsYaml);
+  Result from_yaml = Explain({"-f", testing::SourcePath(kPodsEventsYaml), kNow, "-o", "wide"});
+  Result from_json = Explain({"-f", "-", kNow, "-o", "wide"}, json);
+  ASSERT_EQ(from_json.code, 0) << from_json.err;
+  EXPECT_EQ(from_yaml.out, from_json.out);
+
+  // Each object its own document, as concatenated kubectl get -o yaml outputs.
+  std::string multi;
+  for (const char* f : {"tests/fixtures/made-up/classify/tikv-unschedulable.yaml",
+                        "tests/fixtures/made-up/classify/tidb-init-wait-for-pd.yaml",
+                        "tests/fixtures/made-up/classify/tikv-ready.yaml"}) {
+    multi += "---\n" + FileText(f);
+  }
+  Result from_multi = Explain({"-f", "-", "--now=2024-05-02T10:10:00Z"}, multi);
+  Result from_list = Explain({"-f", "-", "--now=2024-05-02T10:10:00Z"}, PodList());
+  EXPECT_EQ(from_multi.code, 1) << from_multi.err;
+  EXPECT_EQ(from_multi.out, from_list.out);
+}
+
+// kubectl's habits: -n, -A, -l, --no-headers, -o name|yaml; the EXPECTED column and the summary.
+TEST(Explain, KubectlFlagsSelectAndShapeTheOutput) {
+  const std::string now = "--now=2024-05-02T10:10:00Z";
+  Result table = Explain({"-f", "-", now}, PodList());
+  EXPECT_EQ(table.code, 1) << "demo-tikv-0 is short of capacity";
+  EXPECT_THAT(table.out, ::testing::StartsWith("NAMESPACE   POD           EXPECTED   CLASS"));
+  EXPECT_THAT(table.out, ::testing::ContainsRegex("demo-tikv-0 +no +capacity"));
+  EXPECT_THAT(table.out, ::testing::ContainsRegex("demo-tidb-0 +yes +dependency"));
+  EXPECT_THAT(table.out, HasSubstr("3 pods, 2 waiting: 1 needs attention (capacity 1), 1 expected "
+                                   "(dependency 1).\n"));
+
+  Result ns = Explain({"-f", "-", now, "-ntidb"}, PodList());
+  EXPECT_THAT(ns.out, ::testing::StartsWith("POD ")) << "one namespace: no NAMESPACE column";
+  EXPECT_THAT(ns.out, HasSubstr("3 pods in namespace tidb, 2 waiting"));
+  Result other = Explain({"-f", "-", now, "-n=shop"}, PodList());
+  EXPECT_EQ(other.code, 0) << "nothing of shop waits";
+  EXPECT_EQ(other.out, "No waiting pods among 0 pods in namespace shop.\n");
+  EXPECT_EQ(Explain({"-f", "-", now, "-A"}, PodList()).out, table.out);
+
+  Result tidb_only =
+      Explain({"-f", "-", now, "-l", "app.kubernetes.io/component in (tidb,pd)"}, PodList());
+  EXPECT_EQ(tidb_only.code, 0) << "the TiDB pod waits as designed";
+  EXPECT_THAT(tidb_only.out, HasSubstr("demo-tidb-0"));
+  EXPECT_THAT(tidb_only.out, Not(HasSubstr("demo-tikv-0")));
+
+  Result bare = Explain({"-f", "-", now, "--no-headers"}, PodList());
+  EXPECT_THAT(bare.out, Not(HasSubstr("NAMESPACE")));
+  EXPECT_THAT(bare.out, Not(HasSubstr("waiting:")));
+  EXPECT_EQ(std::count(bare.out.begin(), bare.out.end(), '\n'), 2);
+
+  Result names = Explain({"-f", "-", now, "-o", "name"}, PodList());
+  EXPECT_EQ(names.out, "pod/demo-tidb-0\npod/demo-tikv-0\n");
+  EXPECT_EQ(names.code, 1);
+
+  Result yaml =
+      Explain({"-f", "-", now, "-o", "yaml", "-l", "app.kubernetes.io/component=tikv"}, PodList());
+  rapidjson::Document doc;
+  ASSERT_EQ(ParseYamlDocuments(yaml.out, &doc), "") << yaml.out;
+  ASSERT_EQ(doc.Size(), 1u);
+  ASSERT_TRUE(doc[0]["pods"].IsArray());
+  ASSERT_EQ(doc[0]["pods"].Size(), 1u) << yaml.out;
+  EXPECT_STREQ(doc[0]["pods"][0]["pod"].GetString(), "demo-tikv-0");
+  EXPECT_STREQ(doc[0]["pods"][0]["class"].GetString(), "capacity");
+}
+
+// Colour only on a terminal and never with NO_COLOR (no-color.org); the columns stay aligned.
+TEST(Explain, ColourOnlyWhenAsked) {
+  EXPECT_TRUE(UseColor(true, nullptr));
+  EXPECT_TRUE(UseColor(true, ""));
+  EXPECT_FALSE(UseColor(true, "1"));
+  EXPECT_FALSE(UseColor(false, nullptr));
+  ExplainEnvironment env;
+  env.color = true;
+  std::istringstream in(PodList());
+  std::ostringstream out, err;
+  RunExplain({"-f", "-", "--now=2024-05-02T10:10:00Z"}, in, out, err, env);
+  EXPECT_THAT(out.str(), HasSubstr("\033[31mno\033[0m"));
+  EXPECT_THAT(out.str(), HasSubstr("\033[32myes\033[0m"));
+  Result plain = Explain({"-f", "-", "--now=2024-05-02T10:10:00Z"}, PodList());
+  EXPECT_THAT(plain.out, Not(HasSubstr("\033[")));
+}
+
+// --live asks the injected reader (main wires the exporter's client): the namespace it chose is
+// the table's, and its errors are input errors (exit 2).
+TEST(Explain, LiveModeUsesTheReaderAndItsNamespace) {
+  ExplainEnvironment env;
+  env.live_by_default = true;
+  env.program = "kubectl podwait";
+  const std::string pods = PodList();
+  std::vector<std::string> seen_namespaces;
+  bool asked_context = false;
+  env.live = [&](Config* config, bool context_namespace, const std::string&, Timestamp,
+                 Pipeline& pipeline) -> podwait::Result<std::optional<PodKeys>> {
+    asked_context = context_namespace;
+    if (context_namespace) config->namespaces = {"tidb"};
+    seen_namespaces = config->namespaces;
+    rapidjson::Document d;
+    d.Parse(pods.c_str());
+    std::vector<PodPtr> records;
+    for (const auto& item : d["items"].GetArray()) {
+      records.push_back(std::make_shared<const PodRecord>(ParsePod(item, PodParseOptions{}).pod));
+    }
+    pipeline.pods().Replace(records);
+    return podwait::Result<std::optional<PodKeys>>::Ok(std::nullopt);
+  };
+  std::istringstream in;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunExplain({"--now=2024-05-02T10:10:00Z"}, in, out, err, env), 1) << err.str();
+  EXPECT_TRUE(asked_context);
+  EXPECT_THAT(out.str(), ::testing::StartsWith("POD "));
+  EXPECT_THAT(out.str(), HasSubstr("in namespace tidb"));
+
+  std::ostringstream out2;
+  RunExplain({"-A", "--now=2024-05-02T10:10:00Z"}, in, out2, err, env);
+  EXPECT_FALSE(asked_context);
+  EXPECT_TRUE(seen_namespaces.empty());
+  EXPECT_THAT(out2.str(), ::testing::StartsWith("NAMESPACE "));
+
+  std::ostringstream help;
+  EXPECT_EQ(RunExplain({"--help"}, in, help, err, env), 0);
+  EXPECT_THAT(help.str(), HasSubstr("usage: kubectl podwait [-n NAMESPACE | -A]"));
+  EXPECT_THAT(help.str(), HasSubstr("Exit codes: 0"));
+
+  env.live = [](Config*, bool, const std::string&, Timestamp, Pipeline&) {
+    return podwait::Result<std::optional<PodKeys>>::Fail(
+        "not listed within 30s: pods (http_error)");
+  };
+  std::ostringstream err2;
+  EXPECT_EQ(RunExplain({}, in, out, err2, env), 2);
+  EXPECT_THAT(err2.str(), HasSubstr("kubectl podwait: not listed within 30s"));
 }
 
 // -f /dev/zero, or a dump larger than memory allows, ended in std::bad_alloc (SIGABRT).
 TEST(Explain, HugeInputIsAClearErrorNotAnAbort) {
   Result zero = Explain({"-f", "/dev/zero"});
-  EXPECT_EQ(zero.code, 1);
+  EXPECT_EQ(zero.code, 2);
   EXPECT_THAT(zero.err, HasSubstr("/dev/zero: larger than the limit of 256 MiB"));
 
   // A sparse 4 GiB file: refused by its size, without reading it.
@@ -210,31 +379,41 @@ TEST(Explain, HugeInputIsAClearErrorNotAnAbort) {
   { std::ofstream(huge) << "{"; }
   ASSERT_EQ(truncate(huge.c_str(), int64_t{4} << 30), 0);
   Result big = Explain({"-f", huge});
-  EXPECT_EQ(big.code, 1);
+  EXPECT_EQ(big.code, 2);
   EXPECT_THAT(big.err, HasSubstr("larger than the limit of 256 MiB (4096 MiB)"));
   EXPECT_THAT(big.err, HasSubstr("dump fewer objects"));
 }
 
 TEST(Explain, BadInputIsAClearErrorNamingTheFile) {
   Result missing = Explain({"-f", "/nonexistent/pods.json"});
-  EXPECT_EQ(missing.code, 1);
+  EXPECT_EQ(missing.code, 2);
   EXPECT_THAT(missing.err, HasSubstr("/nonexistent/pods.json: cannot open the file"));
 
   Result truncated = Explain({"-f", "-"}, "{\"items\": [");
-  EXPECT_EQ(truncated.code, 1);
+  EXPECT_EQ(truncated.code, 2);
   EXPECT_THAT(truncated.err, HasSubstr("standard input: invalid JSON at offset"));
 
-  Result wrong_kind = Explain({"-f", "-"}, "{\"items\": [{\"kind\": \"Service\"}]}");
-  EXPECT_EQ(wrong_kind.code, 1);
-  EXPECT_THAT(wrong_kind.err, HasSubstr("item 0 is a Service, not a Pod"));
+  // Objects of kinds explain does not read are skipped and named; with nothing else, an error.
+  Result only_services = Explain({"-f", "-"}, "{\"items\": [{\"kind\": \"Service\"}]}");
+  EXPECT_EQ(only_services.code, 2);
+  EXPECT_THAT(only_services.err, HasSubstr("no Pod, Event"));
+  EXPECT_THAT(only_services.err, HasSubstr("only Service 1"));
 
-  Result no_list = Explain({"-f", "-"}, "{\"kind\": \"Node\"}");
-  EXPECT_EQ(no_list.code, 1);
-  EXPECT_THAT(no_list.err, HasSubstr("neither a List"));
+  Result node = Explain({"-f", "-"}, "{\"kind\": \"Node\"}");
+  EXPECT_EQ(node.code, 2);
+  EXPECT_THAT(node.err, HasSubstr("no Pod, Event"));
 
   Result bad_events = Explain({"-f", "-", "--events", WriteTemp("ev.json", "[]")}, PodList());
-  EXPECT_EQ(bad_events.code, 1);
+  EXPECT_EQ(bad_events.code, 2);
   EXPECT_THAT(bad_events.err, HasSubstr("ev.json: expected a JSON object"));
+
+  Result bad_yaml = Explain({"-f", "-"}, "items:\n- kind: Pod\n  metadata: {name: [\n");
+  EXPECT_EQ(bad_yaml.code, 2);
+  EXPECT_THAT(bad_yaml.err, HasSubstr("standard input: invalid YAML at line"));
+
+  Result scalar_yaml = Explain({"-f", "-"}, "just text\n");
+  EXPECT_EQ(scalar_yaml.code, 2);
+  EXPECT_THAT(scalar_yaml.err, HasSubstr("YAML document 1 is not a mapping"));
 }
 
 // Defect 1: an item that is not an object reached FindMember unchecked (SIGSEGV).
@@ -242,12 +421,12 @@ TEST(Explain, ListItemsThatAreNotObjectsAreAClearError) {
   for (const char* items : {"[1]", "[\"pod\"]", "[null]", "[[]]", "[{\"kind\":\"Pod\"}, 2]"}) {
     const std::string text = std::string("{\"items\":") + items + "}";
     Result r = Explain({"-f", "-"}, text);
-    EXPECT_EQ(r.code, 1) << text;
+    EXPECT_EQ(r.code, 2) << text;
     EXPECT_THAT(r.err, HasSubstr("is not a JSON object")) << text;
   }
   for (const char* flag : {"--events", "--tidbclusters", "--ca-status"}) {
     Result r = Explain({"-f", "-", flag, WriteTemp("list.json", "{\"items\":[1]}")}, PodList());
-    EXPECT_EQ(r.code, 1) << flag;
+    EXPECT_EQ(r.code, 2) << flag;
     EXPECT_THAT(r.err, HasSubstr("item 0 is not a JSON object")) << flag;
   }
 }
@@ -256,13 +435,17 @@ TEST(Explain, ListItemsThatAreNotObjectsAreAClearError) {
 TEST(Explain, DeeplyNestedInputIsAClearError) {
   const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
   Result r = Explain({"-f", "-"}, "{\"items\":[{\"kind\":\"Pod\",\"x\":" + deep + "}]}");
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("standard input: nesting deeper than 64 levels"));
 }
 
 TEST(Explain, BadUsageExitsTwo) {
   EXPECT_EQ(Explain({}).code, 2);
-  EXPECT_EQ(Explain({"-f", "-", "-o", "yaml"}).code, 2);
+  EXPECT_EQ(Explain({"-f", "-", "-o", "xml"}).code, 2);
+  EXPECT_EQ(Explain({"-f", "-", "-n", "a", "-A"}).code, 2);
+  EXPECT_EQ(Explain({"-f", "-", "-f", "-"}).code, 2);
+  EXPECT_EQ(Explain({"-f", "-", "-l", "a in (b"}).code, 2);
+  EXPECT_EQ(Explain({"--live"}).code, 2) << "no live reader in this environment";
   EXPECT_EQ(Explain({"-f", "-", "--now=yesterday"}).code, 2);
   Result unknown = Explain({"-f", "-", "--bogus"});
   EXPECT_EQ(unknown.code, 2);

@@ -1,0 +1,311 @@
+#include "exporter/explain/inputs.h"
+
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include "exporter/classify/ca_status.h"
+#include "exporter/common/file.h"
+#include "exporter/common/json.h"
+#include "exporter/explain/yaml_json.h"
+#include "exporter/pd/prober.h"
+#include "exporter/sources/ca_status_source.h"
+#include "exporter/sources/configmap.h"
+#include "exporter/sources/events.h"
+#include "exporter/sources/pods.h"
+#include "exporter/sources/tidbcluster.h"
+#include "exporter/sources/v2_objects.h"
+
+namespace podwait {
+namespace {
+
+// Serves PD answers from files (ProbePdFromFiles).
+class FileHttpClient final : public HttpClient {
+ public:
+  HttpResponse Get(const HttpRequest& request, size_t) override {
+    HttpResponse r;
+    // url = file://<dir>/<namespace>/<cluster>/pd/api/v1/<endpoint path>
+    std::string url = request.url;
+    const std::string scheme = "file://";
+    if (url.rfind(scheme, 0) == 0) url = url.substr(scheme.size());
+    const std::string marker = "/pd/api/v1/";
+    auto pos = url.find(marker);
+    if (pos == std::string::npos) {
+      r.error = "Couldn't connect to server";
+      return r;
+    }
+    std::string endpoint = url.substr(pos + marker.size());
+    std::replace(endpoint.begin(), endpoint.end(), '/', '_');
+    std::string why;
+    if (!ReadWholeFile(url.substr(0, pos) + "/" + endpoint + ".json", &r.body, &why)) {
+      r.error = "Couldn't connect to server";
+      return r;
+    }
+    r.status = 200;
+    if (r.body.rfind("HTTP ", 0) == 0) {
+      auto nl = r.body.find('\n');
+      r.status = std::atoi(r.body.substr(5, nl).c_str());
+      r.body = nl == std::string::npos ? std::string() : r.body.substr(nl + 1);
+    }
+    r.content_type = "application/json";
+    return r;
+  }
+  HttpResponse Stream(const HttpRequest& request,
+                      const std::function<bool(std::string_view)>& on_data) override {
+    HttpResponse r = Get(request, 0);
+    if (r.ok()) on_data(r.body);
+    return r;
+  }
+};
+
+// The largest dump explain reads (kubectl get pods -o json of ~15,000 pods); parsing takes a few
+// times its size in memory, so a larger one would end in bad_alloc.
+constexpr size_t kMaxInputBytes = size_t{256} << 20;
+constexpr const char* kSmaller = "; dump fewer objects (one namespace, a selector)";
+
+std::string Display(const std::string& file) { return file == "-" ? "standard input" : file; }
+
+Result<std::string> ReadInput(const std::string& path, std::istream& in) {
+  std::string text, why;
+  if (path == "-") {
+    if (!ReadStreamLimited(in, kMaxInputBytes, &text, &why)) {
+      return Result<std::string>::Fail("standard input: " + why + kSmaller);
+    }
+    return Result<std::string>::Ok(std::move(text));
+  }
+  if (!ReadFileLimited(path, kMaxInputBytes, &text, &why)) {
+    return Result<std::string>::Fail(why.rfind("larger than", 0) == 0
+                                         ? path + ": " + why + kSmaller
+                                         : path + ": cannot open the file (" + why + ")");
+  }
+  return Result<std::string>::Ok(std::move(text));
+}
+
+// One file's documents: a JSON document, or the YAML stream's documents as a JSON array.
+struct Documents {
+  std::unique_ptr<rapidjson::Document> doc = std::make_unique<rapidjson::Document>();
+  std::vector<const rapidjson::Value*> roots;
+};
+
+Result<Documents> ParseDocuments(const std::string& name, const std::string& text) {
+  using R = Result<Documents>;
+  Documents d;
+  if (LooksLikeJson(text)) {
+    if (std::string e = json::ParseInto(text, d.doc.get()); !e.empty()) {
+      return R::Fail(name + ": " + e + " (expected the output of kubectl get ... -o json)");
+    }
+    if (!d.doc->IsObject()) return R::Fail(name + ": expected a JSON object (a List or an object)");
+    d.roots.push_back(d.doc.get());
+    return R::Ok(std::move(d));
+  }
+  if (std::string e = ParseYamlDocuments(text, d.doc.get()); !e.empty()) {
+    return R::Fail(name + ": " + e +
+                   " (expected the output of kubectl get ... -o json or -o yaml)");
+  }
+  for (size_t i = 0; i < d.doc->Size(); ++i) {
+    const rapidjson::Value& root = (*d.doc)[static_cast<rapidjson::SizeType>(i)];
+    if (!root.IsObject()) {
+      return R::Fail(name + ": YAML document " + std::to_string(i + 1) +
+                     " is not a mapping (expected a List or an object)");
+    }
+    d.roots.push_back(&root);
+  }
+  return R::Ok(std::move(d));
+}
+
+std::map<std::string, std::string> Labels(const rapidjson::Value& object) {
+  std::map<std::string, std::string> labels;
+  const rapidjson::Value* meta = json::Member(object, "metadata");
+  const rapidjson::Value* l = meta ? json::Member(*meta, "labels") : nullptr;
+  if (l == nullptr || !l->IsObject()) return labels;
+  for (const auto& m : l->GetObject()) {
+    if (m.value.IsString()) labels[m.name.GetString()] = m.value.GetString();
+  }
+  return labels;
+}
+
+// Objects routed by kind, as the reflectors would have stored them.
+class Router {
+ public:
+  Router(const Config& config, const LabelSelector& selector)
+      : config_(config), selector_(selector), pod_options_(PodParseOptions::FromConfig(config)) {}
+
+  // Adds one object; `kind` is its kind (or the one its List implies). "" or the error.
+  std::string Add(const rapidjson::Value& item, const std::string& kind) {
+    if (json::Str(&item, "apiVersion") == v2::kApiVersion) {
+      AddV2Object(item, &v2_);
+      ++read_;
+      return "";
+    }
+    if (kind == "Pod") return AddPod(item);
+    if (kind == "Event") {
+      EventParseResult e = ParseEvent(item);
+      if (!e.ok) return e.error;
+      if (e.relevant) events_.push_back(std::move(e.event));
+      ++read_;
+      return "";
+    }
+    if (kind == "TidbCluster") {
+      TidbClusterParse tc = ParseTidbCluster(item);
+      if (!tc.value) return tc.error;
+      tidbclusters_.push_back(std::move(*tc.value));
+      ++read_;
+      return "";
+    }
+    if (kind == "ConfigMap" && IsCaStatus(item)) return AddCaStatus(item);
+    ++inputs_.skipped[kind.empty() ? "<no kind>" : kind];
+    return "";
+  }
+
+  // Into the pipeline; an error names the first malformed v2 object.
+  Result<FileInputs> Finish(Pipeline& pipeline) {
+    if (!v2_.errors.empty()) return Result<FileInputs>::Fail(v2_.errors.front());
+    pipeline.pods().Replace(pods_);
+    pipeline.events().Replace(std::move(events_));
+    if (ca_status_) pipeline.SetCaStatus({true, std::move(ca_status_)});
+    if (!tidbclusters_.empty()) pipeline.tidbclusters().Replace("", tidbclusters_);
+    for (auto& c : v2_.clusters) pipeline.v2().UpsertCluster(std::move(c));
+    for (auto& g : v2_.groups) pipeline.v2().UpsertGroup(std::move(g));
+    for (auto& i : v2_.instances) pipeline.v2().UpsertInstance(std::move(i));
+    pipeline.DiscoverClusters();
+    return Result<FileInputs>::Ok(std::move(inputs_));
+  }
+
+  size_t objects_read() const { return read_; }
+  void NameV2Errors(const std::string& file, size_t from) {
+    for (size_t i = from; i < v2_.errors.size(); ++i) v2_.errors[i] = file + ": " + v2_.errors[i];
+  }
+  size_t v2_errors() const { return v2_.errors.size(); }
+
+ private:
+  std::string AddPod(const rapidjson::Value& item) {
+    PodParseResult p = ParsePod(item, pod_options_);
+    if (!p.ok) return p.error;
+    if (selector_.Matches(Labels(item))) inputs_.selected.insert({p.pod.namespace_, p.pod.name});
+    pods_.push_back(std::make_shared<const PodRecord>(std::move(p.pod)));
+    ++read_;
+    return "";
+  }
+
+  bool IsCaStatus(const rapidjson::Value& item) const {
+    const rapidjson::Value* meta = json::Member(item, "metadata");
+    return json::Str(meta, "name") == config_.ca_status_name &&
+           json::Str(meta, "namespace") == config_.ca_status_namespace;
+  }
+
+  std::string AddCaStatus(const rapidjson::Value& item) {
+    auto data = ParseConfigMapData(item);
+    if (!data || data->count("status") == 0) {
+      return "the cluster-autoscaler status ConfigMap has no \"status\" key";
+    }
+    Result<CaStatus> status = ParseCaStatusData(*data);
+    if (!status.ok()) return status.error;
+    ca_status_ = std::make_shared<const CaStatus>(std::move(*status.value));
+    ++read_;
+    return "";
+  }
+
+  const Config& config_;
+  const LabelSelector& selector_;
+  const PodParseOptions pod_options_;
+  FileInputs inputs_;
+  size_t read_ = 0;
+  std::vector<PodPtr> pods_;
+  std::vector<EventRecord> events_;
+  std::vector<TidbClusterStatus> tidbclusters_;
+  V2Objects v2_;
+  std::shared_ptr<const CaStatus> ca_status_;
+};
+
+// "PodList" -> "Pod"; "List" (kubectl's mixed list) -> "".
+std::string ItemKindOfList(std::string_view list_kind) {
+  constexpr std::string_view suffix = "List";
+  if (list_kind.size() > suffix.size() && list_kind.ends_with(suffix)) {
+    return std::string(list_kind.substr(0, list_kind.size() - suffix.size()));
+  }
+  return "";
+}
+
+// The objects of one document (a List's items, or the object itself) into `router`.
+std::string RouteDocument(const rapidjson::Value& root, const std::string& where, Router& router) {
+  const rapidjson::Value* list = json::Member(root, "items");
+  if (list == nullptr) {
+    const std::string kind(json::Str(&root, "kind"));
+    std::string e = router.Add(root, kind);
+    return e.empty() ? "" : where + ": " + e;
+  }
+  if (!list->IsArray()) return where + ": \"items\" is not an array";
+  // Items without a kind (a list as the API server sends it) take the List's; kubectl's own
+  // items always have one. Without either, a Pod (a dump of kubectl get pods).
+  std::string implied = ItemKindOfList(json::Str(&root, "kind"));
+  if (implied.empty()) implied = "Pod";
+  for (size_t i = 0; i < list->Size(); ++i) {
+    if (!(*list)[static_cast<rapidjson::SizeType>(i)].IsObject()) {
+      return where + ": item " + std::to_string(i) + " is not a JSON object";
+    }
+  }
+  for (size_t i = 0; i < list->Size(); ++i) {
+    const rapidjson::Value& item = (*list)[static_cast<rapidjson::SizeType>(i)];
+    const std::string at = where + ": item " + std::to_string(i);
+    const std::string kind(json::Str(&item, "kind"));
+    if (std::string e = router.Add(item, kind.empty() ? implied : kind); !e.empty()) {
+      return at + ": " + e;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<FileInputs> LoadFiles(const std::vector<std::string>& files, std::istream& in,
+                             const Config& config, const LabelSelector& selector,
+                             Pipeline& pipeline) {
+  using R = Result<FileInputs>;
+  Router router(config, selector);
+  size_t objects = 0;
+  for (const std::string& file : files) {
+    const std::string name = Display(file);
+    Result<std::string> text = ReadInput(file, in);
+    if (!text.ok()) return R::Fail(text.error);
+    Result<Documents> docs = ParseDocuments(name, *text.value);
+    if (!docs.ok()) return R::Fail(docs.error);
+    const size_t v2_errors = router.v2_errors();
+    for (size_t d = 0; d < docs.value->roots.size(); ++d) {
+      const std::string where =
+          docs.value->roots.size() == 1 ? name : name + ": document " + std::to_string(d + 1);
+      const rapidjson::Value& root = *docs.value->roots[d];
+      const rapidjson::Value* items = json::Member(root, "items");
+      objects += items != nullptr && items->IsArray() ? items->Size() : 1;
+      if (std::string e = RouteDocument(root, where, router); !e.empty()) return R::Fail(e);
+    }
+    router.NameV2Errors(name, v2_errors);
+  }
+  Result<FileInputs> loaded = router.Finish(pipeline);
+  if (loaded.ok() && objects > 0 && router.objects_read() == 0) {
+    std::string kinds;
+    for (const auto& [kind, n] : loaded.value->skipped) {
+      kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(n);
+    }
+    return R::Fail(
+        "no Pod, Event, TidbCluster, tidb-operator v2 object or cluster-autoscaler status in the "
+        "input, only " +
+        kinds + " (expected kubectl get pods,events -o json or -o yaml)");
+  }
+  return loaded;
+}
+
+Result<bool> ProbePdFromFiles(const std::string& dir, Timestamp now, Pipeline& pipeline) {
+  if (!std::filesystem::is_directory(dir)) return Result<bool>::Fail(dir + ": not a directory");
+  FileHttpClient files;
+  for (const ClusterKey& key : pipeline.registry().Clusters()) {
+    PdClientOptions options;
+    options.base_url = "file://" + dir + "/" + key.namespace_ + "/" + key.name;
+    PdClient client(files, options);
+    pipeline.dependencies().OnPdProbe(key, ProbePd(client, now));
+  }
+  return Result<bool>::Ok(true);
+}
+
+}  // namespace podwait
