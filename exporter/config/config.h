@@ -40,6 +40,9 @@ struct Config {
   std::string kube_ca_file;
   bool kube_insecure_skip_tls_verify = false;
   std::vector<std::string> namespaces;  // empty: all namespaces
+  // With more namespaces than this in `namespaces`, each resource is watched once over all
+  // namespaces and filtered (needs list/watch in every namespace); 0: one watch per namespace.
+  int namespaces_cluster_wide_above = 0;
   std::string selector = "app.kubernetes.io/managed-by=tidb-operator";
   // A second pod selector, disjoint from `selector`: tidb-operator v2 pods without the legacy
   // app.kubernetes.io/* labels. Empty: not watched.
@@ -91,6 +94,10 @@ struct Config {
 
   // Metrics
   bool metrics_pod_series = true;
+
+  // Events: one Event on a pod when its class changes (docs/DESIGN.md §8, "Events"). Off: podwait
+  // writes nothing to the cluster.
+  bool events_write = false;
 
   // Sharding by TiDB cluster
   int shard = 0;

@@ -103,6 +103,13 @@ const std::vector<Flag>& Flags() {
                &Config::kube_insecure_skip_tls_verify),
       ListFlag("namespaces", "Comma-separated namespaces to watch; empty watches all.",
                &Config::namespaces),
+      IntFlag<Config, int>(
+          "namespaces.cluster-wide-above",
+          "With more --namespaces than this, watch each resource once over all namespaces and "
+          "keep the watched ones (threads and connections stay the same whatever the number of "
+          "namespaces; needs list and watch in all namespaces, a ClusterRole). 0: one watch per "
+          "namespace and resource, which Roles in those namespaces allow.",
+          &Config::namespaces_cluster_wide_above, 0),
       StringFlag("selector", "Label selector for the pods to watch.", &Config::selector),
       StringFlag("selector.v2",
                  "Second label selector for pods, disjoint from --selector: tidb-operator v2 "
@@ -220,6 +227,10 @@ const std::vector<Flag>& Flags() {
                    &Config::failover_period),
       BoolFlag("metrics.pod-series", "Publish one podwait_pod_waiting_seconds series per pod.",
                &Config::metrics_pod_series),
+      BoolFlag("events.write",
+               "Write an Event on a pod when its class changes (Normal: an expected wait, "
+               "Warning: a problem); needs create and patch on events.k8s.io events.",
+               &Config::events_write),
       IntFlag<Config, int>("shard", "This instance's shard (0-based), by TiDB cluster.",
                            &Config::shard, 0),
       IntFlag<Config, int>("total-shards", "Number of shards.", &Config::total_shards, 1),

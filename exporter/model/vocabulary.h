@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace podwait {
@@ -123,6 +124,13 @@ constexpr std::string_view WaitClassName(WaitClass c) { return Info(c).name; }
 // Whether a class is an expected wait ("as designed").
 constexpr bool IsExpected(WaitClass c) { return Info(c).expected; }
 std::optional<Stage> ParseStage(std::string_view name);
+
+// --events.write (docs/DESIGN.md §8, "Events"): the reporting controller of podwait's Events,
+// each class's Event reason, "Podwait" and the class in CamelCase (scale_up -> PodwaitScaleUp),
+// and its type, Normal for an expected wait and Warning for a problem.
+inline constexpr std::string_view kEventReportingController = "podwait.pingcap.com/exporter";
+std::string EventReason(WaitClass c);
+constexpr std::string_view EventType(WaitClass c) { return IsExpected(c) ? "Normal" : "Warning"; }
 std::optional<WaitClass> ParseWaitClass(std::string_view name);
 
 // ---------------------------------------------------------------------------------------------

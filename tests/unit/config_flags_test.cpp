@@ -102,6 +102,12 @@ TEST(Flags, PlannedWaitGraces) {
   EXPECT_THAT(r.error, HasSubstr("--v2.leader-eviction-grace expects a duration above 0"));
 }
 
+TEST(Flags, EventsAreWrittenOnlyWhenAskedFor) {
+  EXPECT_FALSE(ParseFlags({}).config.events_write);
+  EXPECT_TRUE(ParseFlags({"--events.write"}).config.events_write);
+  EXPECT_FALSE(ParseFlags({"--events.write=false"}).config.events_write);
+}
+
 TEST(Flags, BooleansInAllSpellings) {
   EXPECT_FALSE(ParseFlags({"--no-metrics.pod-series"}).config.metrics_pod_series);
   EXPECT_FALSE(ParseFlags({"--metrics.pod-series=false"}).config.metrics_pod_series);
