@@ -4,13 +4,20 @@
 #
 #   bench/loadrun.sh [--build-dir DIR] [--clusters N] [--pods-per-cluster M] [--shape v1|v2]
 #                    [--churn R] [--duration S] [--scrapes K] [--cpu C] [--sim-cpu C] [--out FILE]
-#                    [--ready-samples K]
+#                    [--ready-samples K] [--pd-tls] [--watch-namespaces N] [--exporter-arg ARG]...
 #
 # Defaults: build-release (made with scripts/build.sh --release), 1000 clusters x 100 pods in the
 # v1 shape (--shape v2: as tidb-operator v2 makes them, podwait-sim --generate-shape), churn
 # 500 pod updates/s for 60 s, 50 scrapes, exporter on CPU 0 and simulator on CPU 1. Everything
 # listens on 127.0.0.1 only. The run stops by itself: every wait has a deadline, and both
 # processes are stopped (by their pid) on exit.
+#
+# Each cluster's PD is its own host, {cluster}-{namespace}.pd.localhost (libcurl resolves names
+# under .localhost to loopback itself), so connections to different PDs are different connections,
+# as in a real fleet. --pd-tls serves the PD API over HTTPS with client certificates (RSA 2048, as
+# tidb-operator's TLS guide issues them; made here with openssl, valid one day) through
+# bench/pd_tls_proxy.py on the simulator's core. --watch-namespaces N passes the first N clusters'
+# namespaces as --namespaces; --exporter-arg adds a flag to the exporter's command line.
 #
 # Reports, as key=value lines (and into --out when given):
 #   sync_s              exporter start -> /readyz 200 (every reflector listed once)
@@ -25,6 +32,11 @@
 #   metrics_bytes, waiting_pods       response size and number of waiting pods in it
 #   scrape_mean_server_ms             podwait_scrape_duration_seconds: mean render time, server side
 #   probe_round_s       podwait_probe_round_seconds: the last full PD probe round
+#   probes_per_s        cluster probes per second during the churn (podwait_probe_duration_seconds
+#                       of /health, which every probe asks first)
+#   cpu_us_per_probe    process CPU per cluster probe during the churn (all of the process's CPU:
+#                       meaningful as a probe's cost with --churn 0, when probing is all it does)
+#   threads / fds       the exporter's threads and open descriptors after the churn
 #   bare_list_s         a bare client paging the same pod list from the same simulator (reads
 #                       every page, parses nothing; bench/loadrun_probe.py), before the exporter
 #   sync_over_bare      sync_s / bare_list_s
@@ -44,6 +56,9 @@ cpu=0
 sim_cpu=1
 out=
 ready_samples=50
+pd_tls=0
+watch_namespaces=0
+exporter_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir=$2; shift ;;
@@ -57,7 +72,10 @@ while [ $# -gt 0 ]; do
     --sim-cpu) sim_cpu=$2; shift ;;
     --out) out=$2; shift ;;
     --ready-samples) ready_samples=$2; shift ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    --pd-tls) pd_tls=1 ;;
+    --watch-namespaces) watch_namespaces=$2; shift ;;
+    --exporter-arg) exporter_args+=("$2"); shift ;;
+    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -78,11 +96,12 @@ done
 work=$(mktemp -d)
 sim_pid=
 exp_pid=
+proxy_pid=
 cleanup() {
-  for pid in $exp_pid $sim_pid; do
+  for pid in $exp_pid $proxy_pid $sim_pid; do
     kill -TERM "$pid" 2>/dev/null || true
   done
-  for pid in $exp_pid $sim_pid; do
+  for pid in $exp_pid $proxy_pid $sim_pid; do
     for _ in $(seq 50); do
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
@@ -141,6 +160,41 @@ sim_port=$(cat "$work/sim.port")
 # --- a bare client paging the same list from the same server ----------------------------------
 read -r bare_s bare_bytes < <(taskset -c "$cpu" python3 bench/loadrun_probe.py bare-list "$sim_port" 500)
 
+# --- PD over TLS ------------------------------------------------------------------------------
+pd_base="http://{cluster}-{namespace}.pd.localhost:$sim_port"
+pd_flags=()
+if [ "$pd_tls" = 1 ]; then
+  command -v openssl >/dev/null || { echo "missing openssl" >&2; exit 2; }
+  tls=$work/tls
+  mkdir -p "$tls"
+  req() { openssl req -newkey rsa:2048 -nodes "$@" >/dev/null 2>&1; }
+  req -x509 -days 1 -keyout "$tls/ca.key" -out "$tls/ca.crt" -subj /CN=loadrun-pd-ca
+  sign() {  # sign NAME CN SAN
+    req -keyout "$tls/$1.key" -out "$tls/$1.csr" -subj "/CN=$2"
+    printf 'subjectAltName=%s\n' "$3" >"$tls/$1.ext"
+    openssl x509 -req -in "$tls/$1.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial \
+      -days 1 -extfile "$tls/$1.ext" -out "$tls/$1.crt" >/dev/null 2>&1
+  }
+  sign server pd 'DNS:*.pd.localhost'
+  sign client podwait 'DNS:podwait'
+  taskset -c "$sim_cpu" python3 bench/pd_tls_proxy.py "$work/proxy.port" "$sim_port" \
+    "$tls/ca.crt" "$tls/server.crt" "$tls/server.key" 2>"$work/proxy.err" &
+  proxy_pid=$!
+  if ! wait_until 30 test -s "$work/proxy.port"; then
+    echo "TLS proxy did not start" >&2
+    cat "$work/proxy.err" >&2
+    exit 1
+  fi
+  pd_base="https://{cluster}-{namespace}.pd.localhost:$(cat "$work/proxy.port")"
+  pd_flags=("--pd.tls.ca-file=$tls/ca.crt" "--pd.tls.cert-file=$tls/client.crt"
+            "--pd.tls.key-file=$tls/client.key")
+fi
+ns_flags=()
+if [ "$watch_namespaces" -gt 0 ]; then
+  ns_list=$(awk -v n="$watch_namespaces" 'BEGIN { for (i = 0; i < n; i++) printf "%sload-%04d", (i ? "," : ""), i }')
+  ns_flags=("--namespaces=$ns_list")
+fi
+
 # --- exporter, pinned to one core ------------------------------------------------------------
 exp_port_file=$work/exp.port
 python3 - >"$exp_port_file" <<'EOF'
@@ -155,7 +209,9 @@ start_ms=$(now_ms)
 taskset -c "$cpu" "$exporter" \
   --web.listen-address="127.0.0.1:$exp_port" \
   --kube.api-url="http://127.0.0.1:$sim_port" \
-  "--pd.url-template=http://127.0.0.1:$sim_port/pd/{namespace}/{cluster}" \
+  "--pd.url-template=$pd_base/pd/{namespace}/{cluster}" \
+  ${pd_flags[@]+"${pd_flags[@]}"} ${ns_flags[@]+"${ns_flags[@]}"} \
+  ${exporter_args[@]+"${exporter_args[@]}"} \
   >"$work/exp.out" 2>"$work/exp.err" &
 exp_pid=$!
 ready() { curl -sf --max-time 1 -o /dev/null "http://127.0.0.1:$exp_port/readyz"; }
@@ -169,6 +225,8 @@ peak_kib=$(status_kib "$exp_pid" VmHWM)
 sync_rss_kib=$(status_kib "$exp_pid" VmRSS)
 list_ms=$(awk '/msg=listed/ && / resource=pods / { for (i = 1; i <= NF; i++) if ($i ~ /^ms=/) { sub("ms=", "", $i); print $i } }' "$work/exp.err" | tail -1)
 report pods "$((clusters * per_cluster))"
+report pd_tls "$pd_tls"
+report watch_namespaces "$watch_namespaces"
 report shape "$shape"
 report sync_s "$(awk -v m="$sync_ms" 'BEGIN { printf "%.2f", m / 1000 }')"
 report bare_list_s "$bare_s"
@@ -202,6 +260,14 @@ report events_per_s "$rate"
 report cpu_ms_per_1k_events "$cpu_per_1k"
 report cpu_cores "$cores"
 report probe_round_s "$(metric_sum podwait_probe_round_seconds "" <<<"$m1")"
+pr0=$(metric_sum podwait_probe_duration_seconds_count 'endpoint="health"' 0 <<<"$m0")
+pr1=$(metric_sum podwait_probe_duration_seconds_count 'endpoint="health"' 0 <<<"$m1")
+read -r probes_rate cpu_per_probe < <(awk -v p0="$pr0" -v p1="$pr1" -v c0="$cpu0" -v c1="$cpu1" \
+  -v t0="$t0" -v t1="$t1" 'BEGIN {
+    s = (t1 - t0) / 1000; dp = p1 - p0; dc = c1 - c0
+    printf "%.1f %s\n", dp / s, (dp > 0 ? sprintf("%.0f", dc * 1e6 / dp) : "nan") }')
+report probes_per_s "$probes_rate"
+report cpu_us_per_probe "$cpu_per_probe"
 
 # --- /metrics latency -------------------------------------------------------------------------
 times=$work/scrapes
@@ -231,6 +297,8 @@ fi
 
 # --- memory after the churn -------------------------------------------------------------------
 report steady_rss_mib "$(mib "$(status_kib "$exp_pid" VmRSS)")"
+report threads "$(status_kib "$exp_pid" Threads)"
+report fds "$(find "/proc/$exp_pid/fd" -mindepth 1 -maxdepth 1 | wc -l)"
 report peak_rss_end_mib "$(mib "$(status_kib "$exp_pid" VmHWM)")"
 report parse_errors "$(metric_sum podwait_parse_errors_total "" 0 <"$work/metrics.txt")"
 report watch_restarts "$(metric_sum podwait_watch_restarts_total "" 0 <"$work/metrics.txt")"

@@ -92,6 +92,52 @@
             ' (class {{ $labels.class }}, reason {{ $labels.reason }}) although PD/TiKV became ready '
             + 'a while ago. Its wait is no longer explained by the dependency.',
           ),
+          // tidb-operator v2 holds the pod on purpose (a PD mode switch, leaders evicted before a
+          // restart, a store offline) longer than the exporter's grace for it.
+          podAlert(
+            'PodPlannedWaitStuck',
+            'planned_stuck',
+            'A planned wait of tidb-operator v2 (PD mode switch, leader eviction, store offline) has not ended.',
+            ': class {{ $labels.class }}, reason {{ $labels.reason }}. The operator started it on '
+            + 'purpose, but it has outlasted its grace: look at the operator, not at the pod.',
+          ),
+          // spec.paused stops every controller of the cluster: a pod that dies is not replaced, a
+          // scale or upgrade does not happen. Fine for a maintenance window, not for days.
+          alert(
+            'TiDBClusterPausedTooLong',
+            |||
+              max by (%s) (
+                podwait_cluster_hold{hold="paused"}
+              ) == 1
+            ||| % by(['namespace', 'tidb_cluster']),
+            'A tidb-operator v2 cluster has been paused for a long time; the operator heals nothing while paused.',
+            'TiDB cluster {{ $labels.tidb_cluster }} (namespace {{ $labels.namespace }}) has '
+            + 'spec.paused set: tidb-operator reconciles none of its instances, so a pod that fails is '
+            + 'not replaced. Resume it when the maintenance is over.',
+          ),
+          // The operator's own gauge (pkg/metrics/metrics.go: 1 while an instance's Ready or
+          // Synced condition is False), quiet while podwait says that instance's pod waits as
+          // designed: joined exactly on the v2 instance name.
+          alert(
+            'TiDBOperatorInstanceAbnormal',
+            |||
+              max by (%(inst)s) (
+                namespace_tidb_cluster_v2_instance:tidb_operator_abnormal_instance:max == 1
+              )
+              unless on (%(join)s)
+              max by (%(join)s) (
+                podwait_pod_waiting_seconds{class=~"%(expected)s"}
+              )
+            ||| % {
+              inst: by(['namespace', 'tidb_cluster', 'component', 'group', 'v2_instance', 'condition']),
+              join: by(['namespace', 'v2_instance']),
+              expected: std.join('|', [k.name for k in $._contract.classes if k.expected]),
+            },
+            'A tidb-operator v2 instance is not Ready or not Synced and podwait does not say its pod waits as designed.',
+            '{{ $labels.component }} instance {{ $labels.namespace }}/{{ $labels.v2_instance }} (group '
+            + '{{ $labels.group }} of TiDB cluster {{ $labels.tidb_cluster }}) has had {{ $labels.condition }}=False '
+            + 'while its pod is Ready or waits for a reason someone must fix (see podwait\'s class for the pod).',
+          ),
           // One alert per TiDB cluster and dependency, pointing at PD or TiKV rather than at the
           // pods. The value is the longest current dependency wait of the cluster's pods.
           alert(
@@ -135,6 +181,16 @@
             'A TiDB pod waits on PD/TiKV, as designed.',
             ' waiting on a dependency (class {{ $labels.class }}, reason {{ $labels.reason }}). '
             + 'Generic not-ready alerts for this pod are inhibited.',
+          ),
+          // tidb-operator v2 holds the pod on purpose: its cluster is paused, suspending or
+          // suspended, or a mode switch, leader eviction or store offline is under way within its
+          // grace. KubePodNotReady, KubeContainerWaiting and KubePodCrashLooping are expected.
+          podAlert(
+            'PodWaitingAsPlanned',
+            'planned',
+            'tidb-operator v2 holds a TiDB pod on purpose (paused, suspended, mode switch, leader eviction, store offline).',
+            ' as planned (class {{ $labels.class }}, reason {{ $labels.reason }}). Generic not-ready '
+            + 'alerts for this pod are inhibited.',
           ),
           // Active only while every waiting pod of the StatefulSet waits on a dependency, so a
           // StatefulSet with one pod short of capacity keeps its generic replicas-mismatch alert.
@@ -224,6 +280,10 @@
               (
                 max by (%(tc)s) (podwait_dependency_ready{dependency="pd"}) == 0
               )
+              unless on (%(tc)s)
+              (
+                max by (%(tc)s) (podwait_cluster_hold{hold=~"suspending|suspended"})
+              )
             ||| % { tc: by(['namespace', 'tidb_cluster']) },
             'podwait cannot read the PD API of a TiDB cluster whose PD is not known to be down.',
             'PD API probes of TiDB cluster {{ $labels.tidb_cluster }} (namespace {{ $labels.namespace }}) '
@@ -270,6 +330,13 @@
       {
         source_matchers: ['alertname = PodWaitingOnDependency'],
         target_matchers: ['alertname = KubePodCrashLooping'],
+        equal: ['namespace', 'pod', cl],
+      },
+      // tidb-operator v2 holds the pod on purpose (PodWaitingAsPlanned): its cluster paused or
+      // suspended, a mode switch, leaders evicted, a store offline within their graces.
+      {
+        source_matchers: ['alertname = PodWaitingAsPlanned'],
+        target_matchers: ['alertname =~ "KubePodNotReady|KubeContainerWaiting|KubePodCrashLooping"'],
         equal: ['namespace', 'pod', cl],
       },
       // Every waiting pod of the StatefulSet waits on PD/TiKV: its replicas mismatch is expected.

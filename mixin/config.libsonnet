@@ -51,6 +51,15 @@
       PodwaitWatchStale: { severity: 'warning', 'for': '10m', keepFiringFor: '' },
       PodwaitProbeFailing: { severity: 'warning', 'for': '10m', keepFiringFor: '5m' },
       PodwaitWebConfigReloadFailed: { severity: 'warning', 'for': '10m', keepFiringFor: '' },
+      // tidb-operator v2 (docs/DESIGN.md §6): a planned wait past its grace (the exporter's
+      // --v2.*-grace flags), a cluster paused so long that whatever broke meanwhile stays broken
+      // (the operator heals nothing while paused: 4h is past any maintenance window), the
+      // inhibition source of planned waits, and the operator's own abnormal-instance gauge when
+      // podwait does not say the instance's pod waits as designed.
+      PodPlannedWaitStuck: { severity: 'warning', 'for': '5m', keepFiringFor: '5m' },
+      TiDBClusterPausedTooLong: { severity: 'warning', 'for': '4h', keepFiringFor: '' },
+      PodWaitingAsPlanned: { severity: 'info', 'for': '', keepFiringFor: '5m' },
+      TiDBOperatorInstanceAbnormal: { severity: 'warning', 'for': '15m', keepFiringFor: '5m' },
     },
     // A synced watch that saw nothing (bookmarks included) for this long is stale.
     watchStaleSeconds: 1800,
@@ -80,6 +89,8 @@
       ['config', 'light-red'],
       ['not_ready', 'light-orange'],
       ['volume', 'semi-dark-orange'],
+      ['planned', 'dark-blue'],
+      ['planned_stuck', 'super-light-orange'],
     ],
     storeColors: [
       ['Up', 'green'],

@@ -185,13 +185,15 @@ local g = import 'lib/grafana.libsonnet';
         [
           g.stat('Pods waiting as designed',
                  'Pods whose wait is expected: dependency (PD/TiKV not ready yet), scale_up (an '
-                 + 'autoscaler is adding a node), gated, scheduling and starting. Not a capacity signal.',
+                 + 'autoscaler is adding a node), gated, scheduling, starting and planned (tidb-operator '
+                 + 'v2 holds it on purpose). Not a capacity signal.',
                  'short',
                  g.targets([['sum(%s{%s, class=~"%s"}) or vector(0)' % [r.pods, s, expectedRe], 'pods']]),
                  steps=[['blue', null]]),
           g.stat('Pods waiting on a shortfall',
                  'Pods whose wait is not expected: capacity (nothing adds the missing resources), '
-                 + 'dependency_stuck, constraints, image, crashloop, config, not_ready, volume. This is the '
+                 + 'dependency_stuck, constraints, image, crashloop, config, not_ready, volume, '
+                 + 'planned_stuck. This is the '
                  + 'real pending-pods signal for capacity planning.',
                  'short',
                  g.targets([['sum(%s{%s, class!~"%s"}) or vector(0)' % [r.pods, s, expectedRe], 'pods']]),

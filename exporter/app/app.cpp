@@ -11,6 +11,7 @@
 #include "exporter/metrics/process_collector.h"
 #include "exporter/metrics/utf8_metrics.h"
 #include "exporter/metrics/waiting_collector.h"
+#include "exporter/model/vocabulary.h"
 #include "podwait/version.h"
 
 namespace podwait {
@@ -61,6 +62,7 @@ void App::EvaluateOnce() {
                                          pipeline_.pods().Size());
       },
       clock_.MonotonicMs());
+  if (class_events_) class_events_->Observe(sync_.AllSynced(), pipeline_.Snapshot(), clock_.Now());
 }
 
 void App::EvaluationLoop() {
@@ -93,6 +95,24 @@ void App::BuildReflectors() {
                      LogWarn("cannot parse the cluster-autoscaler status", {{"err", e}});
                    }};
   reflectors_ = BuildInputReflectors(ctx, kube_);
+}
+
+// The reporting instance is this pod's name (HOSTNAME in a pod), as kube components name theirs.
+void App::BuildEventWriter() {
+  EventWriterOptions options;
+  options.reporting_controller = std::string(kEventReportingController);
+  options.reporting_instance = env_.env("HOSTNAME").value_or("");
+  if (options.reporting_instance.empty()) options.reporting_instance = "podwait-exporter";
+  event_observer_ = std::make_unique<SelfMetricsEventObserver>(self_metrics_);
+  event_writer_ = std::make_unique<EventWriter>(kube_, options, event_observer_.get());
+  class_events_ = std::make_unique<ClassEvents>(*event_writer_);
+  LogInfo(
+      "writing Events on pods when their class changes",
+      {{"api", "events.k8s.io/v1"},
+       {"reporting_controller", options.reporting_controller},
+       {"reporting_instance", options.reporting_instance},
+       {"per_pod", "burst " + std::to_string(static_cast<int>(options.pod_burst)) +
+                       ", then one per " + std::to_string(options.pod_refill_ms / 1000) + "s"}});
 }
 
 namespace {
@@ -216,6 +236,7 @@ Result<bool> App::Start() {
   kube_.sync = &sync_;
 
   BuildReflectors();
+  if (config_.events_write) BuildEventWriter();
 
   probe_observer_ = std::make_unique<SelfMetricsProbeObserver>(self_metrics_);
   if (config_.readiness_source == ReadinessSource::kTidbCluster) {
@@ -238,6 +259,7 @@ Result<bool> App::Start() {
   }
   for (auto& r : reflectors_) r->Start();
   if (prober_) prober_->Start();
+  if (event_writer_) event_writer_->Start();
   {
     std::lock_guard<std::mutex> lock(loop_mu_);
     stop_loop_ = false;
@@ -271,6 +293,7 @@ void App::Stop() {
   std::vector<std::thread> stoppers;
   for (auto& r : reflectors_) stoppers.emplace_back([&r] { r->Stop(); });
   if (prober_) stoppers.emplace_back([this] { prober_->Stop(); });
+  if (event_writer_) stoppers.emplace_back([this] { event_writer_->Stop(); });
   stoppers.emplace_back([this] { server_.Stop(); });
   for (auto& t : stoppers) t.join();
 }

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "exporter/app/class_events.h"
 #include "exporter/app/observers.h"
 #include "exporter/app/status_log.h"
 #include "exporter/classify/autoscaler.h"
@@ -53,6 +54,8 @@ class App {
   void InstallHandlers();
   // One reflector per row of InputSources() and its reflector options.
   void BuildReflectors();
+  // The Event writer of --events.write.
+  void BuildEventWriter();
   void EvaluationLoop();
   ViewModel MakeViewModel() const;
 
@@ -73,6 +76,10 @@ class App {
   std::vector<std::unique_ptr<Reflector>> reflectors_;
   std::unique_ptr<SelfMetricsProbeObserver> probe_observer_;
   std::unique_ptr<PdProber> prober_;
+  // --events.write: an Event on a pod per class change (null without the flag).
+  std::unique_ptr<SelfMetricsEventObserver> event_observer_;
+  std::unique_ptr<EventWriter> event_writer_;
+  std::unique_ptr<ClassEvents> class_events_;  // evaluation thread only
 
   // What /metrics serves, in order: self and process metrics, dependencies, waiting pods, and
   // the invalid UTF-8 count of them all.

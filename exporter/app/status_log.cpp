@@ -5,12 +5,24 @@
 
 namespace podwait {
 
+namespace {
+
+// Whether each watched namespace has its own watches (--namespaces.cluster-wide-above).
+bool WatchesPerNamespace(const Config& config) {
+  const int above = config.namespaces_cluster_wide_above;
+  return !config.namespaces.empty() &&
+         (above <= 0 || config.namespaces.size() <= static_cast<size_t>(above));
+}
+
+}  // namespace
+
 void LogWatchScope(const Config& config) {
   std::string namespaces;
   for (const auto& ns : config.namespaces) namespaces += (namespaces.empty() ? "" : ",") + ns;
   LogInfo("watching", {{"selector", config.selector},
                        {"selector_v2", config.selector_v2},
                        {"namespaces", namespaces.empty() ? "(all)" : namespaces},
+                       {"watch_per", WatchesPerNamespace(config) ? "namespace" : "cluster"},
                        {"autoscaler", config.autoscaler},
                        {"tidbclusters", config.tidbcluster_enabled ? "on" : "off"},
                        {"v2", config.v2_enabled ? "on" : "off"},

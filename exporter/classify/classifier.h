@@ -45,6 +45,12 @@ struct ClassifierOptions {
       std::string(kDefaultDependencyInitContainer)};
   // component -> the dependencies it waits for (--dependency.map).
   DependencyMap dependency_map = DefaultDependencyMap();
+  // Planned waits of tidb-operator v2 (README.md, "Planned waits"): `planned` this long, then
+  // `planned_stuck` (--v2.mode-switch-grace, --v2.leader-eviction-grace,
+  // --v2.store-offline-grace). A paused or suspended cluster has no grace.
+  Timestamp mode_switch_grace = kDefaultModeSwitchGrace;
+  Timestamp leader_eviction_grace = kDefaultLeaderEvictionGrace;
+  Timestamp store_offline_grace = kDefaultStoreOfflineGrace;
 };
 
 // Evidence is cut to this many bytes (at a UTF-8 boundary).
@@ -63,6 +69,11 @@ inline constexpr size_t kMaxEvidenceLength = 512;
 //           no dependency explains it); the pod reasons (PodNotReady, ...) on a Ready pod are the
 //           operator's stale view: not waiting. A waiting pod that is not Ready itself gets the
 //           instance's Ready=False reason in its evidence.
+//           A pod of a cluster tidb-operator v2 holds (deps->hold: paused, suspending,
+//           suspended, a PD mode switch for PD and its microservices) or whose instance has a
+//           planned wait (leaders evicted, store offline) is `planned`, its stage as it would
+//           be, the wait it would otherwise be in kept in the evidence; past the plan's grace
+//           (none for paused and suspended) `planned_stuck`.
 //   volumes: what is known of the pod's PersistentVolumes (local PV pinned to a node, or not);
 //           nullptr when unknown. Only the mixing rule of an unscheduled pod reads it.
 // Returns waiting=false for Ready (pod and, when given, instance), Succeeded, Failed and deleted

@@ -40,6 +40,9 @@ struct Config {
   std::string kube_ca_file;
   bool kube_insecure_skip_tls_verify = false;
   std::vector<std::string> namespaces;  // empty: all namespaces
+  // With more namespaces than this in `namespaces`, each resource is watched once over all
+  // namespaces and filtered (needs list/watch in every namespace); 0: one watch per namespace.
+  int namespaces_cluster_wide_above = 0;
   std::string selector = "app.kubernetes.io/managed-by=tidb-operator";
   // A second pod selector, disjoint from `selector`: tidb-operator v2 pods without the legacy
   // app.kubernetes.io/* labels. Empty: not watched.
@@ -81,6 +84,10 @@ struct Config {
   Timestamp autoscaler_provision_timeout = kDefaultProvisionTimeout;
   Timestamp dependency_ready_grace = kDefaultDependencyReadyGrace;
   Timestamp pd_bootstrap_grace = kDefaultPdBootstrapGrace;
+  // Planned waits of tidb-operator v2 (exporter/classify/README.md, "Planned waits").
+  Timestamp mode_switch_grace = kDefaultModeSwitchGrace;
+  Timestamp leader_eviction_grace = kDefaultLeaderEvictionGrace;
+  Timestamp store_offline_grace = kDefaultStoreOfflineGrace;
   std::vector<std::string> dependency_init_containers = {
       std::string(kDefaultDependencyInitContainer)};
   // component -> dependencies it waits for
@@ -89,6 +96,10 @@ struct Config {
 
   // Metrics
   bool metrics_pod_series = true;
+
+  // Events: one Event on a pod when its class changes (docs/DESIGN.md §8, "Events"). Off: podwait
+  // writes nothing to the cluster.
+  bool events_write = false;
 
   // Sharding by TiDB cluster
   int shard = 0;

@@ -103,6 +103,13 @@ const std::vector<Flag>& Flags() {
                &Config::kube_insecure_skip_tls_verify),
       ListFlag("namespaces", "Comma-separated namespaces to watch; empty watches all.",
                &Config::namespaces),
+      IntFlag<Config, int>(
+          "namespaces.cluster-wide-above",
+          "With more --namespaces than this, watch each resource once over all namespaces and "
+          "keep the watched ones (threads and connections stay the same whatever the number of "
+          "namespaces; needs list and watch in all namespaces, a ClusterRole). 0: one watch per "
+          "namespace and resource, which Roles in those namespaces allow.",
+          &Config::namespaces_cluster_wide_above, 0),
       StringFlag("selector", "Label selector for the pods to watch.", &Config::selector),
       StringFlag("selector.v2",
                  "Second label selector for pods, disjoint from --selector: tidb-operator v2 "
@@ -199,6 +206,18 @@ const std::vector<Flag>& Flags() {
                    "How long a running PD member may wait for its peers (no leader, not "
                    "initialized) before it is not_ready; at least 3m.",
                    &Config::pd_bootstrap_grace),
+      DurationFlag("v2.mode-switch-grace",
+                   "How long PD and its microservices may wait in a PD mode switch (a PDGroup's "
+                   "ModeSwitching=True) before it is planned_stuck.",
+                   &Config::mode_switch_grace),
+      DurationFlag("v2.leader-eviction-grace",
+                   "How long a TiKV may wait with its leaders evicted for a restart "
+                   "(LeadersEvicted) before it is planned_stuck.",
+                   &Config::leader_eviction_grace),
+      DurationFlag("v2.store-offline-grace",
+                   "How long a store taken offline (scale-in, Offlined) may wait before it is "
+                   "planned_stuck.",
+                   &Config::store_offline_grace),
       ListFlag("dependency.init-containers", "Init containers that wait for dependencies.",
                &Config::dependency_init_containers),
       {"dependency.map", Kind::kString, "Which dependencies each component waits for.",
@@ -213,6 +232,10 @@ const std::vector<Flag>& Flags() {
                    &Config::failover_period),
       BoolFlag("metrics.pod-series", "Publish one podwait_pod_waiting_seconds series per pod.",
                &Config::metrics_pod_series),
+      BoolFlag("events.write",
+               "Write an Event on a pod when its class changes (Normal: an expected wait, "
+               "Warning: a problem); needs create and patch on events.k8s.io events.",
+               &Config::events_write),
       IntFlag<Config, int>("shard", "This instance's shard (0-based), by TiDB cluster.",
                            &Config::shard, 0),
       IntFlag<Config, int>("total-shards", "Number of shards.", &Config::total_shards, 1),
@@ -315,6 +338,16 @@ Result<bool> CheckConfig(const Config& config) {
   if (config.pd_bootstrap_grace < kMinPdBootstrapGrace) {
     return Result<bool>::Fail("flag --pd.bootstrap-grace expects a duration of at least 3m, got " +
                               FormatDuration(config.pd_bootstrap_grace));
+  }
+  // A planned wait with no grace would be stuck at once: only a paused or suspended cluster has
+  // none, and that is not a flag.
+  for (auto [grace, flag] : {std::pair{config.mode_switch_grace, "v2.mode-switch-grace"},
+                             std::pair{config.leader_eviction_grace, "v2.leader-eviction-grace"},
+                             std::pair{config.store_offline_grace, "v2.store-offline-grace"}}) {
+    if (grace <= 0) {
+      return Result<bool>::Fail(std::string("flag --") + flag +
+                                " expects a duration above 0, got " + FormatDuration(grace));
+    }
   }
   return Result<bool>::Ok(true);
 }

@@ -13,6 +13,9 @@ EvaluatorOptions EvaluatorOptionsFromConfig(const Config& config) {
   o.classifier.provision_timeout = config.autoscaler_provision_timeout;
   o.classifier.dependency_ready_grace = config.dependency_ready_grace;
   o.classifier.pd_bootstrap_grace = config.pd_bootstrap_grace;
+  o.classifier.mode_switch_grace = config.mode_switch_grace;
+  o.classifier.leader_eviction_grace = config.leader_eviction_grace;
+  o.classifier.store_offline_grace = config.store_offline_grace;
   o.classifier.dependency_init_containers = config.dependency_init_containers;
   o.classifier.dependency_map = config.dependency_map;
   o.autoscaler_mode = ParseAutoscalerMode(config.autoscaler).value_or(AutoscalerMode::kAuto);

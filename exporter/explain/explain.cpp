@@ -298,6 +298,19 @@ int ExitCode(const Selection& s) {
   return 0;
 }
 
+// One line per cluster that tidb-operator v2 holds on purpose, above the table: its pods are
+// planned waits, and a paused cluster is healed by nobody.
+void PrintHolds(const std::map<ClusterKey, ClusterDependencies>& clusters, std::ostream& out) {
+  for (const auto& [key, deps] : clusters) {
+    const std::vector<std::string_view> holds = HoldNames(deps.hold);
+    if (holds.empty()) continue;
+    out << "Cluster " << key.Key() << " held by tidb-operator:";
+    for (std::string_view h : holds) out << " " << h;
+    if (!deps.hold.mode_switch.empty()) out << " (" << deps.hold.mode_switch << ")";
+    out << "\n";
+  }
+}
+
 int Print(const ExplainArgs& a, const Selection& s, const Pipeline& pipeline, bool color,
           Timestamp now, std::ostream& out) {
   const std::shared_ptr<const WaitingSnapshot> snapshot = pipeline.Snapshot();
@@ -318,6 +331,7 @@ int Print(const ExplainArgs& a, const Selection& s, const Pipeline& pipeline, bo
     const bool any = std::any_of(s.pods.begin(), s.pods.end(), [&](const PodPtr& p) {
       return a.all || WaitingOf(s, *p) != nullptr;
     });
+    if (!a.no_headers) PrintHolds(pipeline.dependencies().Snapshot(), out);
     if (any) PrintTable(s, a.output == "wide", a.all, !a.no_headers, color, now, out);
     if (!a.no_headers) out << Summary(s) << "\n";
   }

@@ -193,6 +193,13 @@ std::string RenderPodsJson(const ViewModel& model, const PodFilter& filter) {
       WriteDependency(w, it == model.dependencies.end() ? DependencyStatus{} : it->second.Get(d));
     }
     w.EndObject();
+    // What tidb-operator v2 holds on purpose (paused, suspending, suspended, pd_mode_switch).
+    const OperatorHold hold = it == model.dependencies.end() ? OperatorHold{} : it->second.hold;
+    w.Key("holds");
+    w.StartArray();
+    for (std::string_view name : HoldNames(hold)) w.String(name.data(), name.size());
+    w.EndArray();
+    if (!hold.mode_switch.empty()) Key(w, "modeSwitch", hold.mode_switch);
     w.EndObject();
   }
   w.EndArray();
@@ -358,6 +365,15 @@ void AppendDependencies(const ViewModel& m, const ClusterKey& k, std::string& h)
       text += " (" + std::string(DependencyReasonName(s.reason)) + ")";
     }
     h += "<span class=\"dep " + readiness + "\"" + title + ">" + HtmlEscape(text) + "</span>";
+  }
+  // tidb-operator v2 holds the cluster on purpose: its pods are planned waits.
+  if (it != m.dependencies.end()) {
+    for (std::string_view hold : HoldNames(it->second.hold)) {
+      std::string text = "held: " + std::string(hold);
+      if (hold == "pd_mode_switch") text += " (" + it->second.hold.mode_switch + ")";
+      h += "<span class=\"dep unknown\" title=\"tidb-operator holds this cluster on purpose\">" +
+           HtmlEscape(text) + "</span>";
+    }
   }
   h += "</span>";
 }

@@ -31,7 +31,7 @@ uint64_t RandomSeed() {
 
 std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(
     const ReflectorOptions& base, const std::vector<std::string>& namespaces,
-    const std::string& resource, std::string_view api_prefix) {
+    const std::string& resource, std::string_view api_prefix, size_t cluster_wide_above) {
   std::vector<ReflectorOptions> out;
   auto add = [&](const std::string& ns) {
     ReflectorOptions o = base;
@@ -42,6 +42,10 @@ std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(
   };
   if (namespaces.empty()) {
     add("");
+  } else if (cluster_wide_above > 0 && namespaces.size() > cluster_wide_above) {
+    add("");
+    out.back().only_namespaces = namespaces;
+    std::sort(out.back().only_namespaces.begin(), out.back().only_namespaces.end());
   } else {
     for (const auto& ns : namespaces) add(ns);
   }
@@ -232,6 +236,15 @@ void Reflector::DropPrefetch() {
   prefetch_ = {};
 }
 
+bool Reflector::InScope(const rapidjson::Value& object) const {
+  if (opts_.only_namespaces.empty()) return true;
+  const rapidjson::Value* metadata = json::Member(object, "metadata");
+  const rapidjson::Value* ns = metadata != nullptr ? json::Member(*metadata, "namespace") : nullptr;
+  if (ns == nullptr || !ns->IsString()) return false;
+  return std::binary_search(opts_.only_namespaces.begin(), opts_.only_namespaces.end(),
+                            std::string_view(ns->GetString(), ns->GetStringLength()));
+}
+
 size_t Reflector::ListItems(const rapidjson::Value& page) {
   size_t items = 0;
   const rapidjson::Value* list_items = json::Member(page, "items");
@@ -240,6 +253,8 @@ size_t Reflector::ListItems(const rapidjson::Value& page) {
       ++items;
       if (!item.IsObject()) {
         CountParseError("list item is not an object");
+      } else if (!InScope(item)) {
+        --items;  // another namespace's
       } else if (!handler_.OnListItem(item)) {
         CountParseError("list item rejected by its parser");
       }
@@ -410,7 +425,8 @@ void Reflector::HandleWatchLine(std::string_view line) {
     case WatchEventType::kAdded:
     case WatchEventType::kModified:
     case WatchEventType::kDeleted:
-      if (!handler_.OnEvent(ev.type, *ev.object)) {
+      // Another namespace's object is not this collection's, but its version still counts.
+      if (InScope(*ev.object) && !handler_.OnEvent(ev.type, *ev.object)) {
         CountParseError(std::string(WatchEventTypeName(ev.type)) +
                         " object rejected by its parser");
       }

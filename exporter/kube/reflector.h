@@ -113,6 +113,9 @@ struct ReflectorOptions {
   std::string path;      // collection path, e.g. /api/v1/namespaces/x/pods
   std::string label_selector;
   std::string field_selector;
+  // Sorted; when not empty, objects of other namespaces are dropped before the handler sees them
+  // (one watch over all namespaces standing for many per-namespace ones).
+  std::vector<std::string> only_namespaces;
   int64_t page_size = 500;
   Timestamp watch_timeout = 5 * kMinute;  // server-side timeoutSeconds
   // A watch that receives no byte for this long is a dead connection (the API server sends
@@ -148,10 +151,13 @@ struct ReflectorOptions {
 // One ReflectorOptions per namespace of `namespaces`, or one over all namespaces when it is
 // empty: resource "pods" under "/api/v1" gives the path /api/v1/pods (name "pods") or
 // /api/v1/namespaces/<ns>/pods (name "pods/<ns>"). Each is a copy of `base` (page size, watch
-// timeout, ...). Selectors are the caller's to add.
+// timeout, ...). Selectors are the caller's to add. With more namespaces than
+// `cluster_wide_above` (when not 0), one over all namespaces that keeps only `namespaces`
+// (only_namespaces): one thread and one connection instead of one per namespace, for the price of
+// a cluster-wide list and watch (RBAC) and of the other namespaces' objects on the wire.
 std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(
     const ReflectorOptions& base, const std::vector<std::string>& namespaces,
-    const std::string& resource, std::string_view api_prefix);
+    const std::string& resource, std::string_view api_prefix, size_t cluster_wide_above = 0);
 // The namespace of a per-namespace reflector ("pods/<ns>" -> "<ns>"), "" for all namespaces.
 std::string ReflectorNamespace(const ReflectorOptions& options);
 
@@ -190,6 +196,8 @@ class Reflector {
   Outcome List();
   // Hands the items of one list page to the handler; returns how many there were.
   size_t ListItems(const rapidjson::Value& page);
+  // Whether an object belongs to the watched namespaces (always, without only_namespaces).
+  bool InScope(const rapidjson::Value& object) const;
   // A list page request (limit, continue, selectors, timeouts).
   HttpRequest PageRequest(const std::string& continue_token) const;
   // Fetches the page after `continue_token` on another thread (prefetch_); DropPrefetch cancels

@@ -28,7 +28,7 @@ struct MetricInfo {
   /* Waiting pods (WaitingCollector) */                                                            \
   X(kPodWaitingSeconds, "podwait_pod_waiting_seconds", "gauge",                                    \
     "Seconds since the waiting pod's current stage began, with why it waits.",                     \
-    "namespace,tidb_cluster,component,pod,stage,class,reason")                                     \
+    "namespace,tidb_cluster,component,pod,v2_instance,stage,class,reason")                         \
   X(kWaitingPods, "podwait_waiting_pods", "gauge", "Number of waiting pods.",                      \
     "namespace,tidb_cluster,component,stage,class")                                                \
   X(kWaitingOldestSeconds, "podwait_waiting_oldest_seconds", "gauge",                              \
@@ -62,6 +62,10 @@ struct MetricInfo {
   X(kFailoverMembers, "podwait_failover_members", "gauge",                                         \
     "Failover members/stores tidb-operator recorded in the TidbCluster status.",                   \
     "namespace,tidb_cluster,component")                                                            \
+  X(kClusterHold, "podwait_cluster_hold", "gauge",                                                 \
+    "1 while tidb-operator v2 holds the cluster on purpose: paused, suspending, suspended, or a "  \
+    "PD mode switch.",                                                                             \
+    "namespace,tidb_cluster,hold")                                                                 \
   /* Self-monitoring (SelfMetrics) */                                                              \
   X(kWatchEvents, "podwait_watch_events_total", "counter",                                         \
     "Watch events received, by resource and event type.", "resource,type")                         \
@@ -90,6 +94,11 @@ struct MetricInfo {
   X(kWebConfigLastReloadSuccessTimestamp,                                                          \
     "podwait_web_config_last_reload_success_timestamp_seconds", "gauge",                           \
     "When the web config in use was loaded (Unix seconds).", "")                                   \
+  X(kEventsWritten, "podwait_events_written_total", "counter",                                   \
+    "Events written on pods (--events.write), by result: created, series_updated, failed.",       \
+    "result")                                                                                      \
+  X(kEventsDropped, "podwait_events_dropped_total", "counter",                                   \
+    "Events not written (--events.write), by reason: pod_rate_limited, queue_full.", "reason")     \
   X(kInvalidUtf8, "podwait_invalid_utf8_total", "counter",                                         \
     "Strings written with invalid UTF-8, each ill-formed sequence replaced by U+FFFD (output: "    \
     "metrics label values, json strings).",                                                        \

@@ -129,6 +129,31 @@ void WriteAutoscalers(Writer& w) {
   w.EndArray();
 }
 
+// --events.write: what podwait writes (the only write it makes), the access it needs in the
+// watched namespaces, and the Event reason and type of each class.
+void WriteEvents(Writer& w) {
+  w.Key("events");
+  w.StartObject();
+  Key(w, "flag", "events.write");
+  Key(w, "apiGroup", "events.k8s.io");
+  Key(w, "apiVersion", "events.k8s.io/v1");
+  Key(w, "resource", "events");
+  static constexpr std::string_view kWriteVerbs[] = {"create", "patch"};
+  Strings(w, "verbs", kWriteVerbs);
+  Key(w, "reportingController", kEventReportingController);
+  w.Key("reasons");
+  w.StartArray();
+  for (const ClassInfo& c : kClasses) {
+    w.StartObject();
+    Key(w, "class", c.name);
+    Key(w, "reason", EventReason(c.wait_class));
+    Key(w, "type", EventType(c.wait_class));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 }  // namespace
 
 std::string RenderContractJson() {
@@ -198,6 +223,7 @@ std::string RenderContractJson() {
   WriteV2(w);
   WriteAutoscalers(w);
   WriteVolumes(w);
+  WriteEvents(w);
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }

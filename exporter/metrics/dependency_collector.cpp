@@ -9,11 +9,12 @@ namespace podwait {
 namespace {
 
 // The families, in the order they are written.
-constexpr std::array<const MetricInfo*, 8> kFamilies = {
+constexpr std::array<const MetricInfo*, 9> kFamilies = {
     &metric::kDependencyReady, &metric::kDependencyReadySince,
     &metric::kPdProbeSuccess,  &metric::kPdMembers,
     &metric::kPdLeader,        &metric::kClusterInitialized,
-    &metric::kTikvStores,      &metric::kFailoverMembers};
+    &metric::kTikvStores,      &metric::kFailoverMembers,
+    &metric::kClusterHold};
 
 // One buffer per family, filled in one pass over the clusters, then written family by family.
 class Bodies {
@@ -108,6 +109,10 @@ void DependencyCollector::AppendText(std::string* out) const {
     }
     for (const auto& [component, n] : v.failover_members) {
       b.Sample<metric::kFailoverMembers>({ns, tc, component}, n);
+    }
+    // What tidb-operator v2 holds on purpose (OperatorHold): one series per hold in force.
+    for (std::string_view hold : HoldNames(v.deps.hold)) {
+      b.Sample<metric::kClusterHold>({ns, tc, hold}, 1);
     }
   }
   b.AppendTo(out);

@@ -61,6 +61,14 @@ SelfMetrics::SelfMetrics()
                            .Name(Name(metric::kScrapeDuration))
                            .Help(Help(metric::kScrapeDuration))
                            .Register(*registry_)),
+      events_written_(BuildCounter()
+                          .Name(Name(metric::kEventsWritten))
+                          .Help(Help(metric::kEventsWritten))
+                          .Register(*registry_)),
+      events_dropped_(BuildCounter()
+                          .Name(Name(metric::kEventsDropped))
+                          .Help(Help(metric::kEventsDropped))
+                          .Register(*registry_)),
       build_info_(std::make_shared<prometheus::Registry>()),
       web_config_successful_(BuildGauge()
                                  .Name(Name(metric::kWebConfigLastReloadSuccessful))
@@ -109,6 +117,12 @@ void SelfMetrics::SetWatchSynced(const std::string& resource, bool synced) {
 void SelfMetrics::RemoveWatchSynced(const std::string& resource) {
   std::lock_guard<std::mutex> lock(watch_synced_mu_);
   watch_synced_.Remove(&watch_synced_.Add(PromLabels<metric::kWatchSynced>({resource})));
+}
+prometheus::Counter& SelfMetrics::EventsWritten(const std::string& result) {
+  return events_written_.Add(PromLabels<metric::kEventsWritten>({result}));
+}
+prometheus::Counter& SelfMetrics::EventsDropped(const std::string& reason) {
+  return events_dropped_.Add(PromLabels<metric::kEventsDropped>({reason}));
 }
 prometheus::Gauge& SelfMetrics::Objects(const std::string& resource) {
   return objects_.Add(PromLabels<metric::kObjects>({resource}));

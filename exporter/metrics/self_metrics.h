@@ -49,6 +49,11 @@ class SelfMetrics {
   // Scrapes of /metrics.
   prometheus::Histogram& ScrapeDuration();
 
+  // Events written on pods (--events.write; result: created, series_updated, failed) and not
+  // written (reason: pod_rate_limited, queue_full).
+  prometheus::Counter& EventsWritten(const std::string& result);
+  prometheus::Counter& EventsDropped(const std::string& reason);
+
   // The web config's last reload (--web.config.file; without one, the server's start).
   // `last_success`: Unix ms.
   void SetWebConfigReload(bool successful, int64_t last_success);
@@ -67,6 +72,8 @@ class SelfMetrics {
   prometheus::Family<prometheus::Counter>& probe_errors_;
   prometheus::Family<prometheus::Gauge>& probe_round_;
   prometheus::Family<prometheus::Histogram>& scrape_duration_;
+  prometheus::Family<prometheus::Counter>& events_written_;
+  prometheus::Family<prometheus::Counter>& events_dropped_;
   std::shared_ptr<prometheus::Registry> build_info_;
   prometheus::Gauge& web_config_successful_;
   prometheus::Gauge& web_config_success_time_;

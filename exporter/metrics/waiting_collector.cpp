@@ -87,7 +87,7 @@ void WaitingCollector::AppendText(std::string* out) const {
         static_cast<double>(std::max<Timestamp>(0, now - c.stage_start)) / 1000.0;
     if (pod_series_) {
       w.Sample<metric::kPodWaitingSeconds>(
-          {p.namespace_, p.tidb_cluster, p.component, p.pod, StageName(c.stage),
+          {p.namespace_, p.tidb_cluster, p.component, p.pod, p.v2_instance, StageName(c.stage),
            WaitClassName(c.wait_class), c.reason},
           seconds);
     }

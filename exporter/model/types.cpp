@@ -28,4 +28,13 @@ std::string EvidenceText(const Classification& c, Timestamp now) {
   return out;
 }
 
+std::vector<std::string_view> HoldNames(const OperatorHold& hold) {
+  std::vector<std::string_view> out;
+  if (hold.paused) out.push_back("paused");
+  if (hold.suspending) out.push_back("suspending");
+  if (hold.suspended) out.push_back("suspended");
+  if (!hold.mode_switch.empty()) out.push_back("pd_mode_switch");
+  return out;
+}
+
 }  // namespace podwait

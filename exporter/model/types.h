@@ -155,6 +155,15 @@ inline constexpr Timestamp kDefaultDependencyReadyGrace = 2 * kMinute;
 inline constexpr Timestamp kDefaultPdBootstrapGrace = 5 * kMinute;
 inline constexpr Timestamp kMinPdBootstrapGrace = 3 * kMinute;
 inline constexpr std::string_view kDefaultDependencyInitContainer = "wait-for-pd";
+// Planned waits of tidb-operator v2 (exporter/classify/README.md, "Planned waits"): how long each
+// may last before it is planned_stuck. A PD mode switch brings up a TSO group, waits for its
+// primary and restarts the PD instances one by one (--v2.mode-switch-grace); a TiKV restart
+// evicts its leaders first (the operator gives up waiting after 5m) and restarts the pod
+// (--v2.leader-eviction-grace); a scale-in moves every region off the store first, hours for a
+// large store (--v2.store-offline-grace).
+inline constexpr Timestamp kDefaultModeSwitchGrace = 30 * kMinute;
+inline constexpr Timestamp kDefaultLeaderEvictionGrace = 15 * kMinute;
+inline constexpr Timestamp kDefaultStoreOfflineGrace = 120 * kMinute;
 
 // A TiDB cluster: the namespace and the value of the cluster label (the TidbCluster name).
 struct ClusterKey {
@@ -167,9 +176,27 @@ struct ClusterKey {
   std::string Key() const { return namespace_ + "/" + name; }
 };
 
+// What tidb-operator v2 does to a whole cluster on purpose (model/v2.h, the Cluster and its
+// PDGroups): reconciliation paused (spec.paused), compute suspending or suspended
+// (spec.suspendAction.suspendCompute and the Suspended condition), a PD mode switch under way
+// (a PDGroup's ModeSwitching=True). Pods of such a cluster wait as planned.
+struct OperatorHold {
+  bool paused = false;
+  bool suspending = false;
+  bool suspended = false;
+  std::string mode_switch;          // the ModeSwitching reason while True (WaitingForTSOGroup, ...)
+  Timestamp mode_switch_since = 0;  // its lastTransitionTime
+  bool Any() const { return paused || suspending || suspended || !mode_switch.empty(); }
+  bool operator==(const OperatorHold&) const = default;
+};
+// The holds in force, by the names of podwait_cluster_hold's `hold` label: paused, suspending,
+// suspended, pd_mode_switch (in that order).
+std::vector<std::string_view> HoldNames(const OperatorHold& hold);
+
 struct ClusterDependencies {
   DependencyStatus pd;
   DependencyStatus tikv;
+  OperatorHold hold;  // tidb-operator v2 only; empty otherwise
   // Left as it is (unknown, no reason) for a cluster without DM or DMWorker instances.
   DependencyStatus dm_master;
   const DependencyStatus& Get(Dependency d) const {

@@ -80,6 +80,26 @@ std::string InstanceNameOfPod(std::string_view pod_name, std::string_view compon
   return out;
 }
 
+OperatorHold HoldOf(const Cluster* cluster, const std::vector<const Group*>& pd_groups) {
+  OperatorHold h;
+  if (cluster != nullptr) {
+    h.paused = cluster->paused;
+    if (cluster->suspend_compute) {
+      const Condition* s = FindCondition(cluster->conditions, "Suspended");
+      h.suspended = s != nullptr && s->status == ConditionStatus::kTrue;
+      h.suspending = !h.suspended;
+    }
+  }
+  for (const Group* g : pd_groups) {
+    const Condition* m = FindCondition(g->conditions, "ModeSwitching");
+    if (m == nullptr || m->status != ConditionStatus::kTrue) continue;
+    h.mode_switch = m->reason.empty() ? "ModeSwitching" : m->reason;
+    h.mode_switch_since = m->last_transition;
+    break;
+  }
+  return h;
+}
+
 }  // namespace podwait::v2
 
 namespace podwait {

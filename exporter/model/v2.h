@@ -44,9 +44,11 @@ struct Cluster {
   std::string namespace_;
   std::string name;
   std::string uid;
-  std::string pd_url;      // status.pd; empty until a PDGroup exists
-  std::string cluster_id;  // status.id
-  bool tls = false;        // spec.tlsCluster.enabled
+  std::string pd_url;            // status.pd; empty until a PDGroup exists
+  std::string cluster_id;        // status.id
+  bool tls = false;              // spec.tlsCluster.enabled
+  bool paused = false;           // spec.paused: every controller of the cluster stops reconciling
+  bool suspend_compute = false;  // spec.suspendAction.suspendCompute: pods deleted, PVCs kept
   std::vector<Condition> conditions;
   ClusterKey Key() const { return {namespace_, name}; }
 };
@@ -94,9 +96,14 @@ struct Instance {
   int64_t generation = 0;
   std::optional<Condition> ready;   // the Ready condition, when written
   std::optional<Condition> synced;  // the Synced condition, when written
-  std::string store_id;             // TiKV/TiFlash status.id (empty until the store registered)
-  std::string store_state;          // TiKV/TiFlash status.state: Preparing, Serving, Removing, ...
-  std::string pod_name;             // the pod it owns: <name prefix>-<component>-<suffix>
+  // TiKV: LeadersEvicted (api/core/v1alpha1/tikv_types.go), False/Evicting while its leaders are
+  // moved away before a restart, True/Evicted once they are. TiKV and TiFlash: Offlined
+  // (common_types.go), False/Processing while the store is removed (scale-in), True once removed.
+  std::optional<Condition> leaders_evicted;
+  std::optional<Condition> offlined;
+  std::string store_id;     // TiKV/TiFlash status.id (empty until the store registered)
+  std::string store_state;  // TiKV/TiFlash status.state: Preparing, Serving, Removing, ...
+  std::string pod_name;     // the pod it owns: <name prefix>-<component>-<suffix>
   ClusterKey Key() const { return {namespace_, cluster}; }
   // Whether the Ready condition is True.
   bool IsReady() const { return ready && ready->status == ConditionStatus::kTrue; }
@@ -126,6 +133,12 @@ std::string PodNameOf(std::string_view instance_name, std::string_view component
 // "tikv" -> "tikv-x7k2p". Empty when the pod name is not <prefix>-<component>-<suffix>.
 std::string InstanceNameOfPod(std::string_view pod_name, std::string_view component);
 
+// What the Cluster and its PDGroups say of the whole cluster (docs/DESIGN.md §4, "Planned
+// waits"): paused; suspended when suspendCompute is set and the Suspended condition is True
+// (pkg/controllers/cluster/tasks/status.go sets it once every group is), suspending while it is
+// set and the condition is not True yet; the first PDGroup (by name) whose ModeSwitching is True.
+OperatorHold HoldOf(const Cluster* cluster, const std::vector<const Group*>& pd_groups);
+
 }  // namespace podwait::v2
 
 namespace podwait {
@@ -138,6 +151,11 @@ struct InstanceReadiness {
   std::string reason;   // the condition's reason (InstanceNotHealthy, PodNotReady, ...)
   std::string kind;     // the instance kind (TiKV, ...), for the evidence
   Timestamp since = 0;  // the condition's lastTransitionTime
+  // A planned wait of the instance itself (InstancePlanOf): its reason (reason::kLeaderEviction,
+  // reason::kStoreOffline; empty: none), the condition that says so and its lastTransitionTime.
+  std::string plan_reason;
+  std::string plan_condition;  // "LeadersEvicted=True Evicted"
+  Timestamp plan_since = 0;
 };
 
 // The Ready=False reasons tidb-operator v2 writes on an instance
@@ -180,6 +198,7 @@ struct ClusterFacts {
   int dm_worker_instances = 0;
   Timestamp dm_ready_since = 0;  // the latest Ready lastTransitionTime of the Ready DM instances
   std::vector<std::pair<std::string, int>> tikv_store_states;  // status.state -> count, sorted
+  OperatorHold hold;  // paused, suspending, suspended, a PD mode switch (HoldOf)
   bool operator==(const ClusterFacts&) const = default;
 };
 

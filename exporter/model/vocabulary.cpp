@@ -64,4 +64,18 @@ DependencyReason ParseDependencyReason(std::string_view name) {
   return r == nullptr ? DependencyReason::kNone : r->reason;
 }
 
+std::string EventReason(WaitClass c) {
+  std::string reason = "Podwait";
+  bool upper = true;
+  for (char ch : WaitClassName(c)) {
+    if (ch == '_') {
+      upper = true;
+      continue;
+    }
+    reason += upper && ch >= 'a' && ch <= 'z' ? static_cast<char>(ch - 'a' + 'A') : ch;
+    upper = false;
+  }
+  return reason;
+}
+
 }  // namespace podwait

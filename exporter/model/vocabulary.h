@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace podwait {
@@ -35,6 +36,8 @@ enum class WaitClass : uint8_t {
   kStarting,
   kNotReady,
   kVolume,
+  kPlanned,
+  kPlannedStuck,
 };
 
 // A set of stages or classes, as a bit set of their enum values.
@@ -103,6 +106,13 @@ inline constexpr ClassInfo kClasses[] = {
     {WaitClass::kVolume, "volume", false, StageSet(Stage::kInitializing, Stage::kStarting),
      "a volume cannot be attached or mounted, or the pod sandbox cannot be created, past the "
      "volume grace"},
+    {WaitClass::kPlanned, "planned", true,
+     StageSet(Stage::kUnscheduled, Stage::kInitializing, Stage::kStarting),
+     "tidb-operator holds it on purpose: cluster paused or suspended, a PD mode switch, leaders "
+     "evicted before a restart, a store taken offline"},
+    {WaitClass::kPlannedStuck, "planned_stuck", false,
+     StageSet(Stage::kUnscheduled, Stage::kInitializing, Stage::kStarting),
+     "a PD mode switch, leader eviction or store offline still under way past its grace"},
 };
 inline constexpr int kStageCount = static_cast<int>(std::size(kStages));
 inline constexpr int kWaitClassCount = static_cast<int>(std::size(kClasses));
@@ -114,6 +124,13 @@ constexpr std::string_view WaitClassName(WaitClass c) { return Info(c).name; }
 // Whether a class is an expected wait ("as designed").
 constexpr bool IsExpected(WaitClass c) { return Info(c).expected; }
 std::optional<Stage> ParseStage(std::string_view name);
+
+// --events.write (docs/DESIGN.md §8, "Events"): the reporting controller of podwait's Events,
+// each class's Event reason, "Podwait" and the class in CamelCase (scale_up -> PodwaitScaleUp),
+// and its type, Normal for an expected wait and Warning for a problem.
+inline constexpr std::string_view kEventReportingController = "podwait.pingcap.com/exporter";
+std::string EventReason(WaitClass c);
+constexpr std::string_view EventType(WaitClass c) { return IsExpected(c) ? "Normal" : "Warning"; }
 std::optional<WaitClass> ParseWaitClass(std::string_view name);
 
 // ---------------------------------------------------------------------------------------------
@@ -216,7 +233,16 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kVolumeAttachFailed, "volume_attach_failed", kStarting, kVolume)                            \
   X(kVolumeMountTimeout, "volume_mount_timeout", kStarting, kVolume)                            \
   X(kVolumeMountFailed, "volume_mount_failed", kStarting, kVolume)                              \
-  X(kSandboxCreation, "sandbox_creation", kStarting, kVolume)
+  X(kSandboxCreation, "sandbox_creation", kStarting, kVolume)                                   \
+  /* tidb-operator v2 holds the pod on purpose (classify/README.md, "Planned waits"): the       \
+     cluster's reconciliation paused, its compute suspending or suspended (no grace), a PD mode \
+     switch, a TiKV's leaders evicted before its restart, a store taken offline (scale-in) */   \
+  X(kClusterPaused, "cluster_paused", kPlanned)                                                 \
+  X(kClusterSuspending, "cluster_suspending", kPlanned)                                         \
+  X(kClusterSuspended, "cluster_suspended", kPlanned)                                           \
+  X(kPdModeSwitch, "pd_mode_switch", kPlanned, kPlannedStuck)                                   \
+  X(kLeaderEviction, "leader_eviction", kPlanned, kPlannedStuck)                                \
+  X(kStoreOffline, "store_offline", kPlanned, kPlannedStuck)
 
 namespace reason {
 #define PODWAIT_REASON_CONSTANT(constant, name, ...) \

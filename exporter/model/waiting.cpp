@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "exporter/model/v2.h"
+
 namespace podwait {
 
 std::string TidbClusterLabel(const std::string& ns, const std::string& cluster) {
@@ -17,6 +19,8 @@ WaitingPod MakeWaitingPod(const PodRecord& pod, Classification classification,
   w.tidb_cluster = TidbClusterLabel(pod.namespace_, pod.cluster);
   w.component = pod.component;
   w.pod = pod.name;
+  if (pod.v2_instance) w.v2_instance = v2::InstanceNameOfPod(pod.name, pod.component);
+  w.uid = pod.uid;
   w.classification = std::move(classification);
   w.class_since = class_since;
   return w;

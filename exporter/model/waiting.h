@@ -25,6 +25,10 @@ struct WaitingPod {
       tidb_cluster;  // "<namespace>-<cluster>" (docs/DESIGN.md §5), empty without a cluster label
   std::string component;
   std::string pod;
+  // The tidb-operator v2 instance the pod belongs to (v2::InstanceNameOfPod), empty for v1: the
+  // `v2_instance` label, which joins tidb_operator_abnormal_instance{instance} exactly.
+  std::string v2_instance;
+  std::string uid;  // the pod's metadata.uid (an Event about the pod names it)
   Classification classification;
   Timestamp class_since = 0;  // when podwait first saw the pod in its current class
 };

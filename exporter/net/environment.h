@@ -12,6 +12,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/common/subprocess.h"
+#include "exporter/net/async_http.h"
 #include "exporter/net/http_client.h"
 
 namespace podwait {
@@ -29,6 +30,9 @@ struct Environment {
   HttpClientFactory http = MakeCurlHttpClient;    // one client per thread: clients are not shared
   EnvLookup env = ProcessEnv();
   SubprocessRunner run = RunSubprocess;
+  // Many requests at once on one thread (the PD prober). A test that replaces `http` for such a
+  // user replaces this too (tests/support/blocking_async_http.h adapts a blocking client).
+  AsyncHttpFactory async_http = MakeCurlMultiHttp;
 };
 
 }  // namespace podwait

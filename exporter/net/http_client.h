@@ -29,6 +29,9 @@ struct TlsOptions {
 
 struct HttpRequest {
   std::string url;
+  // Write() only: the method (POST, PATCH, PUT, DELETE) and the body sent with it.
+  std::string method;
+  std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
   int64_t timeout_ms = 0;  // whole request; 0 = none (watch streams)
   int64_t connect_timeout_ms = 5000;
@@ -65,6 +68,15 @@ class HttpClient {
   // statuses have their body buffered in HttpResponse::body). on_data returns false to stop.
   virtual HttpResponse Stream(const HttpRequest& request,
                               const std::function<bool(std::string_view)>& on_data) = 0;
+  // request.method with request.body (a write: POST, PATCH, PUT, DELETE), the answer buffered
+  // like Get's. A client that cannot write answers with an error and sends nothing.
+  virtual HttpResponse Write(const HttpRequest& request, size_t max_body = 1 << 20) {
+    (void)request;
+    (void)max_body;
+    HttpResponse response;
+    response.error = "this HTTP client does not write";
+    return response;
+  }
 };
 
 // Whether `url` uses http or https (case-insensitive), the only schemes podwait sends requests

@@ -70,51 +70,79 @@ PdErrorKind ClassifyTransportError(const HttpResponse& response) {
 PdClient::PdClient(HttpClient& http, PdClientOptions options, PdProbeObserver* observer)
     : http_(http), options_(std::move(options)), observer_(observer) {}
 
-template <typename T, typename Parser>
-PdAnswer<T> PdClient::Fetch(PdEndpoint endpoint, Parser parse) {
+HttpRequest PdRequest(const PdClientOptions& options, PdEndpoint endpoint) {
   HttpRequest request;
-  request.url = options_.base_url + std::string(PdEndpointPath(endpoint));
-  request.timeout_ms = options_.timeout_ms;
-  request.connect_timeout_ms = options_.timeout_ms;
-  request.tls = options_.tls;
-  request.cancel = options_.cancel;
+  request.url = options.base_url + std::string(PdEndpointPath(endpoint));
+  request.timeout_ms = options.timeout_ms;
+  request.connect_timeout_ms = options.timeout_ms;
+  request.tls = options.tls;
+  request.cancel = options.cancel;
   request.headers.emplace_back("Accept", "application/json");
-  // PD bodies are small; 8 MiB bounds even a /stores of thousands of stores.
-  HttpResponse response = http_.Get(request, 8 << 20);
+  return request;
+}
 
+template <typename T>
+PdAnswer<T> InterpretPdResponse(PdEndpoint endpoint, const HttpResponse& response,
+                                PdParse<T> (*parse)(std::string_view)) {
   PdAnswer<T> answer;
   answer.http_status = response.status;
   const std::string what = std::string(PdEndpointName(endpoint)) + ": ";
   if (!response.error.empty()) {
     answer.error_kind = ClassifyTransportError(response);
     answer.error = what + response.error;
-  } else {
-    // PD answers /health with 503 and the usual body when some members are unreachable: take
-    // the body whenever it parses, but still count the status as an error.
-    auto parsed = parse(std::string_view(response.body));
-    answer.pd_answered = LooksLikePd(response, parsed.ok());
-    if (response.status >= 200 && response.status < 300) {
-      if (parsed.ok()) {
-        answer.value = std::move(*parsed.value);
-      } else {
-        answer.error_kind = PdErrorKind::kParse;
-        answer.error = what + parsed.error;
-      }
-    } else if (endpoint == PdEndpoint::kStores &&
-               IsPdNotBootstrapped(response.status, response.body)) {
-      answer.not_bootstrapped = true;
-      answer.error = what + "TiKV cluster not bootstrapped";
+    return answer;
+  }
+  // PD answers /health with 503 and the usual body when some members are unreachable: take the
+  // body whenever it parses, but still count the status as an error.
+  auto parsed = parse(std::string_view(response.body));
+  answer.pd_answered = LooksLikePd(response, parsed.ok());
+  if (response.status >= 200 && response.status < 300) {
+    if (parsed.ok()) {
+      answer.value = std::move(*parsed.value);
     } else {
-      answer.error_kind = PdErrorKind::kHttpStatus;
-      answer.error =
-          what + "HTTP " + std::to_string(response.status) + ": " + Excerpt(response.body);
-      if (endpoint == PdEndpoint::kHealth && parsed.ok()) answer.value = std::move(*parsed.value);
+      answer.error_kind = PdErrorKind::kParse;
+      answer.error = what + parsed.error;
     }
+  } else if (endpoint == PdEndpoint::kStores &&
+             IsPdNotBootstrapped(response.status, response.body)) {
+    answer.not_bootstrapped = true;
+    answer.error = what + "TiKV cluster not bootstrapped";
+  } else {
+    answer.error_kind = PdErrorKind::kHttpStatus;
+    answer.error = what + "HTTP " + std::to_string(response.status) + ": " + Excerpt(response.body);
+    if (endpoint == PdEndpoint::kHealth && parsed.ok()) answer.value = std::move(*parsed.value);
   }
-  if (observer_ != nullptr && answer.error_kind != PdErrorKind::kCancelled) {
-    observer_->OnRequest(endpoint, static_cast<double>(response.duration_ms) / 1000.0,
-                         answer.error_kind);
-  }
+  return answer;
+}
+
+template PdAnswer<std::vector<PdMemberHealth>> InterpretPdResponse(
+    PdEndpoint, const HttpResponse&, PdParse<std::vector<PdMemberHealth>> (*)(std::string_view));
+template PdAnswer<std::optional<PdMember>> InterpretPdResponse(
+    PdEndpoint, const HttpResponse&, PdParse<std::optional<PdMember>> (*)(std::string_view));
+template PdAnswer<PdMembers> InterpretPdResponse(PdEndpoint, const HttpResponse&,
+                                                 PdParse<PdMembers> (*)(std::string_view));
+template PdAnswer<PdClusterStatus> InterpretPdResponse(
+    PdEndpoint, const HttpResponse&, PdParse<PdClusterStatus> (*)(std::string_view));
+template PdAnswer<PdStores> InterpretPdResponse(PdEndpoint, const HttpResponse&,
+                                                PdParse<PdStores> (*)(std::string_view));
+template PdAnswer<PdReplicateConfig> InterpretPdResponse(
+    PdEndpoint, const HttpResponse&, PdParse<PdReplicateConfig> (*)(std::string_view));
+
+void ReportPdRequest(PdProbeObserver* observer, PdEndpoint endpoint, const HttpResponse& response,
+                     PdErrorKind kind) {
+  if (observer == nullptr || kind == PdErrorKind::kCancelled) return;
+  observer->OnRequest(endpoint, static_cast<double>(response.duration_ms) / 1000.0, kind);
+}
+
+HttpResponse PdClient::Get(PdEndpoint endpoint) {
+  return http_.Get(PdRequest(options_, endpoint), kPdMaxBody);
+}
+
+template <typename T>
+PdAnswer<T> PdClient::Fetch(PdEndpoint endpoint, PdParse<T> (*parse)(std::string_view)) {
+  const HttpResponse response = Get(endpoint);
+  PdAnswer<T> answer = InterpretPdResponse(endpoint, response, parse);
+  ReportPdRequest(observer_, endpoint, response, answer.error_kind);
   return answer;
 }
 

@@ -69,17 +69,37 @@ class PdClient {
   PdAnswer<PdStores> Stores();
   PdAnswer<PdReplicateConfig> ReplicateConfig();
 
+  // The GET of one endpoint, uninterpreted and unreported (ProbePd interprets it step by step).
+  HttpResponse Get(PdEndpoint endpoint);
+
   const PdClientOptions& options() const { return options_; }
+  PdProbeObserver* observer() const { return observer_; }
 
  private:
-  // Performs the GET; fills the transport/status part of *answer and returns the response.
-  template <typename T, typename Parser>
-  PdAnswer<T> Fetch(PdEndpoint endpoint, Parser parse);
+  template <typename T>
+  PdAnswer<T> Fetch(PdEndpoint endpoint, PdParse<T> (*parse)(std::string_view));
 
   HttpClient& http_;
   PdClientOptions options_;
   PdProbeObserver* observer_;
 };
+
+// PD bodies are small; 8 MiB bounds even a /stores of thousands of stores.
+inline constexpr size_t kPdMaxBody = 8 << 20;
+
+// The GET of one endpoint with `options`' base URL, timeout, TLS and cancel flag.
+HttpRequest PdRequest(const PdClientOptions& options, PdEndpoint endpoint);
+
+// What one endpoint's HTTP response says: its payload when it parsed, else the error kind, PD's
+// own "not bootstrapped" answer of /stores, and whether PD (rather than a proxy) answered.
+// Instantiated for the parsers of api.h.
+template <typename T>
+PdAnswer<T> InterpretPdResponse(PdEndpoint endpoint, const HttpResponse& response,
+                                PdParse<T> (*parse)(std::string_view));
+
+// Hands one request to `observer` (may be null); a cancelled request is not reported.
+void ReportPdRequest(PdProbeObserver* observer, PdEndpoint endpoint, const HttpResponse& response,
+                     PdErrorKind kind);
 
 // Substitutes {cluster} and {namespace} in a URL template (--pd.url-template) and drops a
 // trailing '/', so API paths can be appended.

@@ -1,5 +1,7 @@
 #include "exporter/pd/prober.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -20,73 +22,143 @@ void NoteError(const PdAnswer<T>& answer, PdFacts* facts) {
 }  // namespace
 
 PdFacts ProbePd(PdClient& client, Timestamp now, bool with_config) {
-  PdFacts f;
-  f.probed_at = now;
-
-  auto health = client.Health();
-  NoteError(health, &f);
-  if (health.ok()) {
-    f.health_known = true;
-    for (const auto& m : *health.value) (m.health ? f.members_healthy : f.members_unhealthy)++;
+  PdProbeSequence sequence(now, with_config);
+  while (std::optional<PdEndpoint> endpoint = sequence.next()) {
+    const HttpResponse response = client.Get(*endpoint);
+    ReportPdRequest(client.observer(), *endpoint, response, sequence.OnResponse(response));
   }
-  if (health.transport_failed()) return f;
+  return sequence.Finish();
+}
 
-  auto leader = client.Leader();
-  NoteError(leader, &f);
-  if (leader.ok()) {
-    f.leader_known = true;
-    f.has_leader = leader.value->has_value();
-    if (f.has_leader) f.leader_name = (*leader.value)->name;
-  } else if (leader.transport_failed()) {
-    return f;
-  } else {
-    auto members = client.Members();
-    NoteError(members, &f);
-    if (members.ok()) {
-      f.leader_known = true;
-      f.has_leader = members.value->leader.has_value();
-      if (f.has_leader) f.leader_name = members.value->leader->name;
-    } else if (members.transport_failed()) {
-      return f;
+PdProbeSequence::PdProbeSequence(Timestamp now, bool with_config) : with_config_(with_config) {
+  facts_.probed_at = now;
+}
+
+PdErrorKind PdProbeSequence::OnResponse(const HttpResponse& response) {
+  if (!next_) return PdErrorKind::kNone;
+  switch (*next_) {
+    case PdEndpoint::kHealth:
+      return OnHealth(response);
+    case PdEndpoint::kLeader:
+      return OnLeader(response);
+    case PdEndpoint::kMembers:
+      return OnMembers(response);
+    case PdEndpoint::kClusterStatus:
+      return OnClusterStatus(response);
+    case PdEndpoint::kStores:
+      return OnStores(response);
+    case PdEndpoint::kConfigReplicate: {
+      // Informs only: its failure is not the probe's.
+      auto replicate = InterpretPdResponse(*next_, response, ParsePdReplicateConfig);
+      if (replicate.ok()) facts_.max_replicas = replicate.value->max_replicas;
+      next_.reset();
+      return replicate.error_kind;
     }
   }
+  next_.reset();
+  return PdErrorKind::kNone;
+}
 
-  auto status = client.ClusterStatus();
-  NoteError(status, &f);
-  if (status.ok()) {
-    f.cluster_status_known = true;
-    f.is_initialized = status.value->is_initialized;
-  } else if (status.transport_failed()) {
-    return f;
+PdErrorKind PdProbeSequence::OnHealth(const HttpResponse& response) {
+  auto health = InterpretPdResponse(PdEndpoint::kHealth, response, ParsePdHealth);
+  NoteError(health, &facts_);
+  if (health.ok()) {
+    facts_.health_known = true;
+    for (const auto& m : *health.value) {
+      (m.health ? facts_.members_healthy : facts_.members_unhealthy)++;
+    }
   }
+  health_ok_ = health.ok() && health.error_kind == PdErrorKind::kNone;
+  next_ = health.transport_failed() ? std::nullopt : std::optional(PdEndpoint::kLeader);
+  return health.error_kind;
+}
 
-  auto stores = client.Stores();
-  NoteError(stores, &f);
+PdErrorKind PdProbeSequence::OnLeader(const HttpResponse& response) {
+  auto leader = InterpretPdResponse(PdEndpoint::kLeader, response, ParsePdLeader);
+  NoteError(leader, &facts_);
+  if (leader.ok()) {
+    facts_.leader_known = true;
+    facts_.has_leader = leader.value->has_value();
+    if (facts_.has_leader) facts_.leader_name = (*leader.value)->name;
+    next_ = PdEndpoint::kClusterStatus;
+  } else if (leader.transport_failed()) {
+    next_.reset();
+  } else {
+    next_ = PdEndpoint::kMembers;  // PD before /leader, or a proxy answering it
+  }
+  return leader.error_kind;
+}
+
+PdErrorKind PdProbeSequence::OnMembers(const HttpResponse& response) {
+  auto members = InterpretPdResponse(PdEndpoint::kMembers, response, ParsePdMembers);
+  NoteError(members, &facts_);
+  if (members.ok()) {
+    facts_.leader_known = true;
+    facts_.has_leader = members.value->leader.has_value();
+    if (facts_.has_leader) facts_.leader_name = members.value->leader->name;
+  }
+  next_ = members.transport_failed() ? std::nullopt : std::optional(PdEndpoint::kClusterStatus);
+  return members.error_kind;
+}
+
+PdErrorKind PdProbeSequence::OnClusterStatus(const HttpResponse& response) {
+  auto status = InterpretPdResponse(PdEndpoint::kClusterStatus, response, ParsePdClusterStatus);
+  NoteError(status, &facts_);
+  if (status.ok()) {
+    facts_.cluster_status_known = true;
+    facts_.is_initialized = status.value->is_initialized;
+  }
+  next_ = status.transport_failed() ? std::nullopt : std::optional(PdEndpoint::kStores);
+  return status.error_kind;
+}
+
+PdErrorKind PdProbeSequence::OnStores(const HttpResponse& response) {
+  auto stores = InterpretPdResponse(PdEndpoint::kStores, response, ParsePdStores);
+  NoteError(stores, &facts_);
   if (stores.ok()) {
-    f.stores_known = true;
+    facts_.stores_known = true;
     for (const auto& s : stores.value->stores) {
       if (s.IsTiFlash()) {
-        ++f.tiflash_stores;
+        ++facts_.tiflash_stores;
       } else {
-        ++f.tikv_stores[std::string(StoreStateLabel(s.state_name))];
+        ++facts_.tikv_stores[std::string(StoreStateLabel(s.state_name))];
       }
     }
   } else if (stores.not_bootstrapped) {
-    f.stores_known = true;
-    f.not_bootstrapped = true;
-  } else if (stores.transport_failed()) {
-    return f;
+    facts_.stores_known = true;
+    facts_.not_bootstrapped = true;
   }
-
-  if (with_config) {
-    auto replicate = client.ReplicateConfig();
-    if (replicate.ok()) f.max_replicas = replicate.value->max_replicas;
-  }
-
-  f.success = health.ok() && health.error_kind == PdErrorKind::kNone && f.leader_known &&
-              f.cluster_status_known && f.stores_known;
-  return f;
+  next_ = stores.transport_failed() ? std::nullopt : AfterStores();
+  return stores.error_kind;
 }
+
+std::optional<PdEndpoint> PdProbeSequence::AfterStores() const {
+  if (with_config_) return PdEndpoint::kConfigReplicate;
+  return std::nullopt;
+}
+
+PdFacts PdProbeSequence::Finish() {
+  facts_.success =
+      health_ok_ && facts_.leader_known && facts_.cluster_status_known && facts_.stores_known;
+  return std::move(facts_);
+}
+
+namespace {
+
+// Connections the prober keeps: one per target and one per probe slot, but at most half of the
+// descriptors the process may open (the API server's watches and the web server need the rest).
+// Fewer than the targets means every probe opens a connection again (the oldest idle one, which
+// is the next cluster's, closes first).
+size_t ConnectionCacheSize(size_t targets, int concurrency) {
+  size_t want = targets + static_cast<size_t>(std::max(1, concurrency));
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    want = std::min<size_t>(want, std::max<size_t>(limit.rlim_cur / 2, 1));
+  }
+  return want;
+}
+
+}  // namespace
 
 PdProber::PdProber(PdProberOptions options, const Environment& env, PdProbeObserver* observer,
                    TargetLister lister, ResultSink sink)
@@ -95,7 +167,7 @@ PdProber::PdProber(PdProberOptions options, const Environment& env, PdProbeObser
       observer_(observer),
       lister_(std::move(lister)),
       sink_(std::move(sink)),
-      factory_(env.http) {}
+      factory_(env.async_http) {}
 
 PdProber::~PdProber() { Stop(); }
 
@@ -103,12 +175,11 @@ void PdProber::Start() {
   if (started_) return;
   started_ = true;
   stop_ = false;
-  const int workers = std::max(1, options_.concurrency);
-  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
-  scheduler_ = std::thread([this] { SchedulerLoop(); });
-  LogInfo("PD prober started", {{"interval_ms", std::to_string(options_.interval_ms)},
-                                {"timeout_ms", std::to_string(options_.timeout_ms)},
-                                {"concurrency", std::to_string(workers)}});
+  thread_ = std::thread([this] { Loop(); });
+  LogInfo("PD prober started",
+          {{"interval_ms", std::to_string(options_.interval_ms)},
+           {"timeout_ms", std::to_string(options_.timeout_ms)},
+           {"concurrency", std::to_string(std::max(1, options_.concurrency))}});
 }
 
 void PdProber::Stop() {
@@ -116,37 +187,45 @@ void PdProber::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    if (http_ != nullptr) http_->Wake();
   }
-  work_cv_.notify_all();
-  sched_cv_.notify_all();
-  if (scheduler_.joinable()) scheduler_.join();
-  for (auto& t : workers_) {
-    if (t.joinable()) t.join();
-  }
-  workers_.clear();
-  std::lock_guard<std::mutex> lock(mu_);
+  if (thread_.joinable()) thread_.join();
   queue_.clear();
   pending_.clear();
   rounds_.clear();
+  in_flight_ = 0;
   started_ = false;
 }
 
-void PdProber::SchedulerLoop() {
+void PdProber::Loop() {
+  std::unique_ptr<AsyncHttp> http = factory_();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return;
+    http_ = http.get();
+  }
   const auto interval = std::chrono::milliseconds(std::max<int64_t>(options_.interval_ms, 10));
   auto next = std::chrono::steady_clock::now();
   while (!stop_) {
-    StartRound();
-    next += interval;
-    const auto now = std::chrono::steady_clock::now();
-    if (next < now) next = now;  // a late tick never causes a burst of catch-up rounds
-    std::unique_lock<std::mutex> lock(mu_);
-    sched_cv_.wait_until(lock, next, [this] { return stop_.load(); });
+    if (std::chrono::steady_clock::now() >= next) {
+      StartRound(*http);
+      next += interval;
+      const auto now = std::chrono::steady_clock::now();
+      if (next < now) next = now;  // a late tick never causes a burst of catch-up rounds
+    }
+    LaunchQueued(*http);
+    const auto until_next = std::chrono::duration_cast<std::chrono::milliseconds>(
+        next - std::chrono::steady_clock::now());
+    http->Run(std::clamp<int64_t>(until_next.count(), 0, 1000));
   }
+  std::lock_guard<std::mutex> lock(mu_);
+  http_ = nullptr;
+  // `http` goes here: transfers in flight end without their completions.
 }
 
-void PdProber::StartRound() {
+void PdProber::StartRound(AsyncHttp& http) {
   std::vector<PdTarget> targets = lister_();
-  std::lock_guard<std::mutex> lock(mu_);
+  http.SetMaxConnections(ConnectionCacheSize(targets.size(), options_.concurrency));
   // Clusters that are gone leave no configuration state behind.
   std::set<ClusterKey> listed;
   for (const auto& t : targets) listed.insert(t.cluster);
@@ -160,77 +239,77 @@ void PdProber::StartRound() {
     queue_.push_back(Item{std::move(t), round});
     ++state.outstanding;
   }
-  if (state.outstanding == 0) {
-    rounds_.erase(round);
-    return;
+  if (state.outstanding == 0) rounds_.erase(round);
+}
+
+void PdProber::LaunchQueued(AsyncHttp& http) {
+  const size_t slots = static_cast<size_t>(std::max(1, options_.concurrency));
+  while (!stop_ && in_flight_ < slots && !queue_.empty()) {
+    Item item = std::move(queue_.front());
+    queue_.pop_front();
+    ConfigState& c = config_[item.target.cluster];
+    const bool with_config = c.probes++ % kConfigEveryRounds == 0 || !c.max_replicas;
+    PdClientOptions client;
+    client.base_url = item.target.base_url;
+    client.tls = item.target.tls;
+    client.timeout_ms = options_.timeout_ms;
+    client.cancel = &stop_;
+    auto probe = std::make_shared<Probe>(
+        Probe{std::move(item), std::move(client), PdProbeSequence(clock_.Now(), with_config)});
+    ++in_flight_;
+    Ask(http, std::move(probe));
   }
-  work_cv_.notify_all();
+}
+
+void PdProber::Ask(AsyncHttp& http, std::shared_ptr<Probe> probe) {
+  const PdEndpoint endpoint = *probe->sequence.next();
+  HttpRequest request = PdRequest(probe->client, endpoint);
+  http.Get(std::move(request), kPdMaxBody,
+           [this, &http, probe = std::move(probe), endpoint](HttpResponse response) {
+             OnAnswer(http, probe, endpoint, response);
+           });
+}
+
+void PdProber::OnAnswer(AsyncHttp& http, const std::shared_ptr<Probe>& probe, PdEndpoint endpoint,
+                        const HttpResponse& response) {
+  if (stop_) return;
+  ReportPdRequest(observer_, endpoint, response, probe->sequence.OnResponse(response));
+  if (probe->sequence.next()) {
+    Ask(http, probe);
+  } else {
+    Finish(probe);
+  }
+}
+
+void PdProber::Finish(const std::shared_ptr<Probe>& probe) {
+  --in_flight_;
+  const ClusterKey& cluster = probe->item.target.cluster;
+  PdFacts facts = probe->sequence.Finish();
+  ConfigState& c = config_[cluster];
+  if (facts.max_replicas) {
+    c.max_replicas = facts.max_replicas;
+  } else {
+    facts.max_replicas = c.max_replicas;  // the last answer stands until the next one
+  }
+  if (!facts.success) {
+    LogDebug(
+        "PD probe failed",
+        {{"namespace", cluster.namespace_}, {"cluster", cluster.name}, {"error", facts.error}});
+  }
+  sink_(cluster, std::move(facts));
+  pending_.erase(cluster);
+  FinishItem(probe->item.round);
 }
 
 void PdProber::FinishItem(uint64_t round) {
-  int64_t finished_round_ms = -1;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = rounds_.find(round);
-    if (it == rounds_.end()) return;
-    if (--it->second.outstanding == 0) {
-      finished_round_ms = clock_.MonotonicMs() - it->second.started_ms;
-      rounds_.erase(it);
-    }
-  }
-  if (finished_round_ms >= 0) {
-    last_round_ms_ = finished_round_ms;
-    ++rounds_completed_;
-    if (observer_ != nullptr) observer_->OnRound(static_cast<double>(finished_round_ms) / 1000.0);
-  }
-}
-
-void PdProber::WorkerLoop() {
-  std::unique_ptr<HttpClient> http = factory_();
-  while (true) {
-    Item item;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-      if (stop_) return;
-      item = std::move(queue_.front());
-      queue_.pop_front();
-    }
-    PdClientOptions options;
-    options.base_url = item.target.base_url;
-    options.tls = item.target.tls;
-    options.timeout_ms = options_.timeout_ms;
-    options.cancel = &stop_;
-    PdClient client(*http, std::move(options), observer_);
-    bool with_config = false;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ConfigState& c = config_[item.target.cluster];
-      with_config = c.probes++ % kConfigEveryRounds == 0 || !c.max_replicas;
-    }
-    PdFacts facts = ProbePd(client, clock_.Now(), with_config);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ConfigState& c = config_[item.target.cluster];
-      if (facts.max_replicas) {
-        c.max_replicas = facts.max_replicas;
-      } else {
-        facts.max_replicas = c.max_replicas;  // the last answer stands until the next one
-      }
-    }
-    if (stop_) return;
-    if (!facts.success) {
-      LogDebug("PD probe failed", {{"namespace", item.target.cluster.namespace_},
-                                   {"cluster", item.target.cluster.name},
-                                   {"error", facts.error}});
-    }
-    sink_(item.target.cluster, std::move(facts));
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      pending_.erase(item.target.cluster);
-    }
-    FinishItem(item.round);
-  }
+  auto it = rounds_.find(round);
+  if (it == rounds_.end()) return;
+  if (--it->second.outstanding != 0) return;
+  const int64_t finished_round_ms = clock_.MonotonicMs() - it->second.started_ms;
+  rounds_.erase(it);
+  last_round_ms_ = finished_round_ms;
+  ++rounds_completed_;
+  if (observer_ != nullptr) observer_->OnRound(static_cast<double>(finished_round_ms) / 1000.0);
 }
 
 }  // namespace podwait

@@ -1,5 +1,7 @@
 #include "exporter/sources/reflector_options.h"
 
+#include <algorithm>
+
 namespace podwait {
 
 ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string resource,
@@ -15,8 +17,9 @@ ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string re
 std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(const Config& config,
                                                            const std::string& resource,
                                                            std::string_view api_prefix) {
-  return ReflectorOptionsPerNamespace(ReflectorOptionsFromConfig(config, resource, ""),
-                                      config.namespaces, resource, api_prefix);
+  return ReflectorOptionsPerNamespace(
+      ReflectorOptionsFromConfig(config, resource, ""), config.namespaces, resource, api_prefix,
+      static_cast<size_t>(std::max(0, config.namespaces_cluster_wide_above)));
 }
 
 }  // namespace podwait

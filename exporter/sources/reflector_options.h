@@ -16,7 +16,8 @@ namespace podwait {
 ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string resource,
                                             std::string path);
 // One ReflectorOptions per watched namespace (--namespaces), or one over all namespaces (see
-// the kube/reflector.h overload).
+// the kube/reflector.h overload), also when there are more watched namespaces than
+// --namespaces.cluster-wide-above (then filtered to them).
 std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(const Config& config,
                                                            const std::string& resource,
                                                            std::string_view api_prefix);

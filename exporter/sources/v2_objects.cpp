@@ -200,6 +200,9 @@ V2Parse<v2::Cluster> ParseV2Cluster(const Value& object) {
   c.uid = m->uid;
   c.tls = r.Bool(r.Object(m->spec, "tlsCluster", "spec.tlsCluster"), "enabled",
                  "spec.tlsCluster.enabled");
+  c.paused = r.Bool(m->spec, "paused", "spec.paused");
+  c.suspend_compute = r.Bool(r.Object(m->spec, "suspendAction", "spec.suspendAction"),
+                             "suspendCompute", "spec.suspendAction.suspendCompute");
   c.pd_url = r.String(m->status, "pd", "status.pd");
   if (Result<bool> scheme = CheckUrlScheme(c.pd_url); !c.pd_url.empty() && !scheme.ok()) {
     // Whoever can write a Cluster's status must not steer the prober's bytes at another
@@ -242,6 +245,8 @@ V2Parse<v2::Instance> ParseV2Instance(const Value& object) {
   std::vector<v2::Condition> conds = Conditions(r, m->status);
   in.ready = Take(conds, "Ready");
   in.synced = Take(conds, "Synced");
+  in.leaders_evicted = Take(conds, "LeadersEvicted");
+  in.offlined = Take(conds, "Offlined");
   // StoreStatus (TiKV, TiFlash): the PD store id and the store state the operator saw.
   in.store_id = r.String(m->status, "id", "status.id");
   in.store_state = r.String(m->status, "state", "status.state");

@@ -36,6 +36,7 @@ void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
     e->deps.Get(d) = std::move(next);
   }
   e->source = eval.source;
+  e->deps.hold = in.v2 != nullptr ? in.v2->hold : OperatorHold{};
 }
 
 void DependencyStore::SyncClusters(const std::map<ClusterKey, ClusterInfo>& clusters) {
@@ -107,6 +108,11 @@ std::map<ClusterKey, ClusterDependencies> DependencyStore::Snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::map<ClusterKey, ClusterDependencies> out;
   for (const auto& [key, entry] : clusters_) out.emplace_hint(out.end(), key, entry.deps);
+  // A v2 cluster the operator holds (suspended, paused) may have no pods and so no entry: it is
+  // known all the same, its dependencies unknown.
+  for (const auto& [key, facts] : v2_) {
+    if (facts.hold.Any() && clusters_.count(key) == 0) out[key].hold = facts.hold;
+  }
   return out;
 }
 
@@ -139,6 +145,12 @@ std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
       ++v.tc_tikv_stores[std::string(StoreStateLabel(s.state))];
     for (const char* c : {"pd", "tidb", "tikv", "tiflash"}) v.failover_members[c] = 0;
     for (const auto& f : tc->second.failure_members) ++v.failover_members[f.component];
+  }
+  for (const auto& [key, facts] : v2_) {  // held clusters without pods, as Snapshot
+    if (!facts.hold.Any() || clusters_.count(key) != 0) continue;
+    ClusterDependencyView& v = out[key];
+    v.deps.hold = facts.hold;
+    v.v2 = facts;
   }
   return out;
 }

@@ -29,6 +29,32 @@ void CountReady(const v2::Instance& inst, int* instances, int* ready, Timestamp*
 
 }  // namespace
 
+bool InstancePlanOf(const v2::Instance& instance, InstanceReadiness* out) {
+  auto plan = [&](const v2::Condition& c, std::string_view reason) {
+    out->plan_reason = std::string(reason);
+    out->plan_condition = c.type + (c.status == ConditionStatus::kTrue ? "=True" : "=False") +
+                          (c.reason.empty() ? "" : " " + c.reason);
+    out->plan_since = c.last_transition;
+    return true;
+  };
+  // pkg/controllers/tikv/tasks/evict_leader.go: False/Evicting while leaders move away,
+  // True/Evicted when none is left (the pod restarts next). True/StoreNotExist (no store yet, or
+  // removed) and False/NotEvicted plan nothing.
+  if (const auto& c = instance.leaders_evicted;
+      c && ((c->status == ConditionStatus::kFalse && c->reason == "Evicting") ||
+            (c->status == ConditionStatus::kTrue && c->reason == "Evicted"))) {
+    return plan(*c, reason::kLeaderEviction);
+  }
+  // pkg/controllers/common/store_offline.go: the condition exists only while a store is taken
+  // offline or was: False/Processing (removing), False/Canceling, True/Completed (removed);
+  // Failed (common_types.go) is no plan.
+  if (const auto& c = instance.offlined;
+      c && (c->reason == "Processing" || c->reason == "Canceling" || c->reason == "Completed")) {
+    return plan(*c, reason::kStoreOffline);
+  }
+  return false;
+}
+
 void V2Store::SetListener(Listener listener) { listener_ = std::move(listener); }
 
 v2::ClusterFacts V2Store::Compute(const Entry& e) {
@@ -53,6 +79,11 @@ v2::ClusterFacts V2Store::Compute(const Entry& e) {
     }
   }
   f.tikv_store_states.assign(states.begin(), states.end());
+  std::vector<const v2::Group*> pd_groups;
+  for (const auto& [key, g] : e.groups) {
+    if (g.component == "pd") pd_groups.push_back(&g);
+  }
+  f.hold = v2::HoldOf(e.cluster ? &*e.cluster : nullptr, pd_groups);
   return f;
 }
 
@@ -227,11 +258,13 @@ std::optional<InstanceReadiness> V2Store::InstanceOf(const ClusterKey& cluster,
   if (c == clusters_.end()) return std::nullopt;
   auto it =
       c->second.instances.find(ObjectKey{std::string(kind->instance_kind), std::string(name)});
-  if (it == c->second.instances.end() || !it->second.ready) return std::nullopt;
+  if (it == c->second.instances.end()) return std::nullopt;
   InstanceReadiness r;
+  r.kind = it->second.kind;
+  const bool planned = InstancePlanOf(it->second, &r);
+  if (!it->second.ready) return planned ? std::optional<InstanceReadiness>(r) : std::nullopt;
   r.ready = it->second.ready->status;
   r.reason = it->second.ready->reason;
-  r.kind = it->second.kind;
   r.since = it->second.ready->last_transition;
   return r;
 }

@@ -24,6 +24,10 @@
 
 namespace podwait {
 
+// A planned wait of the instance itself (TiKV's LeadersEvicted, a store's Offlined): sets
+// out->plan_* and returns true, else leaves them and returns false. Pure.
+bool InstancePlanOf(const v2::Instance& instance, InstanceReadiness* out);
+
 // Thread-safe. The listener is called, in order and one at a time, under the store's lock, with
 // every cluster whose facts changed (keep it short; it must not call back into the store).
 class V2Store {
@@ -52,8 +56,8 @@ class V2Store {
   void UpsertGroup(v2::Group group);
   void RemoveGroup(std::string_view kind, std::string_view namespace_, std::string_view name);
 
-  // The Ready condition of the instance of that component and name in that cluster, or nullopt
-  // when the instance is unknown (or has no Ready condition yet).
+  // The Ready condition and planned wait (InstancePlanOf) of the instance of that component and
+  // name in that cluster, or nullopt when the instance is unknown (or has neither yet).
   std::optional<InstanceReadiness> InstanceOf(const ClusterKey& cluster, std::string_view component,
                                               std::string_view name) const;
   v2::ClusterFacts FactsFor(const ClusterKey& cluster) const;

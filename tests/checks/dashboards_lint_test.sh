@@ -92,7 +92,7 @@ want(stacked["fieldConfig"]["defaults"]["custom"]["stacking"]["mode"] == "normal
      "waiting pods by class must be stacked")
 colors = {o["matcher"]["options"]: o["properties"][0]["value"]["fixedColor"]
           for o in stacked["fieldConfig"]["overrides"]}
-calm = {"blue", "light-blue", "green", "light-green", "#8F8F8F"}
+calm = {"blue", "light-blue", "dark-blue", "green", "light-green", "#8F8F8F"}
 # The classes and whether each is expected, from the contract (mixin/contract.json).
 contract_classes = json.load(open("mixin/contract.json"))["classes"]
 for c in (x["name"] for x in contract_classes if x["expected"]):

@@ -165,7 +165,7 @@ check() {  # check DIR -> runs check_manifests.py on the rendered files in DIR
     --version "$version" --merged-sidecar "$tmp/merged.yaml"
 }
 if check "$tmp/rendered" >"$tmp/check.log" 2>&1; then
-  ok "RBAC is exactly list/watch pods, events, tidbclusters + the contract's v2 kinds and autoscaler resources; flags accepted; security settings; version labels; the optional components"
+  ok "RBAC is exactly list/watch pods, events, tidbclusters + the contract's v2 kinds and autoscaler resources (+ create/patch events.k8s.io events with events-write); flags accepted; security settings; version labels; the optional components"
 else
   bad "check_manifests.py"
   sed 's/^/     /' "$tmp/check.log"
@@ -224,6 +224,14 @@ mutate "a PodDisruptionBudget that blocks drains" standalone-components.yaml "ma
   "minAvailable: 1" "would block every drain"
 mutate "a NetworkPolicy that blocks PD" namespaced-components.yaml "port: 2379" "port: 2380" \
   "egress to port 2379"
+# events-write: --events.write with exactly create and patch on events.k8s.io events.
+mutate "events-write without its rule" standalone-components.yaml $'  - events.k8s.io\n' \
+  $'  - example.com\n' "lacks a grant the exporter needs: ('cluster', 'events.k8s.io', 'events'"
+mutate "events-write granting delete" namespaced-components.yaml $'  - create\n  - patch\n' \
+  $'  - create\n  - delete\n  - patch\n' \
+  "grants more than it needs: ('tidb-cluster', 'events.k8s.io', 'events', '\*', 'delete')"
+mutate "events-write without the flag" namespaced-components.yaml "- --events.write" "" \
+  "--events.write is missing"
 
 # --- the README's "Install on Kubernetes" ------------------------------------------------------------
 section=$(sed -n '/^## Install on Kubernetes/,/^## /p' README.md)

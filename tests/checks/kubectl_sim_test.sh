@@ -2,8 +2,9 @@
 # The real kubectl against the simulator (tests/sim/README.md, "What kubectl needs"): a kubeconfig
 # on loopback, the demo scenario stepped by hand, and kubectl's own output asserted — version,
 # api-resources, get pods/events -A, describe pod, get pods -w while steps run, the printer
-# columns of tidbclusters and tikvs, and an Event created with kubectl create -f showing in
-# describe pod.
+# columns of tidbclusters and tikvs, an Event created with kubectl create -f showing in describe
+# pod, and the exporter run with --events.write: its verdicts as Events in describe pod and get
+# events.
 #
 # Run from the source root; PODWAIT_BUILD_DIR is the build tree (default: build).
 set -euo pipefail
@@ -11,6 +12,7 @@ cd "$(dirname "$0")/../.."
 
 build=${PODWAIT_BUILD_DIR:-build}
 sim=$build/podwait-sim
+exporter=$build/podwait-exporter
 passed=0
 failed=0
 ok() { echo "ok   $*"; passed=$((passed + 1)); }
@@ -18,10 +20,13 @@ bad() { echo "FAIL $*"; failed=$((failed + 1)); }
 
 command -v kubectl >/dev/null || { echo "FAIL kubectl not found (scripts/setup.sh test installs it)"; exit 1; }
 [ -x "$sim" ] || { echo "FAIL $sim is not built"; exit 1; }
+[ -x "$exporter" ] || { echo "FAIL $exporter is not built"; exit 1; }
 
 tmp=$(mktemp -d)
 sim_pid=
+exporter_pid=
 cleanup() {
+  [ -n "$exporter_pid" ] && kill "$exporter_pid" 2>/dev/null && wait "$exporter_pid" 2>/dev/null
   [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null && wait "$sim_pid" 2>/dev/null
   rm -rf "$tmp"
 }
@@ -77,6 +82,12 @@ run() {  # run NAME ARGS...: kubectl ARGS into $tmp/NAME.out (stderr too); a fai
   fi
 }
 
+# The exporter, writing its verdicts as Events (--events.write), from the story's first step.
+"$exporter" --web.listen-address=127.0.0.1:0 --kube.api-url="$base" \
+  --pd.url-template="$base/pd/{namespace}/{cluster}" --pd.interval=1s --events.write \
+  >"$tmp/exporter.log" 2>&1 &
+exporter_pid=$!
+
 run version version
 expect "kubectl version shows the simulator's server version" "$tmp/version.out" \
   '^Server Version: v1\.[0-9]+\.[0-9]+-sim$'
@@ -105,12 +116,29 @@ expect "kubectl get events -A shows the scheduler's and the autoscaler's events"
   '^demo +.* Normal +TriggeredScaleUp +pod/demo-tikv-0 +pod triggered scale-up' \
   '^shop +.* Normal +NotTriggerScaleUp +pod/shop-tikv-2 '
 
+# podwait's verdict (--events.write) next to the scheduler's and the autoscaler's.
+for _ in $(seq 1 200); do
+  k get events -n demo --field-selector involvedObject.name=demo-tikv-0 2>/dev/null |
+    grep -q PodwaitScaleUp && break
+  sleep 0.1
+done
 run describe describe pod -n demo demo-tikv-0
-expect "kubectl describe pod shows the pod and its events" "$tmp/describe.out" \
+expect "kubectl describe pod shows the pod, its events and podwait's verdict" "$tmp/describe.out" \
   '^Name: +demo-tikv-0$' '^Namespace: +demo$' '^Status: +Pending$' \
   '^ +PodScheduled +False' \
   '^ +Warning +FailedScheduling +.* default-scheduler +0/3 nodes are available' \
-  '^ +Normal +TriggeredScaleUp +.* cluster-autoscaler +pod triggered scale-up'
+  '^ +Normal +TriggeredScaleUp +.* cluster-autoscaler +pod triggered scale-up' \
+  '^ +Normal +PodwaitScaleUp +[0-9]+s +podwait\.pingcap\.com/exporter +scale_up \(expected wait\), stage unscheduled, reason scale_up_in_progress: '
+if [ -n "${PODWAIT_KUBECTL_DESCRIBE_OUT:-}" ]; then cp "$tmp/describe.out" "$PODWAIT_KUBECTL_DESCRIBE_OUT"; fi
+run podwait-events get events -A --field-selector reportingComponent=podwait.pingcap.com/exporter
+expect "kubectl get events lists podwait's Events (Normal: expected waits)" \
+  "$tmp/podwait-events.out" \
+  '^demo +.* Normal +PodwaitScaleUp +pod/demo-tikv-0 +scale_up \(expected wait\)' \
+  '^demo +.* Normal +PodwaitDependency +pod/demo-tidb-0 +dependency \(expected wait\)' \
+  '^shop +.* Warning +PodwaitCapacity +pod/shop-tikv-2 +capacity \(needs attention\)'
+if grep -Ev '^NAMESPACE|podwait|Podwait' "$tmp/podwait-events.out" | grep -q .; then
+  bad "the field selector let through Events that are not podwait's"
+fi
 
 run tidbclusters get tidbclusters -A
 expect "kubectl get tidbclusters shows tidb-operator's printer columns" "$tmp/tidbclusters.out" \
@@ -184,6 +212,25 @@ expect "kubectl describe pod shows the created Event" "$tmp/describe-event.out" 
 run events-ns get events -n demo --field-selector reason=WaitingForDependency
 expect "kubectl get events --field-selector finds it" "$tmp/events-ns.out" \
   'Normal +WaitingForDependency +pod/demo-tidb-0 '
+
+# After the node arrived, demo-tikv-0 starts: a new class, a new Event beside the first.
+for _ in $(seq 1 200); do
+  k get events -n demo --field-selector involvedObject.name=demo-tikv-0 2>/dev/null |
+    grep -q PodwaitStarting && break
+  sleep 0.1
+done
+run describe-later describe pod -n demo demo-tikv-0
+expect "kubectl describe pod shows each class change of the pod" "$tmp/describe-later.out" \
+  '^ +Normal +PodwaitScaleUp +.* podwait\.pingcap\.com/exporter +scale_up ' \
+  '^ +Normal +PodwaitStarting +.* podwait\.pingcap\.com/exporter +starting \(expected wait\)'
+curl -fsS "$base/_sim/state" >/dev/null  # the simulator is still up
+port_line=$(grep -o 'port=[0-9]*' "$tmp/exporter.log" | head -n 1)
+if curl -fsS "http://127.0.0.1:${port_line#port=}/metrics" | grep -Eq '^podwait_events_written_total\{result="failed"\} 0$'; then
+  ok "the exporter wrote its Events without a failure"
+else
+  bad "the exporter's Event writes failed"
+  grep -i event "$tmp/exporter.log" | head -10 | sed 's/^/     /'
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -160,7 +160,7 @@ cat >"$tmp/contract.jsonnet" <<'EOF'
 }
 EOF
 if mixin/build.sh --out "$tmp/contract" --mixin "$tmp/contract.jsonnet" 2>"$tmp/contract.err" &&
-  grep -q 'class=~\\"dependency|scale_up|scheduling|starting\\"' "$tmp/contract/dashboards/podwait-overview.json" &&
+  grep -q 'class=~\\"dependency|scale_up|scheduling|starting|planned\\"' "$tmp/contract/dashboards/podwait-overview.json" &&
   ! grep -q 'dependency|scale_up|gated' "$tmp/contract/dashboards/podwait-overview.json"; then
   ok "the expected classes of the dashboards come from contract.json"
 else

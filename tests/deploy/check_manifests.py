@@ -62,6 +62,14 @@ def expected_grants(contract):
     }
 
 
+def event_grants(contract, mode):
+    """What --events.write needs (the contract's "events": create and patch on events.k8s.io
+    events), in the namespaces the mode watches."""
+    e = contract["events"]
+    scope = "cluster" if mode in ("standalone", "sidecar") else WATCHED_NS
+    return {(scope, e["apiGroup"], e["resource"], "*", v) for v in e["verbs"]}
+
+
 def read_contract(exporter):
     out = subprocess.run([exporter, "contract"], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
@@ -122,9 +130,9 @@ def grants(mode, objects):
         name = b["metadata"]["name"]
         scope = "cluster" if b["kind"] == "ClusterRoleBinding" else b["metadata"]["namespace"]
         subjects = [(s.get("kind"), s.get("name"), s.get("namespace")) for s in b.get("subjects", [])]
-        if subjects != [EXPECTED_SUBJECT[mode]]:
-            fail(mode, "%s %s binds %s, expected only %s" % (b["kind"], name, subjects,
-                                                              EXPECTED_SUBJECT[mode]))
+        subject = EXPECTED_SUBJECT[mode.split("+")[0]]
+        if subjects != [subject]:
+            fail(mode, "%s %s binds %s, expected only %s" % (b["kind"], name, subjects, subject))
         ref = b["roleRef"]
         key = (ref["kind"], None if ref["kind"] == "ClusterRole" else scope, ref["name"])
         if ref.get("apiGroup") != "rbac.authorization.k8s.io" or key not in roles:
@@ -145,9 +153,9 @@ def grants(mode, objects):
     return result
 
 
-def check_rbac(mode, objects):
+def check_rbac(mode, objects, want=None):
     got = grants(mode, objects)
-    want = EXPECTED_GRANTS[mode]
+    want = EXPECTED_GRANTS[mode] if want is None else want
     for g in sorted(got - want):
         fail(mode, "grants more than it needs: %s" % (g,))
     for g in sorted(want - got):
@@ -155,10 +163,10 @@ def check_rbac(mode, objects):
     for g in got:
         if "*" in (g[1], g[2], g[4]):
             fail(mode, "wildcard in a grant: %s" % (g,))
-    if mode == "namespaced" and find(objects, "ClusterRole") + find(objects, "ClusterRoleBinding"):
+    if mode.startswith("namespaced") and find(objects, "ClusterRole") + find(objects, "ClusterRoleBinding"):
         fail(mode, "the namespaced mode must not use a ClusterRole or ClusterRoleBinding")
     if mode != "sidecar":
-        sa = EXPECTED_SUBJECT[mode]
+        sa = EXPECTED_SUBJECT[mode.split("+")[0]]
         if not find(objects, "ServiceAccount", sa[1], sa[2]):
             fail(mode, "the bound ServiceAccount %s/%s is not part of the mode" % (sa[2], sa[1]))
 
@@ -384,10 +392,20 @@ def check_version_labels(mode, objects, version):
             fail(mode, "the exporter's pods do not carry %s=%s" % (VERSION_LABEL, version))
 
 
-def check_components(mode, plain, with_components):
+def check_components(mode, plain, with_components, contract):
     """The overlay built with deploy/components/*: the same objects plus a PodDisruptionBudget and
     a NetworkPolicy, both selecting the exporter's pods, the budget never blocking a drain, the
-    policy letting in scrapes on the metrics port and out DNS, the API server and PD."""
+    policy letting in scrapes on the metrics port and out DNS, the API server and PD; and
+    events-write's --events.write with exactly the grants it needs in the watched namespaces (the
+    plain overlay writes nothing)."""
+    check_rbac(mode + "+components", with_components,
+               EXPECTED_GRANTS[mode] | event_grants(contract, mode))
+    flag = "--" + contract["events"]["flag"]
+    for objects, want in ((plain, False), (with_components, True)):
+        for _, _, c in podwait_containers(objects):
+            if (flag in c.get("args", [])) != want:
+                fail(mode + ("+components" if want else ""),
+                     "%s %s" % (flag, "is missing" if want else "is on without the component"))
     key = lambda o: (o["kind"], o["metadata"]["name"], o["metadata"].get("namespace"))
     added = {key(o) for o in with_components} - {key(o) for o in plain}
     if added != {("PodDisruptionBudget", "podwait-exporter", EXPORTER_NS),
@@ -445,7 +463,7 @@ def main(argv):
     for mode in ("standalone", "namespaced"):
         path = args.rendered / (mode + "-components.yaml")
         if path.exists():
-            check_components(mode, rendered[mode], load(path))
+            check_components(mode, rendered[mode], load(path), contract)
             check_version_labels(mode + "+components", load(path), args.version)
         else:
             fail(mode, "%s is missing (the overlay built with deploy/components/*)" % path.name)

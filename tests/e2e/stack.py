@@ -188,6 +188,7 @@ class Stack:
     rule_files      rule files Prometheus loads (default rules/podwait.rules.yml), with their
                     alerts' for:/keep_firing_for: capped (see shorten_rules) unless shorten=False
     extra_rule_files  more rule files, loaded as they are (e.g. test-only alerts)
+    extra_scrape_configs  more Prometheus scrape configs, as they are (e.g. a stand-in target)
     external_labels Prometheus external labels (default cluster="e2e", like a multi-cluster setup)
     inhibit_file    inhibit rules merged into the Alertmanager config (None: none)
     exporter_args   extra exporter flags (default FAST_EXPORTER_ARGS)
@@ -201,7 +202,8 @@ class Stack:
                  components=COMPONENTS, rule_files=("rules/podwait.rules.yml",), extra_rule_files=(),
                  shorten=True, for_max="2s", keep_firing_for_max="5s", external_labels=None,
                  inhibit_file="rules/alertmanager-inhibit.yml", exporter_args=FAST_EXPORTER_ARGS,
-                 sim_args=(), route_prefix="", workdir=None, keep_workdir=False, start_timeout=60.0):
+                 sim_args=(), route_prefix="", workdir=None, keep_workdir=False, start_timeout=60.0,
+                 extra_scrape_configs=()):
         self.build_dir = os.path.abspath(build_dir or os.environ.get("PODWAIT_BUILD_DIR")
                                          or os.path.join(SOURCE_DIR, "build"))
         self.scenario = scenario
@@ -212,6 +214,7 @@ class Stack:
         self.components = tuple(c for c in COMPONENTS if c in components)
         self.rule_files = list(rule_files)
         self.extra_rule_files = list(extra_rule_files)
+        self.extra_scrape_configs = list(extra_scrape_configs)
         self.shorten = shorten
         self.for_max = for_max
         self.keep_firing_for_max = keep_firing_for_max
@@ -457,6 +460,7 @@ class Stack:
             scrape.append({"job_name": "kube-state-metrics", "honor_labels": True,
                            "metrics_path": "/ksm/metrics",
                            "static_configs": [{"targets": [urllib.parse.urlparse(self.sim_url).netloc]}]})
+        scrape += self.extra_scrape_configs
         conf = {
             "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s",
                        "external_labels": self.external_labels},

@@ -286,5 +286,111 @@ TEST(ExporterV2Scenarios, PodsWithoutLegacyLabelsAreWatched) {
   }
 }
 
+// tidb-operator v2 holding a cluster on purpose (tests/scenarios/v2-planned.json, after the
+// fixtures cluster-paused.json, cluster-suspending.json, cluster-suspended.json and
+// pdgroup-mode-switching.json): a pause, its resume, a PD mode switch, a suspend and its resume.
+// Every view says so: the pod's class and reason, podwait_cluster_hold, the JSON view's holds, the
+// status page.
+TEST(ExporterV2Scenarios, PauseModeSwitchSuspendAndResume) {
+  SimAndExporter stack("tests/scenarios/v2-planned.json");
+  const std::map<std::string, std::string> basic = {{"tidb_cluster", "tidb-v2-basic"}};
+  auto hold = [&](const std::string& t, const std::string& h) {
+    return Has(t, "podwait_cluster_hold",
+               {{"namespace", "tidb-v2"}, {"tidb_cluster", "tidb-v2-basic"}, {"hold", h}});
+  };
+  auto nothing_waits = [](const std::string& t) {
+    return FindSamples(t, "podwait_pod_waiting_seconds", {{"namespace", "tidb-v2"}}).empty();
+  };
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return SampleValue(t, "podwait_pd_leader", basic) == 1 && nothing_waits(t);
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  EXPECT_TRUE(FindSamples(text, "podwait_cluster_hold", {}).empty());
+
+  // Paused: a TiKV crash-loops and nobody heals it. Planned, and the series names the instance.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=pause"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   {{"pod", "tikv-tikv-q7w4mz"},
+                    {"v2_instance", "tikv-q7w4mz"},
+                    {"class", "planned"},
+                    {"reason", "cluster_paused"}}) &&
+               hold(t, "paused");
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  HttpResult pods = HttpGet(stack.exporter_port(), "/api/v1/pods?cluster=basic");
+  EXPECT_THAT(pods.body, HasSubstr("\"holds\":[\"paused\"]"));
+  EXPECT_THAT(pods.body, HasSubstr("else crashloop/crash_loop"));
+  EXPECT_THAT(HttpGet(stack.exporter_port(), "/").body, HasSubstr("held: paused"));
+
+  // Resumed: the crash loop is the pod's own again.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=resume"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   {{"pod", "tikv-tikv-q7w4mz"}, {"class", "crashloop"}}) &&
+               !hold(t, "paused");
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+
+  // A PD mode switch restarts the PD pod: planned, pd_mode_switch; the TiKV healed meanwhile.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=mode-switch"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   {{"pod", "pd-pd-x8d2kq"}, {"class", "planned"}, {"reason", "pd_mode_switch"}}) &&
+               hold(t, "pd_mode_switch") &&
+               FindSamples(t, "podwait_pod_waiting_seconds", {{"component", "tikv"}}).empty();
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=mode-switched"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) { return nothing_waits(t) && !hold(t, "pd_mode_switch"); }, 20,
+      &text))
+      << text << stack.exporter().ReadLog();
+
+  // Suspending: the TiDB pod stops. Suspended: every pod is gone, the cluster is still shown.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=suspend"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   {{"pod", "tidb-tidb-h2k9sd"},
+                    {"class", "planned"},
+                    {"reason", "cluster_suspending"}}) &&
+               hold(t, "suspending");
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=suspended"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return nothing_waits(t) && hold(t, "suspended") && !hold(t, "suspending");
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  pods = HttpGet(stack.exporter_port(), "/api/v1/pods?cluster=basic");
+  EXPECT_THAT(pods.body, HasSubstr("\"holds\":[\"suspended\"]"));
+
+  // Resumed: the pods come back and wait on PD like a fresh cluster's; then all is Ready.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=resume-compute"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   {{"pod", "tikv-tikv-q7w4mz"}, {"class", "dependency"}}) &&
+               FindSamples(t, "podwait_cluster_hold", {}).empty();
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=resumed"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(nothing_waits, 20, &text)) << text << stack.exporter().ReadLog();
+}
+
 }  // namespace
 }  // namespace podwait::testing

@@ -1610,12 +1610,26 @@ bool ExpandV2(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* 
   } else if (row != nullptr) {
     KV(w, "subdomain", owner_group + "-" + row->component + "-peer");
     KV(w, "version", Str(spec, "version", "v8.5.2"));
-  } else if (Bool(spec, "tls", false)) {
-    w.Key("tlsCluster");
-    w.StartObject();
-    w.Key("enabled");
-    w.Bool(true);
-    w.EndObject();
+  } else {
+    if (Bool(spec, "tls", false)) {
+      w.Key("tlsCluster");
+      w.StartObject();
+      w.Key("enabled");
+      w.Bool(true);
+      w.EndObject();
+    }
+    // cluster_types.go: spec.paused, spec.suspendAction.suspendCompute.
+    if (Bool(spec, "paused", false)) {
+      w.Key("paused");
+      w.Bool(true);
+    }
+    if (Bool(spec, "suspendCompute", false)) {
+      w.Key("suspendAction");
+      w.StartObject();
+      w.Key("suspendCompute");
+      w.Bool(true);
+      w.EndObject();
+    }
   }
   w.EndObject();
 
@@ -1628,12 +1642,25 @@ bool ExpandV2(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* 
     V2Condition(w, "Available", available, "ClusterAvailable",
                 available ? "Cluster is available" : "Cluster is not available", since);
     V2Condition(w, "Progressing", true, "ClusterCreation", "Cluster is being created", created);
+    // pkg/controllers/cluster/tasks/status.go: Suspended, reason ClusterSuspend, True once every
+    // group is suspended, "suspending" before.
+    const bool suspend = Bool(spec, "suspendCompute", false);
+    const bool suspended = suspend && Bool(spec, "suspended", false);
+    V2Condition(w, "Suspended", suspended, "ClusterSuspend",
+                suspended ? "Cluster is suspended"
+                : suspend ? "Cluster is suspending"
+                          : "Cluster is not suspended",
+                suspend ? since : created);
   } else if (group) {
     int64_t replicas = Int(spec, "replicas", 3);
     bool ready = Int(spec, "readyReplicas", 0) == replicas;
     V2Condition(w, "Ready", ready, ready ? "Ready" : "NotAllInstancesReady",
                 ready ? "all subreources are ready" : "not all instances are ready", since);
     V2Condition(w, "Synced", true, "Synced", "all subreources are synced", created);
+    // pkg/controllers/pdgroup/tasks/mode_switch.go: ModeSwitching=True with the step's reason.
+    if (std::string step = Str(spec, "modeSwitching"); !step.empty()) {
+      V2Condition(w, "ModeSwitching", true, step, "PD mode switch: " + step, since);
+    }
   } else {
     bool ready = Bool(spec, "ready", false);
     std::string reason = ready ? "Ready" : Str(spec, "reason", "PodNotReady");
@@ -1643,6 +1670,17 @@ bool ExpandV2(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* 
                                                  : "pod of the instance is not ready",
                 since);
     V2Condition(w, "Synced", true, "Synced", "all subreources are synced", created);
+    // pkg/controllers/tikv/tasks/evict_leader.go: LeadersEvicted, True/Evicted or False/Evicting.
+    if (std::string e = Str(spec, "leadersEvicted"); !e.empty()) {
+      V2Condition(w, "LeadersEvicted", e == "Evicted", e,
+                  e == "Evicted" ? "all leaders are evicted" : "not all leaders are evicted",
+                  since);
+    }
+    // pkg/controllers/common/store_offline.go: Offlined, True/Completed or False/Processing, ...
+    if (std::string o = Str(spec, "offlined"); !o.empty()) {
+      V2Condition(w, "Offlined", o == "Completed", o,
+                  o == "Completed" ? "store has been removed" : "store is removing", since);
+    }
   }
   w.EndArray();
   if (kind == "Cluster") {

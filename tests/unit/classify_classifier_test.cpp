@@ -374,7 +374,29 @@ struct Row {
   }
   Row& Instance(ConditionStatus ready, std::string why, Timestamp since,
                 std::string kind = "TiKV") {
-    instance = InstanceReadiness{ready, std::move(why), std::move(kind), since};
+    if (!instance) instance = InstanceReadiness{};
+    instance->ready = ready;
+    instance->reason = std::move(why);
+    instance->kind = std::move(kind);
+    instance->since = since;
+    return *this;
+  }
+  // The pod's cluster held by tidb-operator v2 (paused, suspended, a PD mode switch).
+  Row& Hold(OperatorHold h) {
+    if (!deps) deps = ClusterDependencies{};
+    deps->hold = std::move(h);
+    return *this;
+  }
+  // A planned wait of the pod's v2 instance (LeadersEvicted, Offlined), its Ready condition
+  // unknown unless Instance() set it.
+  Row& Plan(std::string_view why, std::string condition, Timestamp since) {
+    if (!instance) {
+      instance = InstanceReadiness{};
+      instance->kind = "TiKV";
+    }
+    instance->plan_reason = std::string(why);
+    instance->plan_condition = std::move(condition);
+    instance->plan_since = since;
     return *this;
   }
   Row& Volumes(VolumePinning pinning, std::string pv = "", std::string node = "") {
@@ -1715,6 +1737,95 @@ std::vector<Row> Rows() {
           .WithDeps(PdDown())
           .Now(V2At("08:12:00"))
           .NotWaiting());
+  // Planned waits of tidb-operator v2 (classify/README.md, "Planned waits"): the class is
+  // planned whatever the wait would be, in the stage the pod is in, the wait kept in evidence.
+  OperatorHold paused;
+  paused.paused = true;
+  OperatorHold suspending;
+  suspending.suspending = true;
+  OperatorHold suspended;
+  suspended.suspended = true;
+  OperatorHold switching;
+  switching.mode_switch = "WaitingForTSOGroupReady";
+  switching.mode_switch_since = V2At("08:00:00");
+  add(Row("V2PausedClusterCrashLoopIsPlanned", kV2TikvCrash)
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Hold(paused)
+          .Now(V2At("20:00:00"))
+          .Expect(S::kStarting, C::kPlanned, r::kClusterPaused, v2_tikv_init,
+                  "else crashloop/crash_loop"));
+  add(Row("V2SuspendingClusterIsPlanned", kV2TidbRunning)
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Hold(suspending)
+          .Now(V2At("20:00:00"))
+          .Expect(S::kStarting, C::kPlanned, r::kClusterSuspending, v2_tidb_init,
+                  "Suspended not True yet"));
+  add(Row("V2SuspendedClusterIsPlanned", kV2TidbRunning)
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Hold(suspended)
+          .Now(V2At("20:00:00"))
+          .Expect(S::kStarting, C::kPlanned, r::kClusterSuspended, v2_tidb_init));
+  add(Row("V2PausedUnscheduledIsPlanned", kUnsched)
+          .Hold(paused)
+          .Now(At("10:30:00"))
+          .Expect(S::kUnscheduled, C::kPlanned, r::kClusterPaused, t0));
+  add(Row("V2PausedReadyPodIsNotWaiting", kReady).Hold(paused).Now(At("10:30:00")).NotWaiting());
+  add(Row("V2ModeSwitchPdWithinGrace", kV2PdRunning)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Hold(switching)
+          .Now(V2At("08:20:00"))
+          .Expect(S::kStarting, C::kPlanned, r::kPdModeSwitch, V2At("08:00:06"),
+                  "PDGroup ModeSwitching=True WaitingForTSOGroupReady"));
+  add(Row("V2ModeSwitchPdPastGrace", kV2PdRunning)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Hold(switching)
+          .Now(V2At("08:30:06") + 1)
+          .Expect(S::kStarting, C::kPlannedStuck, r::kPdModeSwitch, V2At("08:00:06")));
+  add(Row("V2ModeSwitchGraceIsAnOption", kV2PdRunning)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Hold(switching)
+          .Options([](ClassifierOptions& o) { o.mode_switch_grace = 5 * kMinute; })
+          .Now(V2At("08:05:06") + 1)
+          .Expect(S::kStarting, C::kPlannedStuck, r::kPdModeSwitch, V2At("08:00:06")));
+  // A mode switch holds PD and its microservices only: a TiKV of that cluster waits as before.
+  add(Row("V2ModeSwitchLeavesTikvAlone", kV2TikvCrash)
+          .WithDeps(PdDown("no_pd_leader"))
+          .Hold(switching)
+          .Now(V2At("08:20:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_tikv_init));
+  // A Ready TiKV pod whose instance is Ready=False after its leaders were evicted (restart).
+  add(Row("V2LeadersEvictedWithinGrace", kV2TikvReady)
+          .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
+          .Plan(r::kLeaderEviction, "LeadersEvicted=True Evicted", V2At("08:00:05"))
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("08:10:00"))
+          .Expect(S::kStarting, C::kPlanned, r::kLeaderEviction, inst_since,
+                  "TiKV instance LeadersEvicted=True Evicted; else not_ready/instance_not_ready"));
+  // The grace counts from the later of the condition's transition and the stage start.
+  add(Row("V2LeadersEvictedPastGrace", kV2TikvReady)
+          .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
+          .Plan(r::kLeaderEviction, "LeadersEvicted=True Evicted", V2At("08:00:05"))
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("08:15:10") + 1)
+          .Expect(S::kStarting, C::kPlannedStuck, r::kLeaderEviction, inst_since));
+  add(Row("V2StoreOfflineWithinGrace", kV2TikvCrash)
+          .Plan(r::kStoreOffline, "Offlined=False Processing", V2At("08:00:00"))
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("09:00:00"))
+          .Expect(S::kStarting, C::kPlanned, r::kStoreOffline, v2_tikv_init,
+                  "TiKV instance Offlined=False Processing"));
+  add(Row("V2StoreOfflinePastGrace", kV2TikvCrash)
+          .Plan(r::kStoreOffline, "Offlined=False Processing", V2At("08:00:00"))
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("10:00:09") + 1)
+          .Expect(S::kStarting, C::kPlannedStuck, r::kStoreOffline, v2_tikv_init));
+  // A cluster's hold wins over its instance's plan: paused, nothing moves.
+  add(Row("V2PausedWinsOverLeaderEviction", kV2TikvCrash)
+          .Plan(r::kLeaderEviction, "LeadersEvicted=True Evicted", V2At("08:00:00"))
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Hold(paused)
+          .Now(V2At("12:00:00"))
+          .Expect(S::kStarting, C::kPlanned, r::kClusterPaused, v2_tikv_init));
   add(Row("MainImagePullBackOff", kRunning)
           .With(MainState("{waiting: {reason: ImagePullBackOff, message: 'Back-off pulling image "
                           "\"pingcap/tikv:v7.5.1\"'}}"))

@@ -102,10 +102,13 @@ class FakeClient final : public HttpClient {
 
 // --- payload helpers -------------------------------------------------------------------------
 
-std::string PodJson(const std::string& name, const std::string& rv) {
-  return R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":")" + name +
-         R"(","namespace":"tidb","uid":"uid-)" + name + R"(","resourceVersion":")" + rv +
+std::string PodJsonIn(const std::string& ns, const std::string& name, const std::string& rv) {
+  return R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":")" + name + R"(","namespace":")" +
+         ns + R"(","uid":"uid-)" + name + R"(","resourceVersion":")" + rv +
          R"("},"status":{"phase":"Pending"}})";
+}
+std::string PodJson(const std::string& name, const std::string& rv) {
+  return PodJsonIn("tidb", name, rv);
 }
 
 Step ListPage(std::vector<std::string> items, std::string rv, std::string cont = "") {
@@ -321,6 +324,27 @@ TEST_F(ReflectorTest, ListsAcrossPagesThenWatchesFromTheListVersion) {
   EXPECT_EQ(metrics_.WatchSynced("pods").Value(), 1);
   EXPECT_EQ(metrics_.Objects("pods").Value(), 3);
   EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "end@10"}));
+  r->Stop();
+}
+
+// One watch over all namespaces standing for many (--namespaces.cluster-wide-above): the handler
+// sees only the watched namespaces' objects, and the watch resumes past the others' events.
+TEST_F(ReflectorTest, AClusterWideReflectorKeepsOnlyTheWatchedNamespaces) {
+  opts_.path = "/api/v1/pods";
+  opts_.only_namespaces = {"a-ns", "tidb"};
+  script_.Push(ListPage({PodJsonIn("tidb", "a", "5"), PodJsonIn("other", "b", "6")}, "10", "t"));
+  script_.Push(ListPage({PodJsonIn("a-ns", "c", "7"), R"({"kind":"Pod","metadata":{}})"}, "10"));
+  script_.Push(WatchStream(Event("ADDED", PodJsonIn("other", "d", "11")) +
+                           Event("ADDED", PodJsonIn("tidb", "e", "12")) +
+                           Event("DELETED", PodJsonIn("other", "a", "13"))));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(4));
+  EXPECT_EQ(script_.Url(0).rfind("http://api.test/api/v1/pods?limit=2", 0), 0u);
+  EXPECT_THAT(script_.Url(3), HasSubstr("resourceVersion=13&"));
+  EXPECT_EQ(handler_.objects(),
+            (std::map<std::string, std::string>{{"a", "5"}, {"c", "7"}, {"e", "12"}}));
+  EXPECT_EQ(metrics_.Objects("pods").Value(), 3);
+  EXPECT_EQ(metrics_.ParseErrors("pods").Value(), 0);
   r->Stop();
 }
 

@@ -55,11 +55,29 @@ std::string Render(std::shared_ptr<WaitingSnapshot> snap, bool pod_series) {
 
 TEST(WaitingCollector, PerPodSeriesCarryTheContractLabels) {
   std::string text = Render(Demo(), true);
-  EXPECT_THAT(text,
-              HasSubstr("podwait_pod_waiting_seconds{namespace=\"demo\",tidb_cluster=\"demo-demo\","
-                        "component=\"tidb\",pod=\"demo-tidb-1\",stage=\"initializing\","
-                        "class=\"dependency\",reason=\"pd_not_ready\"} 90\n"));
+  EXPECT_THAT(
+      text, HasSubstr("podwait_pod_waiting_seconds{namespace=\"demo\",tidb_cluster=\"demo-demo\","
+                      "component=\"tidb\",pod=\"demo-tidb-1\",v2_instance=\"\","
+                      "stage=\"initializing\",class=\"dependency\",reason=\"pd_not_ready\"} 90\n"));
   EXPECT_THAT(text, Not(HasSubstr(",cluster=")));
+}
+
+// A tidb-operator v2 pod's series names its instance, the `instance` of the operator's own
+// tidb_operator_abnormal_instance, so that the two join exactly.
+TEST(WaitingCollector, V2PodSeriesNameTheirInstance) {
+  auto s = std::make_shared<WaitingSnapshot>();
+  WaitingPod p = Pod("tikv-tikv-q7w4mz", "tikv", Stage::kStarting, WaitClass::kPlanned,
+                     "cluster_paused", kNow - 60'000);
+  p.namespace_ = "tidb-v2";
+  p.cluster = "basic";
+  p.tidb_cluster = "tidb-v2-basic";
+  p.v2_instance = "tikv-q7w4mz";
+  s->pods.push_back(p);
+  EXPECT_THAT(Render(s, true),
+              HasSubstr("podwait_pod_waiting_seconds{namespace=\"tidb-v2\",tidb_cluster=\"tidb-v2-"
+                        "basic\",component=\"tikv\",pod=\"tikv-tikv-q7w4mz\",v2_instance=\"tikv-"
+                        "q7w4mz\",stage=\"starting\",class=\"planned\",reason=\"cluster_paused\"} "
+                        "60\n"));
 }
 
 TEST(WaitingCollector, GroupsCountAndOldest) {

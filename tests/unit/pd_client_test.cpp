@@ -12,6 +12,7 @@
 
 #include "exporter/pd/client.h"
 #include "exporter/pd/prober.h"
+#include "tests/support/blocking_async_http.h"
 #include "tests/support/process.h"
 
 namespace podwait {
@@ -291,6 +292,7 @@ TEST(PdProberTest, AsksTheReplicateConfigOnceEveryFewRounds) {
     c->requested = &requested;
     return c;
   };
+  testing::UseBlockingAsyncHttp(&env);
   PdProberOptions options;
   options.interval_ms = 10;
   options.concurrency = 1;

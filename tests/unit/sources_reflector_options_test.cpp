@@ -34,5 +34,25 @@ TEST(ReflectorOptions, PerNamespace) {
   EXPECT_EQ(ReflectorNamespace(each[1]), "b");
 }
 
+// Beyond --namespaces.cluster-wide-above namespaces, one reflector over all namespaces that keeps
+// the watched ones; up to it (and with 0, the default) one per namespace.
+TEST(ReflectorOptions, ClusterWideAboveAFewNamespaces) {
+  Config config;
+  config.namespaces = {"c", "a", "b"};
+  config.namespaces_cluster_wide_above = 3;
+  EXPECT_EQ(ReflectorOptionsPerNamespace(config, "pods", "/api/v1").size(), 3u);
+  config.namespaces_cluster_wide_above = 2;
+  std::vector<ReflectorOptions> one = ReflectorOptionsPerNamespace(config, "pods", "/api/v1");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].path, "/api/v1/pods");
+  EXPECT_EQ(one[0].name, "pods");
+  EXPECT_EQ(ReflectorNamespace(one[0]), "");
+  EXPECT_EQ(one[0].only_namespaces, (std::vector<std::string>{"a", "b", "c"}));
+  config.namespaces_cluster_wide_above = 0;
+  std::vector<ReflectorOptions> each = ReflectorOptionsPerNamespace(config, "pods", "/api/v1");
+  ASSERT_EQ(each.size(), 3u);
+  EXPECT_TRUE(each[0].only_namespaces.empty());
+}
+
 }  // namespace
 }  // namespace podwait
