@@ -11,6 +11,7 @@
 #include "exporter/common/clock.h"
 #include "exporter/common/log.h"
 #include "exporter/http/error_reply.h"
+#include "exporter/http/ipv6_relay.h"
 #include "exporter/http/tls_context.h"
 #include "exporter/http/web_config.h"
 
@@ -116,8 +117,8 @@ std::string GzipCompress(std::string_view data) {
   return out;
 }
 
-Result<std::string> ToCivetwebPorts(const std::string& listen_address, bool ipv6) {
-  using R = Result<std::string>;
+Result<ListenPlan> PlanListen(const std::string& listen_address, bool civetweb_ipv6) {
+  using R = Result<ListenPlan>;
   const auto colon = listen_address.rfind(':');
   const std::string host =
       colon == std::string::npos ? std::string() : listen_address.substr(0, colon);
@@ -126,6 +127,7 @@ Result<std::string> ToCivetwebPorts(const std::string& listen_address, bool ipv6
       port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
     return R::Fail("invalid listen address \"" + listen_address + "\" (want host:port or :port)");
   }
+  ListenPlan plan;
   const bool literal6 = host.size() >= 2 && host.front() == '[' && host.back() == ']';
   if (literal6 || host.find(':') != std::string::npos) {
     in6_addr addr{};
@@ -134,14 +136,23 @@ Result<std::string> ToCivetwebPorts(const std::string& listen_address, bool ipv6
       return R::Fail("invalid listen address \"" + listen_address +
                      "\" (an IPv6 address goes in brackets: [::1]:9877)");
     }
-    if (!ipv6) {
-      return R::Fail("cannot listen on \"" + listen_address +
-                     "\": this build's civetweb has no IPv6 support (built without USE_IPV6)");
+    if (civetweb_ipv6) {
+      plan.civetweb = "[" + inner + "]:" + port;
+    } else {
+      plan.civetweb = "127.0.0.1:0";
+      plan.relay_address = inner;
+      plan.relay_port = std::stoi(port);
     }
-    return R::Ok("[" + inner + "]:" + port);
+  } else if (host.empty()) {
+    plan.civetweb = (civetweb_ipv6 ? "+" : "") + port;
+    if (!civetweb_ipv6) {
+      plan.relay_address = "::";
+      plan.relay_same_port = true;
+    }
+  } else {
+    plan.civetweb = host + ":" + port;
   }
-  if (host.empty()) return R::Ok((ipv6 ? "+" : "") + port);
-  return R::Ok(host + ":" + port);
+  return R::Ok(std::move(plan));
 }
 
 std::optional<std::string> RequestPath(std::string_view raw) {
@@ -254,11 +265,13 @@ Result<bool> HttpServer::Start(const std::vector<std::string>& listen_addresses)
     return R::Fail("the web config enables TLS, but civetweb has no TLS support");
   }
   const bool ipv6 = mg_check_feature(MG_FEATURES_IPV6) != 0;
+  std::vector<ListenPlan> plans;
   std::string ports;
   for (const std::string& address : listen_addresses) {
-    Result<std::string> port = ToCivetwebPorts(address, ipv6);
-    if (!port.ok()) return R::Fail(std::move(port.error));
-    ports += (ports.empty() ? "" : ",") + *port + (tls_ ? "s" : "");
+    Result<ListenPlan> plan = PlanListen(address, ipv6);
+    if (!plan.ok()) return R::Fail(std::move(plan.error));
+    ports += (ports.empty() ? "" : ",") + plan->civetweb + (tls_ ? "s" : "");
+    plans.push_back(std::move(*plan));
   }
   if (ports.empty()) return R::Fail("no listen address");
   const std::string threads = std::to_string(limits_.worker_threads);
@@ -305,10 +318,50 @@ Result<bool> HttpServer::Start(const std::vector<std::string>& listen_addresses)
   const int n = mg_get_server_ports(ctx_, static_cast<int>(bound.size()), bound.data());
   ports_.clear();
   for (int i = 0; i < n; ++i) ports_.push_back(bound[static_cast<size_t>(i)].port);
+  if (Result<bool> relay = StartRelay(listen_addresses, plans, ports_); !relay.ok()) {
+    Stop();
+    return relay;
+  }
+  return R::Ok(true);
+}
+
+Result<bool> HttpServer::StartRelay(const std::vector<std::string>& listen_addresses,
+                                    const std::vector<ListenPlan>& plans,
+                                    const std::vector<int>& bound) {
+  using R = Result<bool>;
+  // Each plan is one civetweb listener (without IPv6, civetweb opens one socket per entry).
+  if (bound.size() != plans.size()) {
+    return R::Fail("civetweb reported " + std::to_string(bound.size()) + " listeners for " +
+                   std::to_string(plans.size()) + " listen addresses");
+  }
+  std::vector<int> ports = bound;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const ListenPlan& plan = plans[i];
+    if (plan.relay_address.empty()) continue;
+    if (!relay_) relay_ = std::make_unique<Ipv6Relay>(limits_.worker_threads);
+    Result<int> port = relay_->Listen(plan.relay_address,
+                                      plan.relay_same_port ? bound[i] : plan.relay_port, bound[i]);
+    if (!port.ok()) {
+      return R::Fail("cannot listen on \"" + listen_addresses[i] + "\" over IPv6 (" + port.error +
+                     ")");
+    }
+    ports[i] = *port;
+  }
+  if (!relay_) return R::Ok(true);
+  LogInfo("IPv6 is served through a relay to the IPv4 listener",
+          {{"reason", "civetweb was built without IPv6 (USE_IPV6)"},
+           {"max_connections", std::to_string(limits_.worker_threads)}});
+  relay_->Start();
+  ports_ = std::move(ports);
   return R::Ok(true);
 }
 
 void HttpServer::Stop() {
+  // The relay first: its connections end, so civetweb's workers are not left waiting on them.
+  if (relay_) {
+    relay_->Stop();
+    relay_.reset();
+  }
   if (ctx_ != nullptr) {
     mg_stop(ctx_);
     ctx_ = nullptr;

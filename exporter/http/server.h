@@ -17,6 +17,7 @@ struct mg_connection;
 
 namespace podwait {
 
+class Ipv6Relay;
 class TlsContext;
 
 struct HttpServerRequest {
@@ -54,6 +55,24 @@ struct HttpServerLimits {
   int max_requests = 40;
 };
 
+// How one --web.listen-address is served.
+struct ListenPlan {
+  // civetweb's listening_ports entry ("9877", "127.0.0.1:9877", "+9877", "[::1]:9877"); for an
+  // IPv6 literal served by the relay, "127.0.0.1:0", the relay's target, not a user's address.
+  std::string civetweb;
+  // When civetweb has no IPv6: the IPv6 address the relay listens on ("::" for ":port", the
+  // literal without brackets), else empty.
+  std::string relay_address;
+  // The relay's port: civetweb's own (":port", dual stack on one port number) when
+  // relay_same_port, else this one.
+  bool relay_same_port = false;
+  int relay_port = 0;
+};
+// Plans ":9877" / "host:port" / "[v6]:port". With `civetweb_ipv6` civetweb serves everything
+// (":port" is "+port", IPv4 and IPv6); without, IPv6 goes through the relay (http/ipv6_relay.h).
+// An error for an address that is not one of these.
+Result<ListenPlan> PlanListen(const std::string& listen_address, bool civetweb_ipv6);
+
 // One civetweb server for all of podwait's endpoints. Handlers run on civetweb's worker threads
 // and must be thread-safe. Paths are matched exactly; anything else is 404.
 class HttpServer {
@@ -72,17 +91,19 @@ class HttpServer {
   // REQUIRES: called before Start().
   Result<bool> UseWebConfig(const std::string& path);
   // Starts listening on every Prometheus-style address (":9877", "127.0.0.1:9877",
-  // "[::1]:9877"); ":port" is every address of IPv4 and IPv6 when civetweb has IPv6.
+  // "[::1]:9877"); ":port" is every address of IPv4 and IPv6. When civetweb has no IPv6, the
+  // IPv6 side is an Ipv6Relay in front of civetweb's IPv4 listener (logged once at start).
   // An error when an address is invalid or cannot be bound.
   Result<bool> Start(const std::vector<std::string>& listen_addresses);
-  // The port actually bound (useful with ":0"), of the first address, and of each.
+  // The port actually bound (useful with ":0"), of the first address, and of each (for an IPv6
+  // literal served by the relay, the relay's port: its 127.0.0.1 target is not listed).
   int port() const { return ports_.empty() ? 0 : ports_.front(); }
   const std::vector<int>& ports() const { return ports_; }
   // Whether the listener speaks TLS.
   bool tls() const { return tls_ != nullptr; }
   // The web config's last reload; without --web.config.file, successful at Start().
   WebConfigReloadStatus WebConfigStatus() const;
-  // Stops accepting and waits for in-flight requests.
+  // Stops accepting, closes relayed IPv6 connections and waits for in-flight requests.
   void Stop();
 
  private:
@@ -90,6 +111,9 @@ class HttpServer {
   // The web config's gate in front of the handlers: the status `conn` was answered with here
   // (401, 429), or 0 with *configured set to the config's response headers.
   int Refused(mg_connection* conn, HttpHeaders* configured);
+  // Starts the relay for every plan with a relay address; `bound`: civetweb's port of each plan.
+  Result<bool> StartRelay(const std::vector<std::string>& listen_addresses,
+                          const std::vector<ListenPlan>& plans, const std::vector<int>& bound);
   struct Route {
     HttpHandler handler;
     bool probe = false;
@@ -105,14 +129,11 @@ class HttpServer {
   std::unique_ptr<RateLimiter> unverified_limiter_;
   std::atomic<int> in_flight_{0};
   mg_context* ctx_ = nullptr;
+  std::unique_ptr<Ipv6Relay> relay_;  // when civetweb has no IPv6 and an address wants it
   std::vector<int> ports_;
   Timestamp started_at_ = 0;
 };
 
-// Converts ":9877" / "host:port" / "[v6]:port" to civetweb's listening_ports syntax; ":port"
-// is "+port" (IPv4 and IPv6) when `ipv6` (civetweb was built with IPv6). An error for an address
-// that is not one of these, or an IPv6 literal without `ipv6`.
-Result<std::string> ToCivetwebPorts(const std::string& listen_address, bool ipv6);
 // The path of a request target as sent ("/metrics" of "/metrics?x"), %XX decoded; nullopt when
 // it decodes to a NUL byte or has an invalid escape. Nothing else is normalized: "//metrics" and
 // "/a/../metrics" are paths of their own.
