@@ -94,10 +94,10 @@ struct MetricInfo {
   X(kWebConfigLastReloadSuccessTimestamp,                                                          \
     "podwait_web_config_last_reload_success_timestamp_seconds", "gauge",                           \
     "When the web config in use was loaded (Unix seconds).", "")                                   \
-  X(kEventsWritten, "podwait_events_written_total", "counter",                                   \
-    "Events written on pods (--events.write), by result: created, series_updated, failed.",       \
+  X(kEventsWritten, "podwait_events_written_total", "counter",                                     \
+    "Events written on pods (--events.write), by result: created, series_updated, failed.",        \
     "result")                                                                                      \
-  X(kEventsDropped, "podwait_events_dropped_total", "counter",                                   \
+  X(kEventsDropped, "podwait_events_dropped_total", "counter",                                     \
     "Events not written (--events.write), by reason: pod_rate_limited, queue_full.", "reason")     \
   X(kInvalidUtf8, "podwait_invalid_utf8_total", "counter",                                         \
     "Strings written with invalid UTF-8, each ill-formed sequence replaced by U+FFFD (output: "    \

@@ -77,7 +77,7 @@ struct PodRecord {
   // The PersistentVolumeClaims of spec.volumes (persistentVolumeClaim.claimName, and the claim an
   // ephemeral volume gets: <pod>-<volume>); empty in a compact record.
   std::vector<std::string> claims;
-  std::vector<ContainerStatus> init_containers;   // status order
+  std::vector<ContainerStatus> init_containers;  // status order
   std::vector<ContainerStatus> containers;
 
   // Returns the condition of that type, or nullptr (always nullptr for a compact record: use
