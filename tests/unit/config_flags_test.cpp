@@ -88,25 +88,26 @@ TEST(Flags, PdBootstrapGrace) {
 
 // The graces of tidb-operator v2's planned waits (classify/README.md, "Planned waits").
 TEST(Flags, PlannedWaitGraces) {
-  const Config defaults = ParseFlags({}).config;
+  const Config defaults = ParseFlags({})->config;
   EXPECT_EQ(defaults.mode_switch_grace, 30 * kMinute);
   EXPECT_EQ(defaults.leader_eviction_grace, 15 * kMinute);
   EXPECT_EQ(defaults.store_offline_grace, 120 * kMinute);
-  FlagParseResult r = ParseFlags({"--v2.mode-switch-grace=1h", "--v2.leader-eviction-grace=20m",
-                                  "--v2.store-offline-grace=6h"});
-  ASSERT_EQ(r.action, Action::kRun) << r.error;
-  EXPECT_EQ(r.config.mode_switch_grace, 60 * kMinute);
-  EXPECT_EQ(r.config.leader_eviction_grace, 20 * kMinute);
-  EXPECT_EQ(r.config.store_offline_grace, 360 * kMinute);
+  Result<ParsedConfig> r =
+      ParseFlags({"--v2.mode-switch-grace=1h", "--v2.leader-eviction-grace=20m",
+                  "--v2.store-offline-grace=6h"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->config.mode_switch_grace, 60 * kMinute);
+  EXPECT_EQ(r->config.leader_eviction_grace, 20 * kMinute);
+  EXPECT_EQ(r->config.store_offline_grace, 360 * kMinute);
   r = ParseFlags({"--v2.leader-eviction-grace=0s"});
-  EXPECT_EQ(r.action, Action::kError);
+  EXPECT_FALSE(r.ok());
   EXPECT_THAT(r.error, HasSubstr("--v2.leader-eviction-grace expects a duration above 0"));
 }
 
 TEST(Flags, EventsAreWrittenOnlyWhenAskedFor) {
-  EXPECT_FALSE(ParseFlags({}).config.events_write);
-  EXPECT_TRUE(ParseFlags({"--events.write"}).config.events_write);
-  EXPECT_FALSE(ParseFlags({"--events.write=false"}).config.events_write);
+  EXPECT_FALSE(ParseFlags({})->config.events_write);
+  EXPECT_TRUE(ParseFlags({"--events.write"})->config.events_write);
+  EXPECT_FALSE(ParseFlags({"--events.write=false"})->config.events_write);
 }
 
 TEST(Flags, BooleansInAllSpellings) {
