@@ -139,42 +139,43 @@ TEST(PipelineVolumes, WithoutTheWatchThePinningStaysUnknown) {
   auto snap = pipeline.Snapshot();
   ASSERT_EQ(snap->pods.size(), 1u);
   EXPECT_EQ(snap->pods[0].classification.wait_class, WaitClass::kConstraints);
+}
 
-  // Karpenter's NodeClaims reach the classifier through the autoscaler state: a pod nominated to a
-  // NodeClaim follows its stage, and a change of the NodeClaim alone classifies the pod again.
-  TEST_F(PipelineTest, TheNominatedNodeClaimsStageIsThePodsReason) {
-    PodPtr pod = PendingTikv("ns", "d", "d-tikv-0");
-    pipeline_.pods().Replace({pod});
-    EventRecord nominated;
-    nominated.uid = "ev-1";
-    nominated.pod_uid = pod->uid;
-    nominated.namespace_ = "ns";
-    nominated.pod_name = "d-tikv-0";
-    nominated.reason = "Nominated";
-    nominated.source = "karpenter";
-    nominated.message = "Pod should schedule on: nodeclaim/default-x9q2w";
-    nominated.first = nominated.last = kNow - 5'000;
-    pipeline_.events().Add(nominated);
-    NodeClaimFacts nc;
-    nc.name = "default-x9q2w";
-    nc.stages[0].status = ConditionStatus::kTrue;  // Launched
-    nc.stages[1].reason = "NodeNotFound";
-    pipeline_.nodeclaims().Replace({nc});
-    auto reason = [&] { return pipeline_.Snapshot()->pods.at(0).classification.reason; };
+// Karpenter's NodeClaims reach the classifier through the autoscaler state: a pod nominated to a
+// NodeClaim follows its stage, and a change of the NodeClaim alone classifies the pod again.
+TEST_F(PipelineTest, TheNominatedNodeClaimsStageIsThePodsReason) {
+  PodPtr pod = PendingTikv("ns", "d", "d-tikv-0");
+  pipeline_.pods().Replace({pod});
+  EventRecord nominated;
+  nominated.uid = "ev-1";
+  nominated.pod_uid = pod->uid;
+  nominated.namespace_ = "ns";
+  nominated.pod_name = "d-tikv-0";
+  nominated.reason = "Nominated";
+  nominated.source = "karpenter";
+  nominated.message = "Pod should schedule on: nodeclaim/default-x9q2w";
+  nominated.first = nominated.last = kNow - 5'000;
+  pipeline_.events().Add(nominated);
+  NodeClaimFacts nc;
+  nc.name = "default-x9q2w";
+  nc.stages[0].status = ConditionStatus::kTrue;  // Launched
+  nc.stages[1].reason = "NodeNotFound";
+  pipeline_.nodeclaims().Replace({nc});
+  auto reason = [&] { return pipeline_.Snapshot()->pods.at(0).classification.reason; };
 
-    pipeline_.Evaluate(kNow);
-    EXPECT_EQ(reason(), "karpenter_registering");
-    nc.stages[1].status = ConditionStatus::kTrue;  // Registered
-    nc.stages[2].reason = "StartupTaintsExist";
-    pipeline_.nodeclaims().Upsert(nc);
-    pipeline_.Evaluate(kNow + 1000);
-    EXPECT_EQ(pipeline_.LastClassified(), 1u);
-    EXPECT_EQ(reason(), "karpenter_initializing");
-    // Gone without a reported failure: the pod's own state decides (no scheduler verdict yet).
-    pipeline_.nodeclaims().Remove(nc.name);
-    pipeline_.Evaluate(kNow + 2000);
-    EXPECT_EQ(reason(), "awaiting_decision");
-  }
+  pipeline_.Evaluate(kNow);
+  EXPECT_EQ(reason(), "karpenter_registering");
+  nc.stages[1].status = ConditionStatus::kTrue;  // Registered
+  nc.stages[2].reason = "StartupTaintsExist";
+  pipeline_.nodeclaims().Upsert(nc);
+  pipeline_.Evaluate(kNow + 1000);
+  EXPECT_EQ(pipeline_.LastClassified(), 1u);
+  EXPECT_EQ(reason(), "karpenter_initializing");
+  // Gone without a reported failure: the pod's own state decides (no scheduler verdict yet).
+  pipeline_.nodeclaims().Remove(nc.name);
+  pipeline_.Evaluate(kNow + 2000);
+  EXPECT_EQ(reason(), "awaiting_decision");
+}
 
 }  // namespace
 }  // namespace podwait
