@@ -247,7 +247,8 @@ local g = import 'lib/grafana.libsonnet';
                        + 'karpenter_nominated (the node is up). A line that stays in registering or '
                        + 'initializing is a node stuck joining, not a slow purchase.',
                        'short',
-                       g.targets([['count by (reason) (podwait_pod_waiting_seconds{%s, class="scale_up"})' % s,
+                       // 0 rather than "No data" while no node is being added.
+                       g.targets([['count by (reason) (podwait_pod_waiting_seconds{%s, class="scale_up"}) or on() vector(0)' % s,
                                    '{{reason}}']]),
                        w=24, h=7, stacked=true, legendTable=true),
           g.stateTimeline('PD and TiKV readiness',

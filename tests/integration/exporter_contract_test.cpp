@@ -51,9 +51,10 @@ TEST(Contract, ListsExactlyTheFamiliesALiveExporterServes) {
     EXPECT_GT(m["help"].GetStringLength(), 0u) << m["name"].GetString();
   }
 
-  // The demo (waiting pods, PD probes, TidbClusters), a dropped watch (restarts) and a second
-  // scrape (the scrape-duration histogram observes the first): every family has samples.
-  SimAndExporter stack("tests/scenarios/demo.json", {"--pd.interval=300ms"});
+  // The demo (waiting pods, PD probes, TidbClusters), a dropped watch (restarts), Events written
+  // (--events.write: its counters start at 0) and a second scrape (the scrape-duration histogram
+  // observes the first): every family has samples.
+  SimAndExporter stack("tests/scenarios/demo.json", {"--pd.interval=300ms", "--events.write"});
   ASSERT_TRUE(stack.ScrapeUntil(
       [](const std::string& t) {
         return t.find("podwait_pod_waiting_seconds{") != std::string::npos &&

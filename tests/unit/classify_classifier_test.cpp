@@ -1800,7 +1800,7 @@ std::vector<Row> Rows() {
           .WithDeps(AllReady(V2At("07:00:00")))
           .Now(V2At("08:10:00"))
           .Expect(S::kStarting, C::kPlanned, r::kLeaderEviction, inst_since,
-                  "TiKV instance LeadersEvicted=True Evicted; else not_ready/instance_not_ready"));
+                  "TiKV instance LeadersEvicted=True Evicted; else not_ready/instance_not_healthy"));
   // The grace counts from the later of the condition's transition and the stage start.
   add(Row("V2LeadersEvictedPastGrace", kV2TikvReady)
           .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)

@@ -89,9 +89,11 @@ TEST(ContractJson, ListsEveryAutoscalerWithWhatItReads) {
   const auto& karpenter = list[1];
   EXPECT_EQ(std::string(karpenter["name"].GetString()), "karpenter");
   EXPECT_THAT(Strings(karpenter["eventSourcePrefixes"]), ::testing::ElementsAre("eks-auto-mode"));
-  ASSERT_EQ(karpenter["resources"].Size(), 1u);
+  ASSERT_EQ(karpenter["resources"].Size(), 2u);
   EXPECT_EQ(std::string(karpenter["resources"][0]["resource"].GetString()), "events");
   EXPECT_THAT(Strings(karpenter["resources"][0]["verbs"]), ::testing::ElementsAre("list", "watch"));
+  EXPECT_EQ(std::string(karpenter["resources"][1]["resource"].GetString()), "nodeclaims");
+  EXPECT_TRUE(karpenter["resources"][1]["clusterScoped"].GetBool());
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ TEST(Vocabulary, ExpectedClasses) {
     if (c.expected) expected.insert(c.name);
   }
   EXPECT_EQ(expected, (std::set<std::string_view>{"dependency", "scale_up", "gated", "scheduling",
-                                                  "starting"}));
+                                                  "starting", "planned"}));
 }
 
 TEST(Vocabulary, DependencyReasonsMapOntoPodReasons) {
