@@ -127,9 +127,10 @@ TEST_F(ExplainLive, DefaultNamespaceIsTheContexts) {
 // An API server that does not answer is an input error (exit 2) that says what was not listed.
 TEST_F(ExplainLive, UnreachableServerExitsTwo) {
   std::string out;
+  const RefusingPort refusing;
   const int code = RunCommand(
       {BinaryPath("podwait-exporter"), "explain", "--live",
-       "--kube.api-url=http://127.0.0.1:" + std::to_string(FreePort()), "-A", "--timeout=2s"},
+       "--kube.api-url=http://127.0.0.1:" + std::to_string(refusing.port()), "-A", "--timeout=2s"},
       &out);
   EXPECT_EQ(code, 2) << out;
   EXPECT_THAT(out, ::testing::HasSubstr("not listed within 2s: "));

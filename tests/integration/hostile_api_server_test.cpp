@@ -239,7 +239,8 @@ TEST(HostileApiServer, WatchesThatEachBringOneEventAreHeldToTheBudget) {
 // name the address and the cause, not one line per resource and attempt (before: ~5 lines a
 // second naming neither).
 TEST(HostileApiServer, AnUnreachableApiServerIsLoggedOncePerBackoffStep) {
-  const int closed = FreePort();
+  const RefusingPort refusing;
+  const int closed = refusing.port();
   const int port = FreePort();
   Subprocess exporter({BinaryPath("podwait-exporter"),
                        "--web.listen-address=127.0.0.1:" + std::to_string(port),

@@ -23,9 +23,10 @@ using namespace std::chrono_literals;
 TEST(HttpClients, MetricsAndHealthzAnswerWhileIdleAndSlowClientsHoldConnections) {
   const int port = FreePort();
   // An API server that refuses connections: the exporter serves anyway.
+  const RefusingPort refusing;
   Subprocess exporter({BinaryPath("podwait-exporter"),
                        "--web.listen-address=127.0.0.1:" + std::to_string(port),
-                       "--kube.api-url=http://127.0.0.1:" + std::to_string(FreePort())});
+                       "--kube.api-url=http://127.0.0.1:" + std::to_string(refusing.port())});
   ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/healthz").status == 200; }, 20s))
       << exporter.ReadLog();
 

@@ -42,6 +42,22 @@ int RunCommand(const std::vector<std::string>& argv, std::string* output,
 
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int FreePort();
+
+// A TCP port on 127.0.0.1 that refuses every connection for as long as this object lives: the
+// port is bound but never listened on, so no other test running in parallel can take it (a port
+// from FreePort() can be taken, and an "unreachable" server then answers).
+class RefusingPort {
+ public:
+  RefusingPort();
+  ~RefusingPort();
+  RefusingPort(const RefusingPort&) = delete;
+  RefusingPort& operator=(const RefusingPort&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
 // A TCP connection to 127.0.0.1:port (a socket the caller closes), or -1.
 int ConnectLoopback(int port);
 
