@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tests/fuzz/, clang with -fsanitize=fuzzer,address,undefined, in
-# build-fuzz/) and runs each for a bounded time, starting from its seed corpus and regression
-# inputs, $PODWAIT_JOBS targets at a time. Any crash fails the run; the input is left in
-# build-fuzz/artifacts/<target>/ (keep it as tests/fuzz/regressions/<target>/<name> so the replay
-# test guards the fix).
+# Builds the libFuzzer targets (tests/fuzz/) in the clang ASan+UBSan tree, build-asan/ (the tree
+# `scripts/build.sh --asan` makes and scripts/test.sh tests in: one build for both), and runs each
+# for a bounded time, starting from its seed corpus and regression inputs, $PODWAIT_JOBS targets
+# at a time. Any crash fails the run; the input is left in build-asan/fuzz-artifacts/<target>/
+# (keep it as tests/fuzz/regressions/<target>/<name> so the replay test guards the fix).
 #
 #   scripts/fuzz.sh [--seconds N] [--build-only] [TARGET...]
 #     --seconds N   run time per target (default: $PODWAIT_FUZZ_SECONDS or 20)
@@ -28,26 +28,19 @@ if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(sed -n 's/^ *\([a-z_0-9]*\):podwait_[a-z]*)\{0,1\}$/\1/p' tests/fuzz/CMakeLists.txt)
 fi
 
-dir=build-fuzz
-if [ ! -f "$dir/build.ninja" ]; then
-  # -O1 with line tables: quicker to build than -O2 -g, and stack traces still name the line;
-  # asserts stay on.
-  CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -gline-tables-only" \
-    -DPODWAIT_FUZZ=ON -DPODWAIT_TESTS=OFF -DPODWAIT_BENCH=OFF >/dev/null
-fi
-jobs=${PODWAIT_JOBS:-$(nproc)}
+command -v clang++ >/dev/null || { echo "fuzz: libFuzzer needs clang (scripts/setup.sh test)" >&2; exit 1; }
+dir=build-asan
 bins=()
 for t in "${targets[@]}"; do bins+=("${t}_fuzz"); done
-cmake --build "$dir" -j "$jobs" --target "${bins[@]}"
+scripts/build.sh --asan "${bins[@]}"
 [ $build_only -eq 1 ] && exit 0
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# Runs one target; its one-line summary goes to $dir/<target>.summary.
+# Runs one target; its one-line summary goes to $dir/fuzz/<target>.summary.
 run_one() {
   local t=$1 rc=0
-  local work=$dir/corpus/$t artifacts=$dir/artifacts/$t log=$dir/$t.log
+  local work=$dir/fuzz-corpus/$t artifacts=$dir/fuzz-artifacts/$t log=$dir/fuzz/$t.log
   mkdir -p "$work" "$artifacts"
   local inputs=("$work" "tests/fuzz/corpus/$t")
   [ -d "tests/fuzz/regressions/$t" ] && inputs+=("tests/fuzz/regressions/$t")
@@ -66,7 +59,7 @@ run_one() {
     } >&2
   fi
   printf '%-16s %-6s execs=%-10s cov=%-6s ft=%s\n' "$t" "$([ $rc -eq 0 ] && echo ok || echo FAIL)" \
-    "${execs:-?}" "${cov:-?}" "${ft:-?}" >"$dir/$t.summary"
+    "${execs:-?}" "${cov:-?}" "${ft:-?}" >"$dir/fuzz/$t.summary"
   return $rc
 }
 
@@ -86,5 +79,5 @@ while [ $running -gt 0 ]; do
   running=$((running - 1))
 done
 echo "== fuzz summary (${seconds}s per target)"
-for t in "${targets[@]}"; do cat "$dir/$t.summary"; done
+for t in "${targets[@]}"; do cat "$dir/fuzz/$t.summary"; done
 exit $failed

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs every test of podwait: unit tests, integration and end-to-end tests (the real
 # exporter, simulator, promtool, Prometheus and Alertmanager on loopback), the rules, dashboard
-# and deploy checks; then every fuzz target for a bounded time (libFuzzer, ASan+UBSan,
-# scripts/fuzz.sh); then the C++ unit and integration tests again under AddressSanitizer +
-# UndefinedBehaviorSanitizer, and under ThreadSanitizer.
+# and deploy checks; then, in one AddressSanitizer + UndefinedBehaviorSanitizer tree, every fuzz
+# target for a bounded time (libFuzzer, scripts/fuzz.sh) and the C++ unit and integration tests
+# again; then those tests under ThreadSanitizer.
 #
 #   scripts/test.sh [--quick] [--no-tsan] [--no-fuzz]
 #     --quick    skip the fuzz run and both sanitizer passes
@@ -43,13 +43,14 @@ scripts/build.sh
 phase tests
 (cd build && ctest -j "$test_jobs" --output-on-failure --timeout 600)
 
-if [ $quick -eq 0 ] && [ $fuzz -eq 1 ]; then
-  phase "fuzz (libFuzzer, ASan+UBSan)"
-  scripts/fuzz.sh --seconds "${PODWAIT_FUZZ_SECONDS:-12}"
-fi
 if [ $quick -eq 0 ]; then
+  # One clang ASan+UBSan tree serves both the fuzz run and the sanitized tests.
   phase "build (ASan+UBSan)"
   scripts/build.sh --asan
+  if [ $fuzz -eq 1 ]; then
+    phase "fuzz (libFuzzer, ASan+UBSan)"
+    scripts/fuzz.sh --seconds "${PODWAIT_FUZZ_SECONDS:-12}"
+  fi
   phase "tests (ASan+UBSan)"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest -j "$test_jobs" --output-on-failure --timeout 600 -L 'unit|integration')

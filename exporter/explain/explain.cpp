@@ -8,11 +8,11 @@
 #include <sstream>
 
 #include "exporter/common/flag_table.h"
+#include "exporter/common/selector.h"
 #include "exporter/common/time_format.h"
 #include "exporter/config/flags.h"
 #include "exporter/evaluate/pipeline.h"
 #include "exporter/explain/inputs.h"
-#include "exporter/explain/label_selector.h"
 #include "exporter/explain/yaml_json.h"
 #include "exporter/http/views.h"
 #include "exporter/model/vocabulary.h"
@@ -380,7 +380,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
     out << ExplainUsage(env);
     return 0;
   }
-  Result<LabelSelector> selector = LabelSelector::Parse(a.label_selector);
+  Result<Selector> selector = Selector::ParseLabels(a.label_selector);
   if (!selector.ok()) return Usage(err, env, selector.error);
   Timestamp now = SystemClock::Instance().Now();
   if (!a.now.empty()) {

@@ -129,7 +129,7 @@ std::map<std::string, std::string> Labels(const rapidjson::Value& object) {
 // Objects routed by kind, as the reflectors would have stored them.
 class Router {
  public:
-  Router(const Config& config, const LabelSelector& selector)
+  Router(const Config& config, const Selector& selector)
       : config_(config), selector_(selector), pod_options_(PodParseOptions::FromConfig(config)) {}
 
   // Adds one object; `kind` is its kind (or the one its List implies). "" or the error.
@@ -208,7 +208,7 @@ class Router {
   }
 
   const Config& config_;
-  const LabelSelector& selector_;
+  const Selector& selector_;
   const PodParseOptions pod_options_;
   FileInputs inputs_;
   size_t read_ = 0;
@@ -260,8 +260,7 @@ std::string RouteDocument(const rapidjson::Value& root, const std::string& where
 }  // namespace
 
 Result<FileInputs> LoadFiles(const std::vector<std::string>& files, std::istream& in,
-                             const Config& config, const LabelSelector& selector,
-                             Pipeline& pipeline) {
+                             const Config& config, const Selector& selector, Pipeline& pipeline) {
   using R = Result<FileInputs>;
   Router router(config, selector);
   size_t objects = 0;

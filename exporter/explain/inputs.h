@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "exporter/common/result.h"
+#include "exporter/common/selector.h"
 #include "exporter/config/config.h"
 #include "exporter/evaluate/pipeline.h"
 #include "exporter/explain/explain.h"
-#include "exporter/explain/label_selector.h"
 
 namespace podwait {
 
@@ -27,8 +27,7 @@ struct FileInputs {
 // cluster-autoscaler status ConfigMap (config.ca_status_namespace/name); other kinds are skipped
 // and counted. An error names the file (and the item) and what is wrong with it.
 Result<FileInputs> LoadFiles(const std::vector<std::string>& files, std::istream& in,
-                             const Config& config, const LabelSelector& selector,
-                             Pipeline& pipeline);
+                             const Config& config, const Selector& selector, Pipeline& pipeline);
 
 // Answers the PD probes of every cluster of the pipeline from files:
 // <dir>/<namespace>/<cluster>/<endpoint>.json (health, leader, members, cluster_status, stores,

@@ -1,11 +1,14 @@
 #include "exporter/kube/event_writer.h"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <string_view>
 
-#include "exporter/common/json_escape.h"
 #include "exporter/common/log.h"
 #include "exporter/common/time_format.h"
 #include "exporter/common/utf8.h"
@@ -56,9 +59,25 @@ std::string BoundedNote(const std::string& note) {
   return valid.substr(0, end) + "...";
 }
 
-std::string SeriesJson(int64_t count, Timestamp last_observed) {
-  return "{\"count\":" + std::to_string(count) + ",\"lastObservedTime\":\"" +
-         MicroTime(last_observed) + "\"}";
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void WriteString(JsonWriter& w, std::string_view key, std::string_view value) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+// events.k8s.io/v1 EventSeries.
+void WriteSeries(JsonWriter& w, int64_t count, Timestamp last_observed) {
+  w.Key("series");
+  w.StartObject();
+  w.Key("count");
+  w.Int64(count);
+  WriteString(w, "lastObservedTime", MicroTime(last_observed));
+  w.EndObject();
+}
+
+std::string Text(const rapidjson::StringBuffer& buf) {
+  return std::string(buf.GetString(), buf.GetSize());
 }
 
 }  // namespace
@@ -96,37 +115,44 @@ void EventPlanner::Forget(int64_t mono_ms) {
 
 std::string EventPlanner::EventJson(const PodEventNote& note, const Series& s,
                                     Timestamp now) const {
-  std::string j =
-      "{\"apiVersion\":\"events.k8s.io/v1\",\"kind\":\"Event\",\"metadata\":{\"name\":\"";
-  AppendJsonEscaped(j, s.name);
-  j += "\",\"namespace\":\"";
-  AppendJsonEscaped(j, note.namespace_);
-  j += "\"},\"eventTime\":\"" + MicroTime(s.event_time) + "\"";
-  if (s.count > 1) j += ",\"series\":" + SeriesJson(s.count, now);
-  j += ",\"reportingController\":\"";
-  AppendJsonEscaped(j, opts_.reporting_controller);
-  j += "\",\"reportingInstance\":\"";
-  AppendJsonEscaped(j, opts_.reporting_instance);
-  j += "\",\"action\":\"";
-  AppendJsonEscaped(j, opts_.action);
-  j += "\",\"reason\":\"";
-  AppendJsonEscaped(j, note.reason);
-  j += "\",\"regarding\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"namespace\":\"";
-  AppendJsonEscaped(j, note.namespace_);
-  j += "\",\"name\":\"";
-  AppendJsonEscaped(j, note.pod);
-  j += "\"";
-  if (!note.pod_uid.empty()) {
-    j += ",\"uid\":\"";
-    AppendJsonEscaped(j, note.pod_uid);
-    j += "\"";
-  }
-  j += "},\"note\":\"";
-  AppendJsonEscaped(j, BoundedNote(note.note));
-  j += "\",\"type\":\"";
-  AppendJsonEscaped(j, note.type);
-  j += "\"}";
-  return j;
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  WriteString(w, "apiVersion", "events.k8s.io/v1");
+  WriteString(w, "kind", "Event");
+  w.Key("metadata");
+  w.StartObject();
+  WriteString(w, "name", s.name);
+  WriteString(w, "namespace", note.namespace_);
+  w.EndObject();
+  WriteString(w, "eventTime", MicroTime(s.event_time));
+  if (s.count > 1) WriteSeries(w, s.count, now);
+  WriteString(w, "reportingController", opts_.reporting_controller);
+  WriteString(w, "reportingInstance", opts_.reporting_instance);
+  WriteString(w, "action", opts_.action);
+  WriteString(w, "reason", note.reason);
+  w.Key("regarding");
+  w.StartObject();
+  WriteString(w, "apiVersion", "v1");
+  WriteString(w, "kind", "Pod");
+  WriteString(w, "namespace", note.namespace_);
+  WriteString(w, "name", note.pod);
+  if (!note.pod_uid.empty()) WriteString(w, "uid", note.pod_uid);
+  w.EndObject();
+  WriteString(w, "note", BoundedNote(note.note));
+  WriteString(w, "type", note.type);
+  w.EndObject();
+  return Text(buf);
+}
+
+std::string EventPlanner::PatchJson(const PodEventNote& note, const Series& s, Timestamp now) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  WriteSeries(w, s.count, now);
+  WriteString(w, "note", BoundedNote(note.note));
+  w.EndObject();
+  return Text(buf);
 }
 
 std::optional<EventWrite> EventPlanner::Plan(const PodEventNote& note, Timestamp now,
@@ -173,9 +199,7 @@ std::optional<EventWrite> EventPlanner::Plan(const PodEventNote& note, Timestamp
   w.create = s.count == 1;
   w.event_json = EventJson(note, s, now);
   if (!w.create) {
-    w.patch_json = "{\"series\":" + SeriesJson(s.count, now) + ",\"note\":\"";
-    AppendJsonEscaped(w.patch_json, BoundedNote(note.note));
-    w.patch_json += "\"}";
+    w.patch_json = PatchJson(note, s, now);
   }
   return w;
 }

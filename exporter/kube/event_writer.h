@@ -106,6 +106,8 @@ class EventPlanner {
   bool TakeToken(Pod& pod, int64_t mono_ms) const;
   void Forget(int64_t mono_ms);
   std::string EventJson(const PodEventNote& note, const Series& s, Timestamp now) const;
+  // The strategic-merge patch of a series' next occurrence: its series and the latest note.
+  static std::string PatchJson(const PodEventNote& note, const Series& s, Timestamp now);
 
   const EventWriterOptions opts_;
   std::map<std::string, Pod> pods_;  // namespace/pod

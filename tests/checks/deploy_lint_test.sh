@@ -44,7 +44,7 @@ else
 fi
 scripts=(scripts/*.sh .ci/run tests/checks/*.sh)
 for s in "${scripts[@]}"; do
-  if shellcheck "$s" >"$tmp/shellcheck.log" 2>&1; then
+  if shellcheck -x "$s" >"$tmp/shellcheck.log" 2>&1; then
     ok "shellcheck $s"
   else
     bad "shellcheck $s"

@@ -32,30 +32,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$sim" --listen 127.0.0.1:0 --port-file "$tmp/port" --manual \
-  --scenario tests/scenarios/demo.json >"$tmp/sim.out" 2>"$tmp/sim.err" &
-sim_pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
-port=$(cat "$tmp/port")
-base=http://127.0.0.1:$port
-
-cat >"$tmp/kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: sim
-  cluster:
-    server: $base
-contexts:
-- name: sim
-  context:
-    cluster: sim
-    user: sim
-current-context: sim
-users:
-- name: sim
-  user: {}
-EOF
+# shellcheck source=tests/checks/lib/kubectl_sim.sh
+. tests/checks/lib/kubectl_sim.sh
+start_sim tests/scenarios/demo.json
+write_kubeconfig "$tmp/kubeconfig"
 export KUBECONFIG=$tmp/kubeconfig
 k() { timeout 30 kubectl --cache-dir "$tmp/cache" "$@"; }
 

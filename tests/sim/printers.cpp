@@ -106,38 +106,15 @@ constexpr PrinterColumn kV2ClusterColumns[] = {
     {"Available", "string", ".status.conditions[?(@.type==\"Available\")].status", 0, ""},
     AGE_COLUMN,
 };
-constexpr PrinterColumn kV2GroupColumns[] = {
-    {"Cluster", "string", ".spec.cluster.name", 0, ""},
-    {"Desired", "string", ".spec.replicas", 0, ""},
-    {"Ready", "string", ".status.readyReplicas", 0, ""},
-    {"Updated", "string", ".status.updatedReplicas", 0, ""},
-    {"UpdateRevision", "string", ".status.updateRevision", 0, ""},
-    {"CurrentRevision", "string", ".status.currentRevision", 0, ""},
-    {"Synced", "string", SYNCED_COND, 0, ""},
-    {"Ready", "string", READY_COND, 0, ""},
-    AGE_COLUMN,
-};
-constexpr PrinterColumn kV2PdColumns[] = {
-    {"Cluster", "string", ".spec.cluster.name", 0, ""},
-    {"Leader", "string", ".status.isLeader", 0, ""},
-    {"Synced", "string", SYNCED_COND, 0, ""},
-    {"Ready", "string", READY_COND, 0, ""},
-    AGE_COLUMN,
-};
-constexpr PrinterColumn kV2StoreColumns[] = {
-    {"Cluster", "string", ".spec.cluster.name", 0, ""},
-    {"StoreID", "string", ".status.id", 0, ""},
-    {"StoreState", "string", ".status.state", 0, ""},
-    {"Synced", "string", SYNCED_COND, 0, ""},
-    {"Ready", "string", READY_COND, 0, ""},
-    AGE_COLUMN,
-};
-constexpr PrinterColumn kV2InstanceColumns[] = {
-    {"Cluster", "string", ".spec.cluster.name", 0, ""},
-    {"Synced", "string", SYNCED_COND, 0, ""},
-    {"Ready", "string", READY_COND, 0, ""},
-    AGE_COLUMN,
-};
+// Every v2 group and instance kind: its cluster, the kind's own columns, then Synced, Ready, Age.
+std::vector<PrinterColumn> V2Columns(std::initializer_list<PrinterColumn> own) {
+  std::vector<PrinterColumn> out = {{"Cluster", "string", ".spec.cluster.name", 0, ""}};
+  out.insert(out.end(), own);
+  out.insert(out.end(), {{"Synced", "string", SYNCED_COND, 0, ""},
+                         {"Ready", "string", READY_COND, 0, ""},
+                         AGE_COLUMN});
+  return out;
+}
 #undef READY_COND
 #undef SYNCED_COND
 #undef AGE_COLUMN
@@ -495,10 +472,19 @@ std::vector<PrinterColumn> PrinterColumnsOf(Resource r) {
   if (info.core) return {};
   std::string_view plural = info.plural;
   if (plural == "clusters") return Columns(kV2ClusterColumns);
-  if (std::string_view(info.categories) == "group") return Columns(kV2GroupColumns);
-  if (plural == "pds") return Columns(kV2PdColumns);
-  if (plural == "tikvs" || plural == "tiflashes") return Columns(kV2StoreColumns);
-  return Columns(kV2InstanceColumns);
+  if (std::string_view(info.categories) == "group") {
+    return V2Columns({{"Desired", "string", ".spec.replicas", 0, ""},
+                      {"Ready", "string", ".status.readyReplicas", 0, ""},
+                      {"Updated", "string", ".status.updatedReplicas", 0, ""},
+                      {"UpdateRevision", "string", ".status.updateRevision", 0, ""},
+                      {"CurrentRevision", "string", ".status.currentRevision", 0, ""}});
+  }
+  if (plural == "pds") return V2Columns({{"Leader", "string", ".status.isLeader", 0, ""}});
+  if (plural == "tikvs" || plural == "tiflashes") {
+    return V2Columns({{"StoreID", "string", ".status.id", 0, ""},
+                      {"StoreState", "string", ".status.state", 0, ""}});
+  }
+  return V2Columns({});
 }
 
 std::string TableJson(Resource r, const std::vector<ObjectPtr>& items,

@@ -882,20 +882,19 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
     resp.Send(200, kJson, as_table ? TableJson(*r, {o}, "{}", table, clock_.Now()) : o->json);
     return;
   }
-  std::string error;
-  auto labels = ParseLabelSelector(req.Param("labelSelector"), &error);
-  if (!labels) {
-    SendStatus(resp, 400, "unable to parse requirement: " + error);
+  Result<Selector> labels = Selector::ParseLabels(req.Param("labelSelector"));
+  if (!labels.ok()) {
+    SendStatus(resp, 400, "unable to parse requirement: " + labels.error);
     return;
   }
-  auto fields = ParseFieldSelector(req.Param("fieldSelector"), &error);
-  if (!fields) {
-    SendStatus(resp, 400, error);
+  Result<Selector> fields = Selector::ParseFields(req.Param("fieldSelector"));
+  if (!fields.ok()) {
+    SendStatus(resp, 400, "invalid selector: " + fields.error);
     return;
   }
-  for (const auto& q : fields->reqs) {
-    if (!FieldSupported(*r, q.key)) {
-      SendStatus(resp, 400, "field label not supported: " + q.key);
+  for (std::string_view key : fields->keys()) {
+    if (!FieldSupported(*r, key)) {
+      SendStatus(resp, 400, "field label not supported: " + std::string(key));
       return;
     }
   }
@@ -1032,8 +1031,8 @@ void Simulator::ServeWatch(const Request& req, Responder& resp, Resource r, cons
   int64_t next_bookmark = start + options_.bookmark_interval_ms;
   std::string table_text;
   auto matches = [&](const ObjectPtr& o) {
-    return o && o->resource == r && (ns.empty() || o->ns == ns) && labels.Matches(o->labels) &&
-           fields.MatchesFields(*o);
+    return o && o->resource == r && (ns.empty() || o->ns == ns) &&
+           MatchesLabels(labels, o->labels) && MatchesFields(fields, *o);
   };
   // The object of a watch event: the stored JSON, or a one-row Table (column definitions in the
   // first event only, as the API server saves them in the later ones).

@@ -136,54 +136,6 @@ std::string StringAt(const rapidjson::Value& root, std::string_view path) {
   return "";
 }
 
-bool ValidLabelKey(std::string_view k) {
-  if (k.empty() || k.size() > 316) return false;
-  for (char c : k) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
-          c == '/')) {
-      return false;
-    }
-  }
-  return true;
-}
-
-std::string Trimmed(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return std::string(s);
-}
-
-// Splits on commas that are not inside parentheses.
-std::vector<std::string> SplitTopLevel(std::string_view text) {
-  std::vector<std::string> out;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || (text[i] == ',' && depth == 0)) {
-      out.push_back(Trimmed(text.substr(start, i - start)));
-      start = i + 1;
-    } else if (text[i] == '(') {
-      ++depth;
-    } else if (text[i] == ')') {
-      --depth;
-    }
-  }
-  return out;
-}
-
-// "k!=v", "k==v" or "k=v" into *req (key, op, value); false when the text is none of them.
-bool ParseEquality(const std::string& part, Requirement* req) {
-  for (std::string_view op : {"!=", "==", "="}) {
-    size_t pos = part.find(op);
-    if (pos == std::string::npos) continue;
-    req->key = Trimmed(std::string_view(part).substr(0, pos));
-    req->op = op == "!=" ? Requirement::kNotEq : Requirement::kEq;
-    req->values.push_back(Trimmed(std::string_view(part).substr(pos + op.size())));
-    return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 const ResourceInfo& Info(Resource r) { return kInfos[static_cast<int>(r)]; }
@@ -264,104 +216,21 @@ const std::string* InternKey(std::string_view key) {
   return &*it;
 }
 
-bool Selector::MatchesFields(const Object& o) const {
-  for (const auto& r : reqs) {
-    std::string value = o.FieldValue(r.key);
-    if (r.op == Requirement::kEq && value != r.values[0]) return false;
-    if (r.op == Requirement::kNotEq && value == r.values[0]) return false;
-  }
-  return true;
+bool MatchesLabels(const Selector& selector, const KeyValues& labels) {
+  return selector.MatchesWith([&labels](const std::string& key) -> const std::string* {
+    for (const auto& [k, v] : labels) {
+      if (*k == key) return &v;
+    }
+    return nullptr;
+  });
 }
 
-bool Selector::Matches(const KeyValues& kv) const {
-  for (const auto& r : reqs) {
-    const std::string* value = nullptr;
-    for (const auto& [k, v] : kv) {
-      if (*k == r.key) {
-        value = &v;
-        break;
-      }
-    }
-    switch (r.op) {
-      case Requirement::kEq:
-        if (!value || *value != r.values[0]) return false;
-        break;
-      case Requirement::kNotEq:
-        if (value && *value == r.values[0]) return false;
-        break;
-      case Requirement::kExists:
-        if (!value) return false;
-        break;
-      case Requirement::kNotExists:
-        if (value) return false;
-        break;
-      case Requirement::kIn:
-        if (!value || std::find(r.values.begin(), r.values.end(), *value) == r.values.end()) {
-          return false;
-        }
-        break;
-      case Requirement::kNotIn:
-        if (value && std::find(r.values.begin(), r.values.end(), *value) != r.values.end()) {
-          return false;
-        }
-        break;
-    }
-  }
-  return true;
-}
-
-std::optional<Selector> ParseLabelSelector(std::string_view text, std::string* error) {
-  Selector sel;
-  if (Trimmed(text).empty()) return sel;
-  for (const std::string& part : SplitTopLevel(text)) {
-    Requirement req;
-    if (part.empty()) {
-      *error = "empty requirement in label selector";
-      return std::nullopt;
-    }
-    size_t pos;
-    if (part[0] == '!') {
-      req.key = Trimmed(std::string_view(part).substr(1));
-      req.op = Requirement::kNotExists;
-    } else if (ParseEquality(part, &req)) {  // k!=v, k==v, k=v
-    } else if ((pos = part.find(" notin ")) != std::string::npos ||
-               (pos = part.find(" in ")) != std::string::npos) {
-      bool notin = part.compare(pos, 7, " notin ") == 0;
-      req.key = Trimmed(std::string_view(part).substr(0, pos));
-      req.op = notin ? Requirement::kNotIn : Requirement::kIn;
-      std::string set = Trimmed(std::string_view(part).substr(pos + (notin ? 7 : 4)));
-      if (set.size() < 2 || set.front() != '(' || set.back() != ')') {
-        *error = "set requirement needs (values): " + part;
-        return std::nullopt;
-      }
-      for (const std::string& v : SplitTopLevel(std::string_view(set).substr(1, set.size() - 2))) {
-        req.values.push_back(v);
-      }
-    } else {
-      req.key = part;
-      req.op = Requirement::kExists;
-    }
-    if (!ValidLabelKey(req.key)) {
-      *error = "invalid label key \"" + req.key + "\"";
-      return std::nullopt;
-    }
-    sel.reqs.push_back(std::move(req));
-  }
-  return sel;
-}
-
-std::optional<Selector> ParseFieldSelector(std::string_view text, std::string* error) {
-  Selector sel;
-  if (Trimmed(text).empty()) return sel;
-  for (const std::string& part : SplitTopLevel(text)) {
-    Requirement req;
-    if (!ParseEquality(part, &req)) {
-      *error = "invalid selector: '" + part + "'; can't understand '" + part + "'";
-      return std::nullopt;
-    }
-    sel.reqs.push_back(std::move(req));
-  }
-  return sel;
+bool MatchesFields(const Selector& selector, const Object& o) {
+  // A field the object does not set reads as "", as the API server's field sets do.
+  return selector.MatchesWith([&o, value = std::string()](const std::string& key) mutable {
+    value = o.FieldValue(key);
+    return &value;
+  });
 }
 
 std::string ToJson(const rapidjson::Value& v) {
@@ -607,7 +476,7 @@ Store::ListPage Store::List(Resource r, const ListQuery& q) const {
   bool filtered = !q.labels.empty() || !q.fields.empty();
   for (; in_range(it); ++it) {
     const ObjectPtr& o = it->second;
-    if (filtered && (!q.labels.Matches(o->labels) || !q.fields.MatchesFields(*o))) continue;
+    if (filtered && (!MatchesLabels(q.labels, o->labels) || !MatchesFields(q.fields, *o))) continue;
     if (q.limit > 0 && page.items.size() == q.limit) {
       page.last_key = Key(page.items.back()->ns, page.items.back()->name);
       if (!filtered) {

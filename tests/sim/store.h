@@ -17,6 +17,7 @@
 
 #include "exporter/common/clock.h"
 #include "exporter/common/json_escape.h"
+#include "exporter/common/selector.h"
 
 namespace podwait::sim {
 
@@ -85,23 +86,9 @@ struct Object {
 };
 using ObjectPtr = std::shared_ptr<const Object>;
 
-// label and field selectors (the subset the API server accepts).
-struct Requirement {
-  enum Op { kEq, kNotEq, kExists, kNotExists, kIn, kNotIn };
-  std::string key;
-  Op op = kEq;
-  std::vector<std::string> values;
-};
-struct Selector {
-  std::vector<Requirement> reqs;
-  bool empty() const { return reqs.empty(); }
-  bool Matches(const KeyValues& labels) const;
-  bool MatchesFields(const Object& o) const;
-};
-// Label selector: "a=b,c!=d,e,!f,g in (x,y),h notin (z)". Errors are returned in *error.
-std::optional<Selector> ParseLabelSelector(std::string_view text, std::string* error);
-// Field selector: "a=b,a==b,c!=d" (no set operators).
-std::optional<Selector> ParseFieldSelector(std::string_view text, std::string* error);
+// Label and field selectors (exporter/common/selector.h) against an object's labels and fields.
+bool MatchesLabels(const Selector& selector, const KeyValues& labels);
+bool MatchesFields(const Selector& selector, const Object& o);
 // Fields a resource supports in field selectors.
 bool FieldSupported(Resource r, std::string_view field);
 

@@ -1,47 +1,16 @@
-// explain's readers of kubectl's habits: label selectors (-l) and YAML dumps (-o yaml).
+// explain's reader of kubectl's YAML dumps (-o yaml).
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "exporter/explain/label_selector.h"
 #include "exporter/explain/yaml_json.h"
 
 namespace podwait {
 namespace {
 
 using ::testing::HasSubstr;
-
-bool Selects(const std::string& selector, const std::map<std::string, std::string>& labels) {
-  Result<LabelSelector> s = LabelSelector::Parse(selector);
-  EXPECT_TRUE(s.ok()) << s.error;
-  return s.ok() && s.value->Matches(labels);
-}
-
-TEST(LabelSelector, EqualityAndSetRequirements) {
-  const std::map<std::string, std::string> tikv = {{"app.kubernetes.io/component", "tikv"},
-                                                   {"app.kubernetes.io/instance", "demo"}};
-  EXPECT_TRUE(Selects("", tikv));
-  EXPECT_TRUE(Selects("app.kubernetes.io/component=tikv", tikv));
-  EXPECT_TRUE(Selects("app.kubernetes.io/component==tikv", tikv));
-  EXPECT_FALSE(Selects("app.kubernetes.io/component=tidb", tikv));
-  EXPECT_TRUE(Selects("app.kubernetes.io/component!=tidb", tikv));
-  EXPECT_TRUE(Selects("app.kubernetes.io/component in (tidb, tikv)", tikv));
-  EXPECT_FALSE(Selects("app.kubernetes.io/component notin (tidb,tikv)", tikv));
-  EXPECT_TRUE(Selects("app.kubernetes.io/instance,!pingcap.com/managed-by", tikv));
-  EXPECT_FALSE(Selects("pingcap.com/managed-by", tikv));
-  EXPECT_TRUE(Selects("app.kubernetes.io/component=tikv, app.kubernetes.io/instance=demo", tikv));
-  EXPECT_FALSE(Selects("x!=", {{"x", ""}}));
-}
-
-TEST(LabelSelector, MalformedIsAnErrorNamingTheRequirement) {
-  for (const char* bad : {"a in (b", "a inn (b)", "=b", "a b=c", "a=b c", "in (x)"}) {
-    Result<LabelSelector> s = LabelSelector::Parse(bad);
-    EXPECT_FALSE(s.ok()) << bad;
-    EXPECT_THAT(s.error, HasSubstr("label selector")) << bad;
-  }
-}
 
 TEST(YamlDocuments, ScalarsFollowTheCoreSchema) {
   rapidjson::Document d;

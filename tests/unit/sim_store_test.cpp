@@ -27,12 +27,11 @@ KeyValues Labels(std::initializer_list<std::pair<const char*, const char*>> kv) 
 }
 
 TEST(SimSelector, LabelOperators) {
-  std::string err;
   auto l = Labels({{"app", "tikv"}, {"tier", "db"}});
   auto m = [&](const char* text) {
-    auto s = ParseLabelSelector(text, &err);
-    EXPECT_TRUE(s.has_value()) << text << ": " << err;
-    return s && s->Matches(l);
+    Result<Selector> s = Selector::ParseLabels(text);
+    EXPECT_TRUE(s.ok()) << text << ": " << s.error;
+    return s.ok() && MatchesLabels(*s, l);
   };
   EXPECT_TRUE(m("app=tikv"));
   EXPECT_TRUE(m("app==tikv,tier"));
@@ -43,7 +42,7 @@ TEST(SimSelector, LabelOperators) {
   EXPECT_TRUE(m("app in (pd, tikv)"));
   EXPECT_FALSE(m("app notin (pd,tikv)"));
   EXPECT_TRUE(m(""));
-  EXPECT_FALSE(ParseLabelSelector("app in pd", &err).has_value());
+  EXPECT_FALSE(Selector::ParseLabels("app in pd").ok());
 }
 
 TEST(SimStore, HistoryIsBoundedAndCompactionMakesOldVersionsTooOld) {

@@ -1,4 +1,4 @@
-#include "exporter/explain/label_selector.h"
+#include "exporter/common/selector.h"
 
 #include <algorithm>
 
@@ -29,9 +29,11 @@ std::vector<std::string_view> SplitRequirements(std::string_view text) {
   return out;
 }
 
-// A label key or value: letters, digits, '-', '_', '.', and '/' in a key's prefix.
+// A label key or value: letters, digits, '-', '_', '.', and '/' in a key's prefix (at most 253
+// characters, a '/' and 63).
 bool ValidToken(std::string_view s, bool key) {
   if (s.empty()) return !key;
+  if (s.size() > 317) return false;
   return std::all_of(s.begin(), s.end(), [key](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
            (key && c == '/');
@@ -40,17 +42,26 @@ bool ValidToken(std::string_view s, bool key) {
 
 }  // namespace
 
-Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
-  using R = Result<LabelSelector>;
-  LabelSelector selector;
+Result<Selector> Selector::ParseLabels(std::string_view text) { return Parse(text, false); }
+
+Result<Selector> Selector::ParseFields(std::string_view text) { return Parse(text, true); }
+
+Result<Selector> Selector::Parse(std::string_view text, bool fields) {
+  using R = Result<Selector>;
+  Selector selector;
   if (Trim(text).empty()) return R::Ok(std::move(selector));
   for (std::string_view req : SplitRequirements(text)) {
-    const auto bad = [&req](const std::string& why) {
-      return R::Fail("label selector: \"" + std::string(req) + "\": " + why);
+    const auto bad = [&req, fields](const std::string& why) {
+      return R::Fail((fields ? "field selector: \"" : "label selector: \"") + std::string(req) +
+                     "\": " + why);
     };
+    if (req.empty()) return bad("empty requirement");
     Requirement r;
     size_t paren = req.find('(');
     size_t op_at = std::string_view::npos;
+    if (fields && (paren != std::string_view::npos || req.find('=') == std::string_view::npos)) {
+      return bad("a field selector takes only =, == and !=");
+    }
     if (paren != std::string_view::npos) {
       if (req.back() != ')') return bad("a set must end with ')'");
       std::string_view head = Trim(req.substr(0, paren));
@@ -81,36 +92,41 @@ Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
       r.key = std::string(req);
     }
     if (!ValidToken(r.key, true)) return bad("invalid key \"" + r.key + "\"");
+    // A field's value is any text (a fieldPath, a UID); a label's value is a token.
     for (const std::string& v : r.values) {
-      if (!ValidToken(v, false)) return bad("invalid value \"" + v + "\"");
+      if (!fields && !ValidToken(v, false)) return bad("invalid value \"" + v + "\"");
     }
     selector.requirements_.push_back(std::move(r));
   }
   return R::Ok(std::move(selector));
 }
 
-bool LabelSelector::Matches(const std::map<std::string, std::string>& labels) const {
-  for (const Requirement& r : requirements_) {
-    auto it = labels.find(r.key);
-    const bool has = it != labels.end();
-    const bool in =
-        has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
-    switch (r.op) {
-      case Op::kIn:
-        if (!in) return false;
-        break;
-      case Op::kNotIn:
-        if (in) return false;
-        break;
-      case Op::kExists:
-        if (!has) return false;
-        break;
-      case Op::kNotExists:
-        if (has) return false;
-        break;
-    }
+std::vector<std::string_view> Selector::keys() const {
+  std::vector<std::string_view> out;
+  for (const Requirement& r : requirements_) out.push_back(r.key);
+  return out;
+}
+
+bool Selector::Requirement::Satisfied(const std::string* value) const {
+  const bool in = value && std::find(values.begin(), values.end(), *value) != values.end();
+  switch (op) {
+    case Op::kIn:
+      return in;
+    case Op::kNotIn:
+      return !in;
+    case Op::kExists:
+      return value != nullptr;
+    case Op::kNotExists:
+      return value == nullptr;
   }
-  return true;
+  return false;
+}
+
+bool Selector::Matches(const std::map<std::string, std::string>& labels) const {
+  return MatchesWith([&labels](const std::string& key) -> const std::string* {
+    auto it = labels.find(key);
+    return it == labels.end() ? nullptr : &it->second;
+  });
 }
 
 }  // namespace podwait
