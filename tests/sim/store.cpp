@@ -227,7 +227,8 @@ bool MatchesLabels(const Selector& selector, const KeyValues& labels) {
 
 bool MatchesFields(const Selector& selector, const Object& o) {
   // A field the object does not set reads as "", as the API server's field sets do.
-  return selector.MatchesWith([&o, value = std::string()](const std::string& key) mutable {
+  std::string value;
+  return selector.MatchesWith([&o, &value](const std::string& key) {
     value = o.FieldValue(key);
     return &value;
   });
