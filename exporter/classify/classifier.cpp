@@ -408,6 +408,58 @@ std::optional<Classification> FromNodeClaim(const Context& ctx, Timestamp start,
   return std::nullopt;  // its node is up: the nomination's own rule decides
 }
 
+// What a ProvisioningRequest's conditions make of the wait of a pod consuming it
+// (docs/DESIGN.md §4): the failures first (Failed, BookingExpired, CapacityRevoked: `capacity`,
+// the request will not bring the pod a node), then Provisioned (the capacity is there, the
+// scheduler places the pod next) and Accepted (cluster-autoscaler is finding or buying it): the
+// wait is planned, `scale_up`. Neither: nullopt, the pod's own messages decide.
+struct ProvReqRule {
+  ProvReqCondition condition;
+  WaitClass wait_class;
+  std::string_view reason;
+};
+constexpr ProvReqRule kProvReqRules[] = {
+    {ProvReqCondition::kFailed, WaitClass::kCapacity, r::kProvisioningRequestFailed},
+    {ProvReqCondition::kBookingExpired, WaitClass::kCapacity,
+     r::kProvisioningRequestBookingExpired},
+    {ProvReqCondition::kCapacityRevoked, WaitClass::kCapacity,
+     r::kProvisioningRequestCapacityRevoked},
+    {ProvReqCondition::kProvisioned, WaitClass::kScaleUp, r::kProvisioningRequestProvisioned},
+    {ProvReqCondition::kAccepted, WaitClass::kScaleUp, r::kProvisioningRequestAccepted},
+};
+
+// "ProvisioningRequest ns/name Failed=True CapacityIsNotFound: CA could not find requested
+// capacity"
+std::string ProvReqEvidence(const ProvisioningRequestFacts& pr, ProvReqCondition which) {
+  const NodeClaimCondition& c = pr.Condition(which);
+  std::string out = "ProvisioningRequest " + pr.Key() + " " +
+                    std::string(kProvReqConditions[static_cast<size_t>(which)]) + "=True";
+  if (!c.reason.empty()) out += " " + c.reason;
+  if (!c.message.empty()) out += ": " + c.message;
+  return out;
+}
+
+std::optional<Classification> FromProvisioningRequest(const Context& ctx, Timestamp start) {
+  const ProvisioningRequestView* view = ctx.autoscaler.provisioning_requests.get();
+  if (view == nullptr || ctx.pod.provisioning_request.empty()) return std::nullopt;
+  const ProvisioningRequestFacts* pr = view->Find(ctx.pod.namespace_, ctx.pod.provisioning_request);
+  if (pr == nullptr) return std::nullopt;
+  for (const ProvReqRule& rule : kProvReqRules) {
+    if (pr->Condition(rule.condition).status != ConditionStatus::kTrue) continue;
+    std::string evidence = ProvReqEvidence(*pr, rule.condition);
+    // Accepted, not yet provisioned: why not yet (Provisioned=False CapacityIsNotFound, ...).
+    const NodeClaimCondition& provisioned = pr->Condition(ProvReqCondition::kProvisioned);
+    if (rule.condition == ProvReqCondition::kAccepted &&
+        provisioned.status == ConditionStatus::kFalse) {
+      evidence += "; Provisioned=False";
+      if (!provisioned.reason.empty()) evidence += " " + provisioned.reason;
+      if (!provisioned.message.empty()) evidence += ": " + provisioned.message;
+    }
+    return Waiting(Stage::kUnscheduled, rule.wait_class, rule.reason, start, std::move(evidence));
+  }
+  return std::nullopt;
+}
+
 // The autoscaler's latest verdict on the pod (a scale-up triggered, a nomination, a refusal);
 // nullopt when its message cannot be read.
 std::optional<Classification> FromAutoscalerVerdict(const Context& ctx, Timestamp start,
@@ -477,6 +529,9 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
                    "PodScheduled=False SchedulingGated" +
                        (cond->message.empty() ? std::string() : ": " + cond->message));
   }
+
+  // The ProvisioningRequest the pod consumes says whether its wait is planned.
+  if (auto c = FromProvisioningRequest(ctx, start)) return std::move(*c);
 
   // The scheduler's view: the condition's message, or the last FailedScheduling it wrote.
   std::string fit_message = cond != nullptr ? cond->message : "";

@@ -71,6 +71,9 @@ AutoscalerState Pipeline::Autoscaler(Timestamp now) const {
   if (options().autoscaler_mode.MayUse(AutoscalerKind::kKarpenter)) {
     state.nodeclaims = std::move(nodeclaims);
   }
+  if (options().autoscaler_mode.MayUse(AutoscalerKind::kClusterAutoscaler)) {
+    state.provisioning_requests = provisioning_requests_.View();
+  }
   return state;
 }
 

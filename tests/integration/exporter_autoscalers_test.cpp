@@ -10,17 +10,42 @@
 namespace podwait::testing {
 namespace {
 
+bool HasReason(const std::string& text, const char* pod, const char* wait_class,
+               const char* reason) {
+  return !FindSamples(text, "podwait_pod_waiting_seconds",
+                      {{"pod", pod}, {"class", wait_class}, {"reason", reason}})
+              .empty();
+}
+
 // cluster-autoscaler >= 1.30 names the group's backoff error: the pod's reason says it.
 TEST(ExporterAutoscalers, NodeGroupBackoffCodeIsThePodsReason) {
   SimAndExporter stack("tests/scenarios/autoscalers.json");
   std::string text;
   ASSERT_TRUE(stack.ScrapeUntil(
       [](const std::string& t) {
-        return !FindSamples(t, "podwait_pod_waiting_seconds",
-                            {{"pod", "as-tikv-0"},
-                             {"class", "capacity"},
-                             {"reason", "backoff_quota_exceeded"}})
-                    .empty();
+        return HasReason(t, "as-tikv-0", "capacity", "backoff_quota_exceeded");
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+}
+
+// Pods consuming ProvisioningRequests: the request's conditions are the pod's reason, and a
+// request that changes (accepted -> provisioned) changes it, through list and watch.
+TEST(ExporterAutoscalers, TheConsumedProvisioningRequestIsThePodsReason) {
+  SimAndExporter stack("tests/scenarios/autoscalers.json");
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        return HasReason(t, "as-tikv-2", "capacity", "provisioning_request_failed") &&
+               (HasReason(t, "as-tikv-1", "scale_up", "provisioning_request_accepted") ||
+                HasReason(t, "as-tikv-1", "scale_up", "provisioning_request_provisioned"));
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  // The step provreq-provisioned (3 s in) marks the request Provisioned.
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        return HasReason(t, "as-tikv-1", "scale_up", "provisioning_request_provisioned");
       },
       20, &text))
       << text << stack.exporter().ReadLog();

@@ -364,6 +364,38 @@ struct Row {
     autoscaler.nodeclaims = v;
     return *v;
   }
+  // The pod consumes the ProvisioningRequest `request` (its annotation; `deprecated_key`: the
+  // cluster-autoscaler.kubernetes.io/ one Kueue wrote before).
+  Row& Consumes(std::string request, bool deprecated_key = false) {
+    const char* key = deprecated_key
+                          ? "cluster-autoscaler.kubernetes.io/consume-provisioning-request"
+                          : "autoscaling.x-k8s.io/consume-provisioning-request";
+    return With([request, key](YAML::Node& d) { d["metadata"]["annotations"][key] = request; });
+  }
+  // ProvisioningRequests are watched; `request` (in the pod's namespace) has these conditions
+  // True (an Accepted one also has Provisioned=False CapacityIsNotFound unless Provisioned is
+  // among them).
+  Row& ProvReq(std::string request, std::vector<ProvReqCondition> true_conditions,
+               std::string why = "", std::string message = "") {
+    auto v = autoscaler.provisioning_requests
+                 ? std::make_shared<ProvisioningRequestView>(*autoscaler.provisioning_requests)
+                 : std::make_shared<ProvisioningRequestView>();
+    if (!request.empty()) {
+      ProvisioningRequestFacts pr;
+      pr.namespace_ = "tidb";
+      pr.name = std::move(request);
+      auto& provisioned = pr.conditions[static_cast<size_t>(ProvReqCondition::kProvisioned)];
+      provisioned = {ConditionStatus::kFalse, "CapacityIsNotFound",
+                     "Capacity is not found, CA will try to find it later.", At("10:00:10")};
+      for (ProvReqCondition c : true_conditions) {
+        pr.conditions[static_cast<size_t>(c)] = {ConditionStatus::kTrue, why, message,
+                                                 At("10:00:20")};
+      }
+      v->requests.insert_or_assign(pr.Key(), std::move(pr));
+    }
+    autoscaler.provisioning_requests = v;
+    return *this;
+  }
   Row& ClusterBackoff() {
     autoscaler.cluster_scale_up_backoff = true;
     return *this;
@@ -834,6 +866,75 @@ std::vector<Row> Rows() {
               At("10:00:05"))
           .Now(At("10:02:00"))
           .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0));
+
+  // ===== unscheduled: the ProvisioningRequest the pod consumes =================================
+  using PR = ProvReqCondition;
+  add(Row("ProvReqAcceptedStillLooking", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("demo-tikv-scale", {PR::kAccepted}, "Accepted",
+                   "ProvisioningRequest is accepted by ClusterAutoscaler")
+          .Now(At("10:30:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kProvisioningRequestAccepted, t0,
+                  "ProvisioningRequest tidb/demo-tikv-scale Accepted=True Accepted: "
+                  "ProvisioningRequest is accepted by ClusterAutoscaler; Provisioned=False "
+                  "CapacityIsNotFound"));
+  add(Row("ProvReqProvisioned", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("demo-tikv-scale", {PR::kAccepted, PR::kProvisioned}, "CapacityIsProvisioned",
+                   "Capacity is found in the cluster")
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kProvisioningRequestProvisioned, t0,
+                  "Provisioned=True CapacityIsProvisioned: Capacity is found in the cluster"));
+  // The request decides before the autoscaler's events and the scheduler's message.
+  add(Row("ProvReqFailedOverTriggeredScaleUp", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("demo-tikv-scale", {PR::kAccepted, PR::kFailed}, "CapacityIsNotFound",
+                   "CA could not find requested capacity")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kProvisioningRequestFailed, t0,
+                  "Failed=True CapacityIsNotFound: CA could not find requested capacity"));
+  // Booked, but the pod did not come in time: Provisioned stays True beside BookingExpired.
+  add(Row("ProvReqBookingExpired", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("demo-tikv-scale", {PR::kAccepted, PR::kProvisioned, PR::kBookingExpired},
+                   "CapacityReservationTimeExpired", "Capacity reservation time is expired")
+          .Now(At("10:20:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kProvisioningRequestBookingExpired, t0,
+                  "BookingExpired=True CapacityReservationTimeExpired"));
+  add(Row("ProvReqCapacityRevokedDeprecatedAnnotation", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale", true)
+          .ProvReq("demo-tikv-scale", {PR::kAccepted, PR::kProvisioned, PR::kCapacityRevoked},
+                   "NodesPreempted", "Provisioned nodes were preempted")
+          .Now(At("10:20:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kProvisioningRequestCapacityRevoked, t0,
+                  "CapacityRevoked=True NodesPreempted"));
+  // Not listed (deleted, another namespace's, or not yet seen): the pod's own messages decide.
+  add(Row("ProvReqNotListedFallsBackToThePodsMessages", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("other-request", {PR::kAccepted})
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // Listed but not accepted yet (CA has not looked at it): the pod's own messages decide.
+  add(Row("ProvReqNotAcceptedYetFallsBack", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("demo-tikv-scale", {})
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
+  // ProvisioningRequests not watched (--autoscaler=karpenter, or the CRD absent): unchanged.
+  add(Row("ProvReqNotWatchedUnchanged", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
 
   // ===== unscheduled: nobody decided yet (scheduling) and gates (gated) =======================
   add(Row("DecisionGraceExactly", kUnsched)
@@ -1799,8 +1900,9 @@ std::vector<Row> Rows() {
           .Plan(r::kLeaderEviction, "LeadersEvicted=True Evicted", V2At("08:00:05"))
           .WithDeps(AllReady(V2At("07:00:00")))
           .Now(V2At("08:10:00"))
-          .Expect(S::kStarting, C::kPlanned, r::kLeaderEviction, inst_since,
-                  "TiKV instance LeadersEvicted=True Evicted; else not_ready/instance_not_healthy"));
+          .Expect(
+              S::kStarting, C::kPlanned, r::kLeaderEviction, inst_since,
+              "TiKV instance LeadersEvicted=True Evicted; else not_ready/instance_not_healthy"));
   // The grace counts from the later of the condition's transition and the stage start.
   add(Row("V2LeadersEvictedPastGrace", kV2TikvReady)
           .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
