@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "exporter/common/json.h"
+#include "exporter/sources/object_conditions.h"
 #include "exporter/sources/pods.h"
 #include "exporter/sources/reflector_options.h"
 
@@ -11,7 +12,6 @@ namespace podwait {
 using json::Array;
 using json::Object;
 using json::Str;
-using json::Time;
 
 namespace {
 constexpr size_t kMaxMessage = 512;
@@ -29,20 +29,8 @@ Result<ProvisioningRequestFacts> ParseProvisioningRequest(const rapidjson::Value
   }
   pr.provisioning_class =
       BoundedText(Str(Object(&object, "spec"), "provisioningClassName"), kMaxObjectName);
-  if (const rapidjson::Value* conditions = Array(Object(&object, "status"), "conditions")) {
-    for (const rapidjson::Value& c : conditions->GetArray()) {
-      if (!c.IsObject()) continue;
-      const std::string_view type = Str(&c, "type");
-      for (size_t i = 0; i < std::size(kProvReqConditions); ++i) {
-        if (type != kProvReqConditions[i]) continue;
-        NodeClaimCondition& out = pr.conditions[i];
-        out.status = ParseConditionStatus(Str(&c, "status"));
-        out.reason = BoundedText(Str(&c, "reason"), kMaxObjectName);
-        out.message = BoundedText(Str(&c, "message"), kMaxMessage);
-        out.since = Time(&c, "lastTransitionTime");
-      }
-    }
-  }
+  ReadObjectConditions(Array(Object(&object, "status"), "conditions"), kProvReqConditions,
+                       pr.conditions, kMaxObjectName, kMaxMessage);
   return R::Ok(std::move(pr));
 }
 

@@ -81,22 +81,29 @@ TEST(Inputs, NodeClaimRowsWriteThePipelinesNodeClaimStore) {
   EXPECT_EQ(pipeline.nodeclaims().View()->FailureOf("default-x9q2w")->message, "no capacity");
 }
 
-// The ProvisioningRequest row: one reflector per watched namespace, each writing its namespace
-// of the Pipeline's store; the classifier's autoscaler state carries the view.
-TEST(Inputs, ProvisioningRequestRowFollowsTheNamespacesAndWritesThePipeline) {
+// A Pipeline and the context the input rows' handlers write it through.
+struct Wired {
+  explicit Wired(Config c) : config(std::move(c)) {}
   Config config;
-  config.namespaces = {"a", "tidb"};
-  FakeClock clock(1'700'000'000'000);
-  Pipeline pipeline(config, clock);
+  FakeClock clock{1'700'000'000'000};
+  Pipeline pipeline{config, clock};
   std::vector<std::unique_ptr<ReflectorHandler>> handlers;
   std::unique_ptr<CaStatusSource> ca_status;
   InputContext ctx{config, pipeline, clock, handlers, ca_status, {}};
+};
+
+// The ProvisioningRequest row: one reflector per watched namespace, each writing its namespace
+// of the Pipeline's store; a 404 or a 403 disables it.
+TEST(Inputs, ProvisioningRequestRowFollowsTheNamespacesAndWritesThePipeline) {
+  Config config;
+  config.namespaces = {"a", "tidb"};
+  Wired w(config);
   const InputSource& row = InputSources()[9];
   ASSERT_EQ(row.resource, "provisioningrequests");
-  std::vector<ReflectorOptions> options = row.reflectors(config);
+  std::vector<ReflectorOptions> options = row.reflectors(w.config);
   ASSERT_EQ(options.size(), 2u);
   EXPECT_EQ(options[1].path, "/apis/autoscaling.x-k8s.io/v1/namespaces/tidb/provisioningrequests");
-  ReflectorHandler& h = row.handler(ctx, options[1]);
+  ReflectorHandler& h = row.handler(w.ctx, options[1]);
   rapidjson::Document doc;
   doc.Parse(R"({"metadata":{"name":"demo-tikv-scale","namespace":"tidb"},"status":{
       "conditions":[{"type":"Failed","status":"True","reason":"CapacityIsNotFound"}]}})");
@@ -104,7 +111,7 @@ TEST(Inputs, ProvisioningRequestRowFollowsTheNamespacesAndWritesThePipeline) {
   ASSERT_TRUE(h.OnListItem(doc));
   h.OnListEnd("1");
   const ProvisioningRequestFacts* pr =
-      pipeline.provisioning_requests().View()->Find("tidb", "demo-tikv-scale");
+      w.pipeline.provisioning_requests().View()->Find("tidb", "demo-tikv-scale");
   ASSERT_NE(pr, nullptr);
   EXPECT_EQ(pr->Condition(ProvReqCondition::kFailed).reason, "CapacityIsNotFound");
   EXPECT_TRUE(h.OnNotFound()) << "the CRD not installed disables the input";
