@@ -519,6 +519,38 @@ std::optional<Classification> FromAutoscalerVerdict(const Context& ctx, Timestam
   return std::nullopt;
 }
 
+// A present autoscaler that said nothing about a pod short of resources (docs/DESIGN.md §4,
+// "a silent autoscaler"): the autoscaler is what is broken, not the capacity. Silent when its
+// status stopped moving (cluster-autoscaler's ConfigMap older than the silence grace), or when the
+// pod has been unschedulable past the silence grace but within the events' lifetime (kEventTtl:
+// any verdict written for this wait would still be there). Not silent: while a node group is
+// scaling up (cluster-autoscaler writes nothing for a pod that fits on nodes already coming), or
+// past the events' lifetime with a healthy status (the verdict may have expired).
+std::optional<Classification> SilentAutoscaler(const Context& ctx, Timestamp start, Timestamp since,
+                                               const std::string& evidence) {
+  const AutoscalerState& as = ctx.autoscaler;
+  for (const auto& g : as.node_groups) {
+    if (g.scale_up_in_progress) return std::nullopt;
+  }
+  std::string names;
+  bool stale = false;
+  for (const AutoscalerInfo& info : kAutoscalers) {
+    if (!as.Present(info.kind)) continue;
+    names += (names.empty() ? "" : ", ") + std::string(info.name);
+    stale = stale || as.status_stale[info.kind];
+  }
+  if (names.empty()) return std::nullopt;
+  if (!stale && (!Past(ctx, since, ctx.opt.silence_grace) || Past(ctx, since, kEventTtl))) {
+    return std::nullopt;
+  }
+  std::string why =
+      stale ? "its status ConfigMap stopped updating (last " + std::string(kAgo) + ")"
+            : "no verdict on the pod since it became unschedulable " + std::string(kAgo);
+  return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kAutoscalerSilent, start,
+                 "autoscaler " + names + " present but silent: " + why + "; " + evidence,
+                 stale ? as.ca_status_time : since);
+}
+
 Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
   const PodRecord& pod = ctx.pod;
   const PodCondition* cond = pod.Condition("PodScheduled");
@@ -595,6 +627,9 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
         }
       }
     }
+  }
+  if (v == FitVerdict::kResource && verdict == nullptr) {
+    if (auto c = SilentAutoscaler(ctx, start, since, scheduler_evidence)) return std::move(*c);
   }
   return FromFit(start, v, why,
                  mix_note.empty() ? scheduler_evidence : mix_note + "; " + scheduler_evidence);

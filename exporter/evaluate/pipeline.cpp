@@ -65,9 +65,9 @@ AutoscalerState Pipeline::Autoscaler(Timestamp now) const {
     ca = ca_status_;
   }
   std::shared_ptr<const NodeClaimView> nodeclaims = nodeclaims_.View();
-  AutoscalerState state = MakeAutoscalerState(options().autoscaler_mode,
-                                              SignalsOf(events_, ca.configmap_present, *nodeclaims),
-                                              ca.status.get(), now);
+  AutoscalerState state = MakeAutoscalerState(
+      options().autoscaler_mode, SignalsOf(events_, ca.configmap_present, *nodeclaims),
+      ca.status.get(), now, options().classifier.silence_grace);
   if (options().autoscaler_mode.MayUse(AutoscalerKind::kKarpenter)) {
     state.nodeclaims = std::move(nodeclaims);
   }

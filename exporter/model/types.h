@@ -153,6 +153,14 @@ const DependencyMap& DefaultDependencyMap();
 // says what each does).
 inline constexpr Timestamp kDefaultDecisionGrace = 60 * kSecond;
 inline constexpr Timestamp kDefaultProvisionTimeout = 15 * kMinute;
+// How long an autoscaler may say nothing about an unschedulable pod short of resources, and how
+// old its status object may get, before podwait calls it silent (--autoscaler.silence-grace).
+// cluster-autoscaler looks at every unschedulable pod each loop (10s) and rewrites its status
+// ConfigMap each loop; Karpenter batches pods for seconds.
+inline constexpr Timestamp kDefaultSilenceGrace = 5 * kMinute;
+// How long the API server keeps an event (kube-apiserver --event-ttl, 1h by default): a verdict
+// older than this may be gone, so its absence proves nothing.
+inline constexpr Timestamp kEventTtl = 60 * kMinute;
 inline constexpr Timestamp kDefaultDependencyReadyGrace = 2 * kMinute;
 // A PD member waiting for its peers to form a quorum (--pd.bootstrap-grace): PD members wait for
 // peers that may themselves wait for nodes (a scale-up takes minutes), so minutes, never under 3.
@@ -342,6 +350,11 @@ struct AutoscalerState {
   bool forced_none = false;                  // --autoscaler=none
   std::vector<NodeGroupStatus> node_groups;  // from the CA status ConfigMap
   bool cluster_scale_up_backoff = false;     // cluster-wide ScaleUp: Backoff
+  // When cluster-autoscaler last wrote its status (the YAML's clusterWide.health.lastProbeTime or
+  // top-level time, the text format's "Cluster-autoscaler status at <time>:"); 0: unknown.
+  Timestamp ca_status_time = 0;
+  // Per kind: its status object stopped moving (older than the silence grace at the evaluation).
+  PerAutoscaler<bool> status_stale;
   // Karpenter's NodeClaims; nullptr when they are not watched. Compared by pointer: the store
   // hands out a new view only when a NodeClaim or a launch failure changed.
   std::shared_ptr<const NodeClaimView> nodeclaims;

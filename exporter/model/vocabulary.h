@@ -164,6 +164,9 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kBackoffCloudProviderError, "backoff_cloud_provider_error", kCapacity)                      \
   X(kBackoffOther, "backoff_other", kCapacity)                                                  \
   X(kScaleUpTimeout, "scale_up_timeout", kCapacity)                                             \
+  /* an autoscaler is present but said nothing about the pod past the silence grace, or its     \
+     status stopped moving: the autoscaler is broken, not the capacity */                       \
+  X(kAutoscalerSilent, "autoscaler_silent", kCapacity)                                          \
   /* Karpenter could not launch the pod's NodeClaim: the cloud has no capacity of the chosen    \
      instance types, its NodeClass is not ready, or the launch keeps failing */                 \
   X(kKarpenterInsufficientCapacity, "karpenter_insufficient_capacity", kCapacity)               \

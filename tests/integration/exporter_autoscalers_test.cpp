@@ -50,5 +50,21 @@ TEST(ExporterAutoscalers, TheConsumedProvisioningRequestIsThePodsReason) {
       << text << stack.exporter().ReadLog();
 }
 
+// A pod short of resources that the present cluster-autoscaler says nothing about past the
+// silence grace: the autoscaler is silent, and reported unhealthy.
+TEST(ExporterAutoscalers, ASilentAutoscalerIsThePodsReasonAndUnhealthy) {
+  SimAndExporter stack("tests/scenarios/autoscalers.json");
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        return HasReason(t, "as-tikv-3", "capacity", "autoscaler_silent") &&
+               SampleValue(t, "podwait_autoscaler_healthy", {{"kind", "cluster-autoscaler"}}) == 0;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  // Only detected kinds have a health.
+  EXPECT_TRUE(FindSamples(text, "podwait_autoscaler_healthy", {{"kind", "karpenter"}}).empty());
+}
+
 }  // namespace
 }  // namespace podwait::testing

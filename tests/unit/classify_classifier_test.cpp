@@ -396,6 +396,12 @@ struct Row {
     autoscaler.provisioning_requests = v;
     return *this;
   }
+  // cluster-autoscaler's status last written at `probed` and older than the silence grace.
+  Row& StatusStale(Timestamp probed) {
+    autoscaler.ca_status_time = probed;
+    autoscaler.status_stale[AutoscalerKind::kClusterAutoscaler] = true;
+    return *this;
+  }
   Row& ClusterBackoff() {
     autoscaler.cluster_scale_up_backoff = true;
     return *this;
@@ -867,6 +873,50 @@ std::vector<Row> Rows() {
           .Now(At("10:02:00"))
           .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0));
 
+  // ===== unscheduled: a silent autoscaler (present, no verdict on a pod short of resources) ====
+  add(Row("SilentCaPastTheSilenceGrace", kUnsched)
+          .Ca()
+          .Now(unsched_since + 5 * kMinute + 1)
+          .Expect(
+              S::kUnscheduled, C::kCapacity, r::kAutoscalerSilent, t0,
+              "autoscaler cluster-autoscaler present but silent: no verdict on the pod since it "
+              "became unschedulable 5m0s ago"));
+  add(Row("SilentCaExactlyAtTheSilenceGraceIsNotYet", kUnsched)
+          .Ca()
+          .Now(unsched_since + 5 * kMinute)
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  add(Row("SilentKarpenter", kUnsched)
+          .Karpenter()
+          .Now(At("10:20:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kAutoscalerSilent, t0, "karpenter present"));
+  // Events live an hour: past it, a verdict may have expired; a healthy status is believed.
+  add(Row("QuietCaPastTheEventTtlWithAHealthyStatus", kUnsched)
+          .Ca()
+          .Now(unsched_since + 60 * kMinute + 1)
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // A status that stopped moving: silent whatever the pod's age.
+  add(Row("SilentCaStatusStopped", kUnsched)
+          .Ca()
+          .StatusStale(At("10:01:00"))
+          .Now(At("12:00:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kAutoscalerSilent, t0,
+                  "status ConfigMap stopped updating (last 1h59m ago)"));
+  // An autoscaler verdict, even one that is not about capacity, is not silence.
+  add(Row("CaWithAVerdictIsNotSilent", kUnsched)
+          .Ca()
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up: 3 Insufficient memory", At("10:00:20"))
+          .Now(At("10:30:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // Constraints are no autoscaler's business: more nodes of the same kind would not help.
+  add(Row("QuietCaOnAConstraintIsNotSilent", kUnsched)
+          .Ca()
+          .With(FitMessage("0/3 nodes are available: 3 node(s) didn't match Pod's node "
+                           "affinity/selector. preemption: 0/3 nodes are available: 3 "
+                           "Preemption is not helpful for scheduling."))
+          .Now(At("10:30:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kNodeAffinity, t0));
+
   // ===== unscheduled: the ProvisioningRequest the pod consumes =================================
   using PR = ProvReqCondition;
   add(Row("ProvReqAcceptedStillLooking", kUnsched)
@@ -992,9 +1042,12 @@ std::vector<Row> Rows() {
           .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientCpu, t0));
   // Real fixture: 1 node being deleted by CA, 2 short of cpu. The deleted node is not the pod's
   // constraint; the others prove a node with room would fit.
+  // The fixture has the pod's status, not its events: cluster-autoscaler's verdict on it is not
+  // known, so silence is not judged here (the silence grace is out of reach).
   add(Row("RealAutoscalerTaintAndCpu", kRealTaint)
           .With(TikvMetadata("2024-11-22T18:20:40Z"))
           .Ca()
+          .Options([](ClassifierOptions& o) { o.silence_grace = 2 * kEventTtl; })
           .Now(ParseRfc3339("2024-11-22T18:30:44Z").value())
           .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientCpu,
                   ParseRfc3339("2024-11-22T18:20:40Z").value(), "ToBeDeletedByClusterAutoscaler"));
