@@ -290,6 +290,21 @@
             + 'fail while PD is not known to be down. podwait falls back to TidbCluster status or '
             + 'classifies its waiting pods with reason dependency_unknown.',
           ),
+          // An autoscaler is present but broken: its status ConfigMap stopped updating, or a pod
+          // short of resources got no verdict from it past the silence grace (those pods are
+          // also PodCapacityShortfall, reason autoscaler_silent; this alert names the autoscaler).
+          alert(
+            'AutoscalerSilent',
+            |||
+              max by (%s) (
+                podwait_autoscaler_healthy
+              ) == 0
+            ||| % by(['kind']),
+            'An autoscaler is present but silent: its status stopped updating or it says nothing about unschedulable pods.',
+            'Autoscaler {{ $labels.kind }} is detected but not healthy: its status ConfigMap stopped '
+            + 'updating, or unschedulable pods short of resources got no verdict from it (reason '
+            + 'autoscaler_silent). Pods will not get nodes until it works again.',
+          ),
           // --web.config.file changed and cannot be used (garbage, deleted, a certificate that
           // does not load or match its key): podwait serves with the last good config, so a
           // renewed certificate or a changed password has not taken effect. As Prometheus' own

@@ -51,6 +51,9 @@
       PodwaitWatchStale: { severity: 'warning', 'for': '10m', keepFiringFor: '' },
       PodwaitProbeFailing: { severity: 'warning', 'for': '10m', keepFiringFor: '5m' },
       PodwaitWebConfigReloadFailed: { severity: 'warning', 'for': '10m', keepFiringFor: '' },
+      // An autoscaler podwait detected is silent or its status stopped updating
+      // (podwait_autoscaler_healthy 0, the exporter's --autoscaler.silence-grace already waited).
+      AutoscalerSilent: { severity: 'warning', 'for': '5m', keepFiringFor: '5m' },
       // tidb-operator v2 (docs/DESIGN.md §6): a planned wait past its grace (the exporter's
       // --v2.*-grace flags), a cluster paused so long that whatever broke meanwhile stays broken
       // (the operator heals nothing while paused: 4h is past any maintenance window), the

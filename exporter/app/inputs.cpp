@@ -6,6 +6,7 @@
 #include "exporter/sources/events.h"
 #include "exporter/sources/nodeclaims.h"
 #include "exporter/sources/pods.h"
+#include "exporter/sources/provisioning_requests.h"
 #include "exporter/sources/reflector_options.h"
 #include "exporter/sources/tidbcluster_source.h"
 #include "exporter/sources/v2_source.h"
@@ -125,6 +126,17 @@ ReflectorHandler& NodeClaimEventHandler(InputContext& ctx, const ReflectorOption
   return Keep<NodeClaimEventSource>(ctx, ctx.pipeline.nodeclaims(), ctx.clock);
 }
 
+// ProvisioningRequests are cluster-autoscaler's: read unless the autoscaler mode rules it out.
+// Namespaced, so they follow --namespaces like the pods.
+bool ProvisioningRequestsEnabled(const InputContext& ctx) {
+  return ctx.pipeline.options().autoscaler_mode.MayUse(AutoscalerKind::kClusterAutoscaler);
+}
+
+ReflectorHandler& ProvisioningRequestHandler(InputContext& ctx, const ReflectorOptions& o) {
+  return Keep<ProvisioningRequestSource>(ctx, ctx.pipeline.provisioning_requests(),
+                                         ReflectorNamespace(o));
+}
+
 constexpr InputSource kInputs[] = {
     {"pods", "/api/v1", Always, PodReflectorOptions, PodHandler},
     {"events", "/api/v1", Always, EventReflectorOptions, EventHandler},
@@ -136,6 +148,8 @@ constexpr InputSource kInputs[] = {
     {"persistentvolumes", "/api/v1", VolumesEnabled, VolumeReflectorOptions, VolumeHandler},
     {"nodeclaims", kNodeClaimApi, NodeClaimsEnabled, NodeClaimReflectors, NodeClaimHandler},
     {"events", "/api/v1", NodeClaimsEnabled, NodeClaimEventReflectors, NodeClaimEventHandler},
+    {"provisioningrequests", kProvisioningRequestApi, ProvisioningRequestsEnabled,
+     ProvisioningRequestReflectorOptions, ProvisioningRequestHandler},
 };
 
 }  // namespace

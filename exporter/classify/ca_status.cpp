@@ -5,6 +5,8 @@
 #include <cctype>
 #include <exception>
 
+#include "exporter/common/time_format.h"
+
 namespace podwait {
 namespace {
 
@@ -59,6 +61,15 @@ void SetScaleUp(NodeGroupStatus* g, std::string_view status) {
 CaStatusParse ParseText(std::string_view text) {
   CaStatus st;
   st.format = CaStatus::Format::kText;
+  {
+    constexpr std::string_view kHeader = "Cluster-autoscaler status at ";
+    std::string_view first = text.substr(0, text.find('\n'));
+    if (first.starts_with(kHeader)) {
+      first.remove_prefix(kHeader.size());
+      if (first.ends_with(':')) first.remove_suffix(1);
+      st.probe_time = ParseGoTime(first).value_or(0);
+    }
+  }
   enum class Section { kHeader, kCluster, kGroups } section = Section::kHeader;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -130,6 +141,10 @@ CaStatusParse ParseYaml(std::string_view text) {
     st.format = CaStatus::Format::kYaml;
     st.autoscaler_status = Scalar(as);
     st.cluster_scale_up = Scalar(Child(Child(cluster, "scaleUp"), "status"));
+    std::optional<Timestamp> probed =
+        ParseGoTime(Scalar(Child(Child(cluster, "health"), "lastProbeTime")));
+    if (!probed) probed = ParseGoTime(Scalar(Child(root, "time")));
+    st.probe_time = probed.value_or(0);
     if (groups.IsDefined() && groups.IsSequence()) {
       for (const YAML::Node& g : groups) {
         NodeGroupStatus ng;
@@ -159,6 +174,28 @@ CaStatusParse ParseYaml(std::string_view text) {
 
 }  // namespace
 
+std::optional<Timestamp> ParseGoTime(std::string_view text) {
+  text = Trim(text);
+  if (auto t = ParseRfc3339(text)) return t;
+  // "2025-06-03 09:12:31.447918391 +0000 UTC[ m=+12.3]": date, time, numeric zone, zone name.
+  const size_t space = text.find(' ');
+  if (space == std::string_view::npos) return std::nullopt;
+  const size_t zone = text.find(' ', space + 1);
+  if (zone == std::string_view::npos || zone + 5 >= text.size()) return std::nullopt;
+  const std::string_view offset = text.substr(zone + 1, 5);  // +0000
+  if ((offset[0] != '+' && offset[0] != '-') ||
+      offset.find_first_not_of("0123456789", 1) != std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::string rfc(text.substr(0, space));
+  rfc += 'T';
+  rfc += text.substr(space + 1, zone - space - 1);
+  rfc += offset.substr(0, 3);
+  rfc += ':';
+  rfc += offset.substr(3);
+  return ParseRfc3339(rfc);
+}
+
 CaStatusParse ParseCaStatus(std::string_view status) {
   std::string_view t = Trim(status);
   if (t.empty()) return CaStatusParse{std::nullopt, "status is empty"};
@@ -176,6 +213,7 @@ std::string_view BackoffReason(std::string_view code) {
 
 void ApplyCaStatus(const CaStatus& status, AutoscalerState* state) {
   state->node_groups = status.node_groups;
+  state->ca_status_time = status.probe_time;
   state->cluster_scale_up_backoff = status.cluster_scale_up == "Backoff";
 }
 

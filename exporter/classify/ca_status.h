@@ -28,11 +28,18 @@ struct CaStatus {
   std::string autoscaler_status;  // YAML only: Running, Initializing
   std::string cluster_scale_up;   // cluster-wide ScaleUp status: InProgress, NoActivity, ...
   std::vector<NodeGroupStatus> node_groups;
+  // When CA wrote it: YAML clusterWide.health.lastProbeTime (RFC 3339), else the top-level `time`;
+  // the text format's header "Cluster-autoscaler status at <Go time>:". 0: absent or unreadable.
+  Timestamp probe_time = 0;
 };
 
 using CaStatusParse = Result<CaStatus>;
 
 CaStatusParse ParseCaStatus(std::string_view status);
+
+// A time as Go's time.Time.String() writes it ("2025-06-03 09:12:31.447918391 +0000 UTC", the
+// monotonic "m=+..." suffix ignored), or an RFC 3339 one; nullopt otherwise.
+std::optional<Timestamp> ParseGoTime(std::string_view text);
 
 // The CA status as the evaluation reads it: whether the ConfigMap exists (an autoscaler signal)
 // and its status, when it parsed.
@@ -46,7 +53,8 @@ struct CaStatusReading {
 // scale_up_backoff without a code (the text format), backoff_other for a code not in the set.
 std::string_view BackoffReason(std::string_view code);
 
-// Copies what classification needs into `state`: node groups and the cluster-wide backoff.
+// Copies what classification needs into `state`: node groups, the cluster-wide backoff and the
+// probe time.
 void ApplyCaStatus(const CaStatus& status, AutoscalerState* state);
 
 }  // namespace podwait

@@ -408,6 +408,58 @@ std::optional<Classification> FromNodeClaim(const Context& ctx, Timestamp start,
   return std::nullopt;  // its node is up: the nomination's own rule decides
 }
 
+// What a ProvisioningRequest's conditions make of the wait of a pod consuming it
+// (docs/DESIGN.md §4): the failures first (Failed, BookingExpired, CapacityRevoked: `capacity`,
+// the request will not bring the pod a node), then Provisioned (the capacity is there, the
+// scheduler places the pod next) and Accepted (cluster-autoscaler is finding or buying it): the
+// wait is planned, `scale_up`. Neither: nullopt, the pod's own messages decide.
+struct ProvReqRule {
+  ProvReqCondition condition;
+  WaitClass wait_class;
+  std::string_view reason;
+};
+constexpr ProvReqRule kProvReqRules[] = {
+    {ProvReqCondition::kFailed, WaitClass::kCapacity, r::kProvisioningRequestFailed},
+    {ProvReqCondition::kBookingExpired, WaitClass::kCapacity,
+     r::kProvisioningRequestBookingExpired},
+    {ProvReqCondition::kCapacityRevoked, WaitClass::kCapacity,
+     r::kProvisioningRequestCapacityRevoked},
+    {ProvReqCondition::kProvisioned, WaitClass::kScaleUp, r::kProvisioningRequestProvisioned},
+    {ProvReqCondition::kAccepted, WaitClass::kScaleUp, r::kProvisioningRequestAccepted},
+};
+
+// "ProvisioningRequest ns/name Failed=True CapacityIsNotFound: CA could not find requested
+// capacity"
+std::string ProvReqEvidence(const ProvisioningRequestFacts& pr, ProvReqCondition which) {
+  const NodeClaimCondition& c = pr.Condition(which);
+  std::string out = "ProvisioningRequest " + pr.Key() + " " +
+                    std::string(kProvReqConditions[static_cast<size_t>(which)]) + "=True";
+  if (!c.reason.empty()) out += " " + c.reason;
+  if (!c.message.empty()) out += ": " + c.message;
+  return out;
+}
+
+std::optional<Classification> FromProvisioningRequest(const Context& ctx, Timestamp start) {
+  const ProvisioningRequestView* view = ctx.autoscaler.provisioning_requests.get();
+  if (view == nullptr || ctx.pod.provisioning_request.empty()) return std::nullopt;
+  const ProvisioningRequestFacts* pr = view->Find(ctx.pod.namespace_, ctx.pod.provisioning_request);
+  if (pr == nullptr) return std::nullopt;
+  for (const ProvReqRule& rule : kProvReqRules) {
+    if (pr->Condition(rule.condition).status != ConditionStatus::kTrue) continue;
+    std::string evidence = ProvReqEvidence(*pr, rule.condition);
+    // Accepted, not yet provisioned: why not yet (Provisioned=False CapacityIsNotFound, ...).
+    const NodeClaimCondition& provisioned = pr->Condition(ProvReqCondition::kProvisioned);
+    if (rule.condition == ProvReqCondition::kAccepted &&
+        provisioned.status == ConditionStatus::kFalse) {
+      evidence += "; Provisioned=False";
+      if (!provisioned.reason.empty()) evidence += " " + provisioned.reason;
+      if (!provisioned.message.empty()) evidence += ": " + provisioned.message;
+    }
+    return Waiting(Stage::kUnscheduled, rule.wait_class, rule.reason, start, std::move(evidence));
+  }
+  return std::nullopt;
+}
+
 // The autoscaler's latest verdict on the pod (a scale-up triggered, a nomination, a refusal);
 // nullopt when its message cannot be read.
 std::optional<Classification> FromAutoscalerVerdict(const Context& ctx, Timestamp start,
@@ -467,6 +519,38 @@ std::optional<Classification> FromAutoscalerVerdict(const Context& ctx, Timestam
   return std::nullopt;
 }
 
+// A present autoscaler that said nothing about a pod short of resources (docs/DESIGN.md §4,
+// "a silent autoscaler"): the autoscaler is what is broken, not the capacity. Silent when its
+// status stopped moving (cluster-autoscaler's ConfigMap older than the silence grace), or when the
+// pod has been unschedulable past the silence grace but within the events' lifetime (kEventTtl:
+// any verdict written for this wait would still be there). Not silent: while a node group is
+// scaling up (cluster-autoscaler writes nothing for a pod that fits on nodes already coming), or
+// past the events' lifetime with a healthy status (the verdict may have expired).
+std::optional<Classification> SilentAutoscaler(const Context& ctx, Timestamp start, Timestamp since,
+                                               const std::string& evidence) {
+  const AutoscalerState& as = ctx.autoscaler;
+  for (const auto& g : as.node_groups) {
+    if (g.scale_up_in_progress) return std::nullopt;
+  }
+  std::string names;
+  bool stale = false;
+  for (const AutoscalerInfo& info : kAutoscalers) {
+    if (!as.Present(info.kind)) continue;
+    names += (names.empty() ? "" : ", ") + std::string(info.name);
+    stale = stale || as.status_stale[info.kind];
+  }
+  if (names.empty()) return std::nullopt;
+  if (!stale && (!Past(ctx, since, ctx.opt.silence_grace) || Past(ctx, since, kEventTtl))) {
+    return std::nullopt;
+  }
+  std::string why =
+      stale ? "its status ConfigMap stopped updating (last " + std::string(kAgo) + ")"
+            : "no verdict on the pod since it became unschedulable " + std::string(kAgo);
+  return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, r::kAutoscalerSilent, start,
+                 "autoscaler " + names + " present but silent: " + why + "; " + evidence,
+                 stale ? as.ca_status_time : since);
+}
+
 Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
   const PodRecord& pod = ctx.pod;
   const PodCondition* cond = pod.Condition("PodScheduled");
@@ -477,6 +561,9 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
                    "PodScheduled=False SchedulingGated" +
                        (cond->message.empty() ? std::string() : ": " + cond->message));
   }
+
+  // The ProvisioningRequest the pod consumes says whether its wait is planned.
+  if (auto c = FromProvisioningRequest(ctx, start)) return std::move(*c);
 
   // The scheduler's view: the condition's message, or the last FailedScheduling it wrote.
   std::string fit_message = cond != nullptr ? cond->message : "";
@@ -540,6 +627,9 @@ Classification ClassifyUnscheduled(const Context& ctx, Timestamp start) {
         }
       }
     }
+  }
+  if (v == FitVerdict::kResource && verdict == nullptr) {
+    if (auto c = SilentAutoscaler(ctx, start, since, scheduler_evidence)) return std::move(*c);
   }
   return FromFit(start, v, why,
                  mix_note.empty() ? scheduler_evidence : mix_note + "; " + scheduler_evidence);

@@ -27,6 +27,9 @@ struct ClassifierOptions {
   // A scale-up (TriggeredScaleUp, Karpenter nomination) older than this has failed: `capacity`,
   // reason scale_up_timeout. cluster-autoscaler's --max-node-provision-time defaults to 15m.
   Timestamp provision_timeout = kDefaultProvisionTimeout;
+  // An autoscaler present but without a verdict on a pod short of resources for this long, or
+  // whose status is older than this, is silent (autoscaler_silent).
+  Timestamp silence_grace = kDefaultSilenceGrace;
   // A pod still waiting this long after its dependencies became ready is `dependency_stuck`; a
   // freshly started pod is `starting` this long before a failing readiness probe is `not_ready`.
   Timestamp dependency_ready_grace = kDefaultDependencyReadyGrace;

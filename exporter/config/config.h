@@ -82,6 +82,7 @@ struct Config {
   std::string autoscaler = "auto";  // auto | cluster-autoscaler | karpenter | none
   Timestamp autoscaler_decision_grace = kDefaultDecisionGrace;
   Timestamp autoscaler_provision_timeout = kDefaultProvisionTimeout;
+  Timestamp autoscaler_silence_grace = kDefaultSilenceGrace;
   Timestamp dependency_ready_grace = kDefaultDependencyReadyGrace;
   Timestamp pd_bootstrap_grace = kDefaultPdBootstrapGrace;
   // Planned waits of tidb-operator v2 (exporter/classify/README.md, "Planned waits").

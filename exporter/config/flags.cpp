@@ -199,6 +199,11 @@ const std::vector<Flag>& Flags() {
                    "How long a scale-up may take before the pod counts as capacity-short "
                    "(cluster-autoscaler's max-node-provision-time).",
                    &Config::autoscaler_provision_timeout),
+      DurationFlag("autoscaler.silence-grace",
+                   "How long a present autoscaler may say nothing about an unschedulable pod "
+                   "short of resources, and how old its status ConfigMap may get, before it "
+                   "counts as silent (reason autoscaler_silent, podwait_autoscaler_healthy 0).",
+                   &Config::autoscaler_silence_grace),
       DurationFlag("dependency.ready-grace",
                    "How long a pod may still wait after its dependencies became ready.",
                    &Config::dependency_ready_grace),

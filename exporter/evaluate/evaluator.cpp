@@ -11,6 +11,7 @@ EvaluatorOptions EvaluatorOptionsFromConfig(const Config& config) {
   EvaluatorOptions o;
   o.classifier.decision_grace = config.autoscaler_decision_grace;
   o.classifier.provision_timeout = config.autoscaler_provision_timeout;
+  o.classifier.silence_grace = config.autoscaler_silence_grace;
   o.classifier.dependency_ready_grace = config.dependency_ready_grace;
   o.classifier.pd_bootstrap_grace = config.pd_bootstrap_grace;
   o.classifier.mode_switch_grace = config.mode_switch_grace;
@@ -25,10 +26,14 @@ EvaluatorOptions EvaluatorOptionsFromConfig(const Config& config) {
 }
 
 AutoscalerState MakeAutoscalerState(AutoscalerMode mode, const AutoscalerSignals& signals,
-                                    const CaStatus* ca_status, Timestamp now) {
+                                    const CaStatus* ca_status, Timestamp now,
+                                    Timestamp stale_after) {
   AutoscalerState state;
   if (ca_status != nullptr) ApplyCaStatus(*ca_status, &state);
   DetectAutoscaler(mode, signals, now, &state);
+  // Only a probe time in the past counts: one ahead of our clock (skew) is not stale.
+  state.status_stale[AutoscalerKind::kClusterAutoscaler] =
+      state.ca_status_time != 0 && now - state.ca_status_time > stale_after;
   return state;
 }
 

@@ -29,10 +29,11 @@ struct EvaluatorOptions {
 };
 EvaluatorOptions EvaluatorOptionsFromConfig(const Config& config);
 
-// What the autoscalers are doing: the CA status ConfigMap's node groups (if any) and which
-// autoscaler is present (DetectAutoscaler).
+// What the autoscalers are doing: the CA status ConfigMap's node groups (if any), which
+// autoscaler is present (DetectAutoscaler) and whose status is older than `stale_after`.
 AutoscalerState MakeAutoscalerState(AutoscalerMode mode, const AutoscalerSignals& signals,
-                                    const CaStatus* ca_status, Timestamp now);
+                                    const CaStatus* ca_status, Timestamp now,
+                                    Timestamp stale_after = kDefaultSilenceGrace);
 
 // The instance lookup of a V2Store: the instance v2 names after the pod
 // (v2::InstanceNameOfPod) in the pod's cluster. `store` must outlive the function.

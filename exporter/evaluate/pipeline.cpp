@@ -65,11 +65,14 @@ AutoscalerState Pipeline::Autoscaler(Timestamp now) const {
     ca = ca_status_;
   }
   std::shared_ptr<const NodeClaimView> nodeclaims = nodeclaims_.View();
-  AutoscalerState state = MakeAutoscalerState(options().autoscaler_mode,
-                                              SignalsOf(events_, ca.configmap_present, *nodeclaims),
-                                              ca.status.get(), now);
+  AutoscalerState state = MakeAutoscalerState(
+      options().autoscaler_mode, SignalsOf(events_, ca.configmap_present, *nodeclaims),
+      ca.status.get(), now, options().classifier.silence_grace);
   if (options().autoscaler_mode.MayUse(AutoscalerKind::kKarpenter)) {
     state.nodeclaims = std::move(nodeclaims);
+  }
+  if (options().autoscaler_mode.MayUse(AutoscalerKind::kClusterAutoscaler)) {
+    state.provisioning_requests = provisioning_requests_.View();
   }
   return state;
 }

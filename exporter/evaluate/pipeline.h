@@ -22,6 +22,7 @@
 #include "exporter/state/event_store.h"
 #include "exporter/state/nodeclaim_store.h"
 #include "exporter/state/pod_store.h"
+#include "exporter/state/provisioning_request_store.h"
 #include "exporter/state/tidbcluster_store.h"
 #include "exporter/state/v2_store.h"
 #include "exporter/state/volume_store.h"
@@ -47,6 +48,7 @@ class Pipeline {
   const ClusterRegistry& registry() const { return registry_; }
   DependencyStore& dependencies() { return dependencies_; }
   NodeClaimStore& nodeclaims() { return nodeclaims_; }
+  ProvisioningRequestStore& provisioning_requests() { return provisioning_requests_; }
   const DependencyStore& dependencies() const { return dependencies_; }
 
   // The cluster-autoscaler status ConfigMap as last read (sources/ca_status_source.h).
@@ -78,6 +80,7 @@ class Pipeline {
   ClusterRegistry registry_;
   DependencyStore dependencies_;
   NodeClaimStore nodeclaims_;
+  ProvisioningRequestStore provisioning_requests_;
   Evaluator evaluator_;
   ChangeFeed feed_;               // Evaluate()'s thread only
   uint64_t volumes_version_ = 0;  // Evaluate()'s thread only

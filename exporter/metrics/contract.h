@@ -43,6 +43,10 @@ struct MetricInfo {
     "namespace,tidb_cluster,component")                                                            \
   X(kAutoscalerDetected, "podwait_autoscaler_detected", "gauge",                                   \
     "1 when the autoscaler of that kind is detected (or set by flag).", "kind")                    \
+  X(kAutoscalerHealthy, "podwait_autoscaler_healthy", "gauge",                                     \
+    "For a detected autoscaler: 1 when healthy, 0 when its status stopped updating or a pod "      \
+    "waits with reason autoscaler_silent.",                                                        \
+    "kind")                                                                                        \
   /* Dependencies and PD (DependencyCollector) */                                                  \
   X(kDependencyReady, "podwait_dependency_ready", "gauge",                                         \
     "Whether a TiDB cluster's dependency is ready (1) or not (0); absent while unknown.",          \

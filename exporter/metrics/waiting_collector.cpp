@@ -135,6 +135,16 @@ void WaitingCollector::AppendText(std::string* out) const {
   for (const AutoscalerInfo& info : kAutoscalers) {
     w.Sample<metric::kAutoscalerDetected>({info.name}, a.Present(info.kind) ? 1 : 0);
   }
+  // A silent pod has no verdict of any present autoscaler: it counts against each of them.
+  bool silent = false;
+  for (size_t i = 0; i < snap->pods.size() && !silent; ++i) {
+    silent = snap->pods[i].classification.reason == reason::kAutoscalerSilent;
+  }
+  w.Family(metric::kAutoscalerHealthy);
+  for (const AutoscalerInfo& info : kAutoscalers) {
+    if (!a.Present(info.kind)) continue;
+    w.Sample<metric::kAutoscalerHealthy>({info.name}, a.status_stale[info.kind] || silent ? 0 : 1);
+  }
 }
 
 }  // namespace podwait

@@ -54,6 +54,9 @@ inline constexpr ResourceAccess kCaResources[] = {
     {"", "events", "", "", "TriggeredScaleUp/NotTriggerScaleUp events on pods"},
     {"", "configmaps", "kube-system", "cluster-autoscaler-status",
      "the status ConfigMap (--write-status-configmap): node groups in scale-up or backoff"},
+    {"autoscaling.x-k8s.io", "provisioningrequests", "", "",
+     "ProvisioningRequests (autoscaling.x-k8s.io/v1): whether the request a pod consumes is "
+     "accepted, provisioned, failed, expired or revoked"},
 };
 // Karpenter (and EKS Auto Mode, which runs it). The scheduler's preemption never writes an
 // event with reason Nominated; Karpenter does.

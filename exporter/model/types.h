@@ -77,6 +77,10 @@ struct PodRecord {
   // The PersistentVolumeClaims of spec.volumes (persistentVolumeClaim.claimName, and the claim an
   // ephemeral volume gets: <pod>-<volume>); empty in a compact record.
   std::vector<std::string> claims;
+  // The ProvisioningRequest the pod consumes (its annotation
+  // autoscaling.x-k8s.io/consume-provisioning-request, or the deprecated
+  // cluster-autoscaler.kubernetes.io/ one), in the pod's namespace; empty: none. Bounded length.
+  std::string provisioning_request;
   std::vector<ContainerStatus> init_containers;  // status order
   std::vector<ContainerStatus> containers;
 
@@ -149,6 +153,14 @@ const DependencyMap& DefaultDependencyMap();
 // says what each does).
 inline constexpr Timestamp kDefaultDecisionGrace = 60 * kSecond;
 inline constexpr Timestamp kDefaultProvisionTimeout = 15 * kMinute;
+// How long an autoscaler may say nothing about an unschedulable pod short of resources, and how
+// old its status object may get, before podwait calls it silent (--autoscaler.silence-grace).
+// cluster-autoscaler looks at every unschedulable pod each loop (10s) and rewrites its status
+// ConfigMap each loop; Karpenter batches pods for seconds.
+inline constexpr Timestamp kDefaultSilenceGrace = 5 * kMinute;
+// How long the API server keeps an event (kube-apiserver --event-ttl, 1h by default): a verdict
+// older than this may be gone, so its absence proves nothing.
+inline constexpr Timestamp kEventTtl = 60 * kMinute;
 inline constexpr Timestamp kDefaultDependencyReadyGrace = 2 * kMinute;
 // A PD member waiting for its peers to form a quorum (--pd.bootstrap-grace): PD members wait for
 // peers that may themselves wait for nodes (a scale-up takes minutes), so minutes, never under 3.
@@ -296,15 +308,59 @@ struct NodeClaimView {
   }
 };
 
+// A ProvisioningRequest (autoscaling.x-k8s.io/v1, namespaced; cluster-autoscaler's
+// apis/provisioningrequest/autoscaling.x-k8s.io/v1/types.go) as the classifier reads it: its
+// conditions Accepted, Provisioned, Failed, BookingExpired and CapacityRevoked.
+enum class ProvReqCondition : uint8_t {
+  kAccepted,
+  kProvisioned,
+  kFailed,
+  kBookingExpired,
+  kCapacityRevoked
+};
+inline constexpr std::string_view kProvReqConditions[] = {"Accepted", "Provisioned", "Failed",
+                                                          "BookingExpired", "CapacityRevoked"};
+
+struct ProvisioningRequestFacts {
+  std::string namespace_;
+  std::string name;
+  std::string provisioning_class;  // spec.provisioningClassName
+  // By ProvReqCondition; an absent condition is Unknown with no reason.
+  std::array<NodeClaimCondition, 5> conditions;
+  const NodeClaimCondition& Condition(ProvReqCondition c) const {
+    return conditions[static_cast<size_t>(c)];
+  }
+  // "namespace/name"
+  std::string Key() const { return namespace_ + "/" + name; }
+  bool operator==(const ProvisioningRequestFacts&) const = default;
+};
+
+// The ProvisioningRequests podwait watches, by "namespace/name".
+struct ProvisioningRequestView {
+  std::map<std::string, ProvisioningRequestFacts, std::less<>> requests;
+  const ProvisioningRequestFacts* Find(std::string_view namespace_, std::string_view name) const {
+    auto it = requests.find(std::string(namespace_) + "/" + std::string(name));
+    return it == requests.end() ? nullptr : &it->second;
+  }
+};
+
 struct AutoscalerState {
   // Per kind: detected (its status object or recent events) or forced by flag.
   PerAutoscaler<bool> detected;
   bool forced_none = false;                  // --autoscaler=none
   std::vector<NodeGroupStatus> node_groups;  // from the CA status ConfigMap
   bool cluster_scale_up_backoff = false;     // cluster-wide ScaleUp: Backoff
+  // When cluster-autoscaler last wrote its status (the YAML's clusterWide.health.lastProbeTime or
+  // top-level time, the text format's "Cluster-autoscaler status at <time>:"); 0: unknown.
+  Timestamp ca_status_time = 0;
+  // Per kind: its status object stopped moving (older than the silence grace at the evaluation).
+  PerAutoscaler<bool> status_stale;
   // Karpenter's NodeClaims; nullptr when they are not watched. Compared by pointer: the store
   // hands out a new view only when a NodeClaim or a launch failure changed.
   std::shared_ptr<const NodeClaimView> nodeclaims;
+  // cluster-autoscaler's ProvisioningRequests; nullptr when they are not watched. Compared by
+  // pointer, like the NodeClaims.
+  std::shared_ptr<const ProvisioningRequestView> provisioning_requests;
   // That autoscaler counts: detected and not switched off by --autoscaler=none.
   bool Present(AutoscalerKind k) const { return !forced_none && detected[k]; }
   bool Any() const {

@@ -164,11 +164,19 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kBackoffCloudProviderError, "backoff_cloud_provider_error", kCapacity)                      \
   X(kBackoffOther, "backoff_other", kCapacity)                                                  \
   X(kScaleUpTimeout, "scale_up_timeout", kCapacity)                                             \
+  /* an autoscaler is present but said nothing about the pod past the silence grace, or its     \
+     status stopped moving: the autoscaler is broken, not the capacity */                       \
+  X(kAutoscalerSilent, "autoscaler_silent", kCapacity)                                          \
   /* Karpenter could not launch the pod's NodeClaim: the cloud has no capacity of the chosen    \
      instance types, its NodeClass is not ready, or the launch keeps failing */                 \
   X(kKarpenterInsufficientCapacity, "karpenter_insufficient_capacity", kCapacity)               \
   X(kKarpenterNodeClassNotReady, "karpenter_nodeclass_not_ready", kCapacity)                    \
   X(kKarpenterLaunchFailed, "karpenter_launch_failed", kCapacity)                               \
+  /* the ProvisioningRequest the pod consumes failed, its booking expired or its capacity       \
+     was revoked (cluster-autoscaler, autoscaling.x-k8s.io/v1) */                               \
+  X(kProvisioningRequestFailed, "provisioning_request_failed", kCapacity)                       \
+  X(kProvisioningRequestBookingExpired, "provisioning_request_booking_expired", kCapacity)      \
+  X(kProvisioningRequestCapacityRevoked, "provisioning_request_capacity_revoked", kCapacity)    \
   /* unscheduled: more nodes cannot fix it */                                                   \
   X(kNodeAffinity, "node_affinity", kConstraints)                                               \
   X(kUntoleratedTaint, "untolerated_taint", kConstraints)                                       \
@@ -192,6 +200,10 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kKarpenterLaunching, "karpenter_launching", kScaleUp)                                       \
   X(kKarpenterRegistering, "karpenter_registering", kScaleUp)                                   \
   X(kKarpenterInitializing, "karpenter_initializing", kScaleUp)                                 \
+  /* the pod's ProvisioningRequest is accepted (capacity is being found or bought) or           \
+     provisioned (the capacity is there, the scheduler places the pod next) */                  \
+  X(kProvisioningRequestAccepted, "provisioning_request_accepted", kScaleUp)                    \
+  X(kProvisioningRequestProvisioned, "provisioning_request_provisioned", kScaleUp)              \
   /* unscheduled: nobody has decided yet */                                                     \
   X(kAwaitingDecision, "awaiting_decision", kScheduling)                                        \
   X(kNoSchedulerDecision, "no_scheduler_decision", kScheduling)                                 \

@@ -6,6 +6,7 @@
 #include "exporter/common/json.h"
 #include "exporter/kube/watch_protocol.h"
 #include "exporter/sources/events.h"
+#include "exporter/sources/object_conditions.h"
 #include "exporter/sources/pods.h"
 #include "exporter/sources/reflector_options.h"
 
@@ -39,20 +40,8 @@ Result<NodeClaimFacts> ParseNodeClaim(const rapidjson::Value& object) {
   nc.deleting = Time(meta, "deletionTimestamp") != 0;
   const rapidjson::Value* status = Object(&object, "status");
   nc.node_name = std::string(Str(status, "nodeName"));
-  if (const rapidjson::Value* conditions = Array(status, "conditions")) {
-    for (const rapidjson::Value& c : conditions->GetArray()) {
-      if (!c.IsObject()) continue;
-      const std::string_view type = Str(&c, "type");
-      for (size_t i = 0; i < std::size(kNodeClaimStageConditions); ++i) {
-        if (type != kNodeClaimStageConditions[i]) continue;
-        NodeClaimCondition& out = nc.stages[i];
-        out.status = ParseConditionStatus(Str(&c, "status"));
-        out.reason = std::string(Str(&c, "reason"));
-        out.message = BoundedText(Str(&c, "message"), kMaxMessage);
-        out.since = Time(&c, "lastTransitionTime");
-      }
-    }
-  }
+  ReadObjectConditions(Array(status, "conditions"), kNodeClaimStageConditions, nc.stages,
+                       kMaxObjectName, kMaxMessage);
   return R::Ok(std::move(nc));
 }
 

@@ -138,6 +138,13 @@ Result<PodRecord> ParsePod(const rapidjson::Value& object, const PodParseOptions
     pod.v2_instance = !options.v2_instance_label.empty() &&
                       !Str(labels, options.v2_instance_label.c_str()).empty();
   }
+  if (const rapidjson::Value* annotations = Object(meta, "annotations")) {
+    std::string_view request = Str(annotations, kConsumeProvisioningRequest.data());
+    if (request.empty()) {
+      request = Str(annotations, kConsumeProvisioningRequestDeprecated.data());
+    }
+    pod.provisioning_request = BoundedText(request, kMaxObjectName);
+  }
   const rapidjson::Value* status = Object(&object, "status");
   pod.phase = ParsePhase(Str(status, "phase"));
   const rapidjson::Value* conds = Array(status, "conditions");

@@ -17,6 +17,16 @@
 
 namespace podwait {
 
+// The pod annotation naming the ProvisioningRequest a pod consumes (cluster-autoscaler
+// apis/provisioningrequest/autoscaling.x-k8s.io/v1/types.go, ProvisioningRequestPodAnnotationKey),
+// and the older key that Kueue wrote before it (read when the first is absent). Object names are
+// at most 253 bytes; a longer value is cut there.
+inline constexpr std::string_view kConsumeProvisioningRequest =
+    "autoscaling.x-k8s.io/consume-provisioning-request";
+inline constexpr std::string_view kConsumeProvisioningRequestDeprecated =
+    "cluster-autoscaler.kubernetes.io/consume-provisioning-request";
+inline constexpr size_t kMaxObjectName = 253;
+
 struct PodParseOptions {
   std::string cluster_label = "app.kubernetes.io/instance";
   std::string component_label = "app.kubernetes.io/component";

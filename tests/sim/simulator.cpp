@@ -144,7 +144,9 @@ bool ParseUint(const std::string& s, uint64_t* out) {
 Simulator::Simulator(SimOptions options, const Clock& clock)
     : options_(std::move(options)), clock_(clock), store_(options_.history, options_.seed, clock) {
   if (options_.time_scale <= 0) options_.time_scale = 1.0;
-  for (auto& installed : crd_installed_) installed = true;
+  for (int i = 0; i < kResourceCount; ++i) {
+    crd_installed_[i] = InstalledByDefault(static_cast<Resource>(i));
+  }
 }
 
 bool Simulator::ApplyCrds(const rapidjson::Value& crds, std::string* error) {

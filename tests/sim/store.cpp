@@ -80,6 +80,13 @@ constexpr ResourceInfo kInfos[kResourceCount] = {
      "dmwg", "group", true},
     {V2(28), "dmworkers", "DMWorker", "DMWorkerList", kCore, false, "dmworker", "", "instance",
      true},
+    // cluster-autoscaler apis/provisioningrequest/autoscaling.x-k8s.io/v1/types.go (kubebuilder
+    // shortNames provreq, provreqs; a status subresource) and karpenter pkg/apis/v1/nodeclaim.go
+    // (cluster-scoped, category karpenter).
+    {V2(kV2ResourceCount), "provisioningrequests", "ProvisioningRequest", "ProvisioningRequestList",
+     "autoscaling.x-k8s.io/v1", false, "provisioningrequest", "provreq,provreqs", "", true},
+    {V2(kV2ResourceCount + 1), "nodeclaims", "NodeClaim", "NodeClaimList", "karpenter.sh/v1", false,
+     "nodeclaim", "", "karpenter", true, /*cluster_scoped=*/true},
 };
 
 constexpr bool InEnumOrder() {

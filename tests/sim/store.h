@@ -34,7 +34,11 @@ enum class Resource {
   kFirstV2
 };
 inline constexpr int kV2ResourceCount = 29;
-inline constexpr int kResourceCount = static_cast<int>(Resource::kFirstV2) + kV2ResourceCount;
+// After the v2 rows: the autoscalers' custom resources (cluster-autoscaler's namespaced
+// ProvisioningRequests, Karpenter's cluster-scoped NodeClaims).
+inline constexpr int kAutoscalerResourceCount = 2;
+inline constexpr int kResourceCount =
+    static_cast<int>(Resource::kFirstV2) + kV2ResourceCount + kAutoscalerResourceCount;
 
 struct ResourceInfo {
   Resource resource;
@@ -52,6 +56,12 @@ struct ResourceInfo {
   std::string PathPrefix() const;
 };
 const ResourceInfo& Info(Resource r);
+// Whether a scenario starts with the resource's CRD installed: every resource but the
+// autoscalers' (a cluster has cluster-autoscaler's ProvisioningRequests or Karpenter only when a
+// scenario says so: "crds": {"provisioningrequests": true}).
+constexpr bool InstalledByDefault(Resource r) {
+  return static_cast<int>(r) < static_cast<int>(Resource::kFirstV2) + kV2ResourceCount;
+}
 // Every resource of one API group version ("v1", "core.pingcap.com/v1alpha1").
 std::vector<Resource> ResourcesOf(std::string_view api_version);
 std::optional<Resource> ResourceFromPlural(std::string_view plural);

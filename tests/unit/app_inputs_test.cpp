@@ -32,18 +32,21 @@ TEST(Inputs, RowsFollowTheFlags) {
   config.autoscaler = "auto";
   EXPECT_THAT(Enabled(config),
               ElementsAre("pods", "events", "tidbclusters", "<v2 resources>", "configmaps",
-                          "persistentvolumeclaims", "persistentvolumes", "nodeclaims", "events"));
+                          "persistentvolumeclaims", "persistentvolumes", "nodeclaims", "events",
+                          "provisioningrequests"));
   config.tidbcluster_enabled = false;
   config.v2_enabled = false;
   config.volumes_enabled = false;
   config.autoscaler = "karpenter";  // Karpenter writes no status ConfigMap
   EXPECT_THAT(Enabled(config), ElementsAre("pods", "events", "nodeclaims", "events"));
   config.autoscaler = "cluster-autoscaler";  // no NodeClaims
-  EXPECT_THAT(Enabled(config), ElementsAre("pods", "events", "configmaps"));
+  EXPECT_THAT(Enabled(config), ElementsAre("pods", "events", "configmaps", "provisioningrequests"));
   // NodeClaims are cluster-scoped: not read when only some namespaces are watched.
   config.autoscaler = "auto";
   config.namespaces = {"a"};
-  EXPECT_THAT(Enabled(config), ElementsAre("pods", "events", "configmaps"));
+  EXPECT_THAT(Enabled(config), ElementsAre("pods", "events", "configmaps", "provisioningrequests"));
+  config.autoscaler = "none";
+  EXPECT_THAT(Enabled(config), ElementsAre("pods", "events"));
 }
 
 // The NodeClaim rows write the Pipeline's NodeClaim store: the NodeClaims and the launch
@@ -76,6 +79,43 @@ TEST(Inputs, NodeClaimRowsWriteThePipelinesNodeClaimStore) {
   ASSERT_TRUE(e.OnEvent(WatchEventType::kAdded, doc));
   ASSERT_NE(pipeline.nodeclaims().View()->FailureOf("default-x9q2w"), nullptr);
   EXPECT_EQ(pipeline.nodeclaims().View()->FailureOf("default-x9q2w")->message, "no capacity");
+}
+
+// A Pipeline and the context the input rows' handlers write it through.
+struct Wired {
+  explicit Wired(Config c) : config(std::move(c)) {}
+  Config config;
+  FakeClock clock{1'700'000'000'000};
+  Pipeline pipeline{config, clock};
+  std::vector<std::unique_ptr<ReflectorHandler>> handlers;
+  std::unique_ptr<CaStatusSource> ca_status;
+  InputContext ctx{config, pipeline, clock, handlers, ca_status, {}};
+};
+
+// The ProvisioningRequest row: one reflector per watched namespace, each writing its namespace
+// of the Pipeline's store; a 404 or a 403 disables it.
+TEST(Inputs, ProvisioningRequestRowFollowsTheNamespacesAndWritesThePipeline) {
+  Config config;
+  config.namespaces = {"a", "tidb"};
+  Wired w(config);
+  const InputSource& row = InputSources()[9];
+  ASSERT_EQ(row.resource, "provisioningrequests");
+  std::vector<ReflectorOptions> options = row.reflectors(w.config);
+  ASSERT_EQ(options.size(), 2u);
+  EXPECT_EQ(options[1].path, "/apis/autoscaling.x-k8s.io/v1/namespaces/tidb/provisioningrequests");
+  ReflectorHandler& h = row.handler(w.ctx, options[1]);
+  rapidjson::Document doc;
+  doc.Parse(R"({"metadata":{"name":"demo-tikv-scale","namespace":"tidb"},"status":{
+      "conditions":[{"type":"Failed","status":"True","reason":"CapacityIsNotFound"}]}})");
+  h.OnListBegin();
+  ASSERT_TRUE(h.OnListItem(doc));
+  h.OnListEnd("1");
+  const ProvisioningRequestFacts* pr =
+      w.pipeline.provisioning_requests().View()->Find("tidb", "demo-tikv-scale");
+  ASSERT_NE(pr, nullptr);
+  EXPECT_EQ(pr->Condition(ProvReqCondition::kFailed).reason, "CapacityIsNotFound");
+  EXPECT_TRUE(h.OnNotFound()) << "the CRD not installed disables the input";
+  EXPECT_TRUE(h.OnForbidden()) << "no RBAC for it disables the input";
 }
 
 TEST(Inputs, OneHandlerPerReflectorWritingThePipeline) {

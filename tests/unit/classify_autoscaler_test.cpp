@@ -9,6 +9,7 @@
 
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/ca_status.h"
+#include "exporter/common/time_format.h"
 
 namespace podwait {
 namespace {
@@ -133,6 +134,40 @@ TEST(CaStatus, TextFormat) {
                           Group("https://content.googleapis.com/compute/v1/projects/p/zones/"
                                 "us-east1-b/instanceGroups/mig-a",
                                 false, true)));
+}
+
+// When CA wrote its status: the probe time of either format, read so that a status that stops
+// moving can be told apart from a quiet one (the silent autoscaler).
+TEST(CaStatus, ProbeTimeOfBothFormats) {
+  const Timestamp probed = ParseRfc3339("2020-11-25T08:19:44.088Z").value();
+  CaStatusParse yaml = ParseCaStatus(kYamlStatus);
+  ASSERT_TRUE(yaml.ok()) << yaml.error;
+  EXPECT_EQ(yaml.value->probe_time, probed);  // clusterWide.health.lastProbeTime
+  CaStatusParse text = ParseCaStatus(kTextStatus);
+  ASSERT_TRUE(text.ok()) << text.error;
+  EXPECT_EQ(text.value->probe_time, ParseRfc3339("2020-11-25T08:19:44.090Z").value());
+  // Without clusterWide.health.lastProbeTime, the top-level time.
+  CaStatusParse top = ParseCaStatus(
+      "time: 2025-06-03 09:12:31.447918391 +0000 UTC m=+3600.1\nautoscalerStatus: Running\n");
+  ASSERT_TRUE(top.ok()) << top.error;
+  EXPECT_EQ(top.value->probe_time, ParseRfc3339("2025-06-03T09:12:31.447Z").value());
+  AutoscalerState state;
+  ApplyCaStatus(*yaml.value, &state);
+  EXPECT_EQ(state.ca_status_time, probed);
+}
+
+TEST(CaStatus, GoTimes) {
+  EXPECT_EQ(ParseGoTime("2025-06-03 09:12:31 +0200 CEST"),
+            ParseRfc3339("2025-06-03T07:12:31Z").value());
+  EXPECT_EQ(ParseGoTime("2025-06-03T09:12:31Z"), ParseRfc3339("2025-06-03T09:12:31Z").value());
+  for (const char* bad : {"", "yesterday", "2025-06-03 09:12:31", "2025-06-03 09:12:31 UTC",
+                          "2025-06-03 09:12:31 +00x0 UTC", "2025-13-03 09:12:31 +0000 UTC"}) {
+    EXPECT_EQ(ParseGoTime(bad), std::nullopt) << bad;
+  }
+  // A status without a readable time keeps 0 (never stale).
+  CaStatusParse p = ParseCaStatus("time: soon\nautoscalerStatus: Running\n");
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.value->probe_time, 0);
 }
 
 TEST(CaStatus, YamlFormat) {

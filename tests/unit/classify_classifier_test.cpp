@@ -364,6 +364,44 @@ struct Row {
     autoscaler.nodeclaims = v;
     return *v;
   }
+  // The pod consumes the ProvisioningRequest `request` (its annotation; `deprecated_key`: the
+  // cluster-autoscaler.kubernetes.io/ one Kueue wrote before).
+  Row& Consumes(std::string request, bool deprecated_key = false) {
+    const char* key = deprecated_key
+                          ? "cluster-autoscaler.kubernetes.io/consume-provisioning-request"
+                          : "autoscaling.x-k8s.io/consume-provisioning-request";
+    return With([request, key](YAML::Node& d) { d["metadata"]["annotations"][key] = request; });
+  }
+  // ProvisioningRequests are watched; `request` (in the pod's namespace) has these conditions
+  // True (an Accepted one also has Provisioned=False CapacityIsNotFound unless Provisioned is
+  // among them).
+  Row& ProvReq(std::string request, std::vector<ProvReqCondition> true_conditions,
+               std::string why = "", std::string message = "") {
+    auto v = autoscaler.provisioning_requests
+                 ? std::make_shared<ProvisioningRequestView>(*autoscaler.provisioning_requests)
+                 : std::make_shared<ProvisioningRequestView>();
+    if (!request.empty()) {
+      ProvisioningRequestFacts pr;
+      pr.namespace_ = "tidb";
+      pr.name = std::move(request);
+      auto& provisioned = pr.conditions[static_cast<size_t>(ProvReqCondition::kProvisioned)];
+      provisioned = {ConditionStatus::kFalse, "CapacityIsNotFound",
+                     "Capacity is not found, CA will try to find it later.", At("10:00:10")};
+      for (ProvReqCondition c : true_conditions) {
+        pr.conditions[static_cast<size_t>(c)] = {ConditionStatus::kTrue, why, message,
+                                                 At("10:00:20")};
+      }
+      v->requests.insert_or_assign(pr.Key(), std::move(pr));
+    }
+    autoscaler.provisioning_requests = v;
+    return *this;
+  }
+  // cluster-autoscaler's status last written at `probed` and older than the silence grace.
+  Row& StatusStale(Timestamp probed) {
+    autoscaler.ca_status_time = probed;
+    autoscaler.status_stale[AutoscalerKind::kClusterAutoscaler] = true;
+    return *this;
+  }
   Row& ClusterBackoff() {
     autoscaler.cluster_scale_up_backoff = true;
     return *this;
@@ -835,6 +873,119 @@ std::vector<Row> Rows() {
           .Now(At("10:02:00"))
           .Expect(S::kUnscheduled, C::kScaleUp, r::kKarpenterNominated, t0));
 
+  // ===== unscheduled: a silent autoscaler (present, no verdict on a pod short of resources) ====
+  add(Row("SilentCaPastTheSilenceGrace", kUnsched)
+          .Ca()
+          .Now(unsched_since + 5 * kMinute + 1)
+          .Expect(
+              S::kUnscheduled, C::kCapacity, r::kAutoscalerSilent, t0,
+              "autoscaler cluster-autoscaler present but silent: no verdict on the pod since it "
+              "became unschedulable 5m0s ago"));
+  add(Row("SilentCaExactlyAtTheSilenceGraceIsNotYet", kUnsched)
+          .Ca()
+          .Now(unsched_since + 5 * kMinute)
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  add(Row("SilentKarpenter", kUnsched)
+          .Karpenter()
+          .Now(At("10:20:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kAutoscalerSilent, t0, "karpenter present"));
+  // Events live an hour: past it, a verdict may have expired; a healthy status is believed.
+  add(Row("QuietCaPastTheEventTtlWithAHealthyStatus", kUnsched)
+          .Ca()
+          .Now(unsched_since + 60 * kMinute + 1)
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // A status that stopped moving: silent whatever the pod's age.
+  add(Row("SilentCaStatusStopped", kUnsched)
+          .Ca()
+          .StatusStale(At("10:01:00"))
+          .Now(At("12:00:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kAutoscalerSilent, t0,
+                  "status ConfigMap stopped updating (last 1h59m ago)"));
+  // An autoscaler verdict, even one that is not about capacity, is not silence.
+  add(Row("CaWithAVerdictIsNotSilent", kUnsched)
+          .Ca()
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up: 3 Insufficient memory", At("10:00:20"))
+          .Now(At("10:30:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // Constraints are no autoscaler's business: more nodes of the same kind would not help.
+  add(Row("QuietCaOnAConstraintIsNotSilent", kUnsched)
+          .Ca()
+          .With(FitMessage("0/3 nodes are available: 3 node(s) didn't match Pod's node "
+                           "affinity/selector. preemption: 0/3 nodes are available: 3 "
+                           "Preemption is not helpful for scheduling."))
+          .Now(At("10:30:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kNodeAffinity, t0));
+
+  // ===== unscheduled: the ProvisioningRequest the pod consumes =================================
+  using PR = ProvReqCondition;
+  add(Row("ProvReqAcceptedStillLooking", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("demo-tikv-scale", {PR::kAccepted}, "Accepted",
+                   "ProvisioningRequest is accepted by ClusterAutoscaler")
+          .Now(At("10:30:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kProvisioningRequestAccepted, t0,
+                  "ProvisioningRequest tidb/demo-tikv-scale Accepted=True Accepted: "
+                  "ProvisioningRequest is accepted by ClusterAutoscaler; Provisioned=False "
+                  "CapacityIsNotFound"));
+  add(Row("ProvReqProvisioned", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("demo-tikv-scale", {PR::kAccepted, PR::kProvisioned}, "CapacityIsProvisioned",
+                   "Capacity is found in the cluster")
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kProvisioningRequestProvisioned, t0,
+                  "Provisioned=True CapacityIsProvisioned: Capacity is found in the cluster"));
+  // The request decides before the autoscaler's events and the scheduler's message.
+  add(Row("ProvReqFailedOverTriggeredScaleUp", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("demo-tikv-scale", {PR::kAccepted, PR::kFailed}, "CapacityIsNotFound",
+                   "CA could not find requested capacity")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kProvisioningRequestFailed, t0,
+                  "Failed=True CapacityIsNotFound: CA could not find requested capacity"));
+  // Booked, but the pod did not come in time: Provisioned stays True beside BookingExpired.
+  add(Row("ProvReqBookingExpired", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("demo-tikv-scale", {PR::kAccepted, PR::kProvisioned, PR::kBookingExpired},
+                   "CapacityReservationTimeExpired", "Capacity reservation time is expired")
+          .Now(At("10:20:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kProvisioningRequestBookingExpired, t0,
+                  "BookingExpired=True CapacityReservationTimeExpired"));
+  add(Row("ProvReqCapacityRevokedDeprecatedAnnotation", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale", true)
+          .ProvReq("demo-tikv-scale", {PR::kAccepted, PR::kProvisioned, PR::kCapacityRevoked},
+                   "NodesPreempted", "Provisioned nodes were preempted")
+          .Now(At("10:20:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kProvisioningRequestCapacityRevoked, t0,
+                  "CapacityRevoked=True NodesPreempted"));
+  // Not listed (deleted, another namespace's, or not yet seen): the pod's own messages decide.
+  add(Row("ProvReqNotListedFallsBackToThePodsMessages", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("other-request", {PR::kAccepted})
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+  // Listed but not accepted yet (CA has not looked at it): the pod's own messages decide.
+  add(Row("ProvReqNotAcceptedYetFallsBack", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .ProvReq("demo-tikv-scale", {})
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kScaleUp, r::kScaleUpInProgress, t0));
+  // ProvisioningRequests not watched (--autoscaler=karpenter, or the CRD absent): unchanged.
+  add(Row("ProvReqNotWatchedUnchanged", kUnsched)
+          .Ca()
+          .Consumes("demo-tikv-scale")
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0));
+
   // ===== unscheduled: nobody decided yet (scheduling) and gates (gated) =======================
   add(Row("DecisionGraceExactly", kUnsched)
           .Ca()
@@ -891,9 +1042,12 @@ std::vector<Row> Rows() {
           .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientCpu, t0));
   // Real fixture: 1 node being deleted by CA, 2 short of cpu. The deleted node is not the pod's
   // constraint; the others prove a node with room would fit.
+  // The fixture has the pod's status, not its events: cluster-autoscaler's verdict on it is not
+  // known, so silence is not judged here (the silence grace is out of reach).
   add(Row("RealAutoscalerTaintAndCpu", kRealTaint)
           .With(TikvMetadata("2024-11-22T18:20:40Z"))
           .Ca()
+          .Options([](ClassifierOptions& o) { o.silence_grace = 2 * kEventTtl; })
           .Now(ParseRfc3339("2024-11-22T18:30:44Z").value())
           .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientCpu,
                   ParseRfc3339("2024-11-22T18:20:40Z").value(), "ToBeDeletedByClusterAutoscaler"));
@@ -1799,8 +1953,9 @@ std::vector<Row> Rows() {
           .Plan(r::kLeaderEviction, "LeadersEvicted=True Evicted", V2At("08:00:05"))
           .WithDeps(AllReady(V2At("07:00:00")))
           .Now(V2At("08:10:00"))
-          .Expect(S::kStarting, C::kPlanned, r::kLeaderEviction, inst_since,
-                  "TiKV instance LeadersEvicted=True Evicted; else not_ready/instance_not_healthy"));
+          .Expect(
+              S::kStarting, C::kPlanned, r::kLeaderEviction, inst_since,
+              "TiKV instance LeadersEvicted=True Evicted; else not_ready/instance_not_healthy"));
   // The grace counts from the later of the condition's transition and the stage start.
   add(Row("V2LeadersEvictedPastGrace", kV2TikvReady)
           .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)

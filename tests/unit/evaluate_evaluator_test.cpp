@@ -75,5 +75,26 @@ TEST(Evaluator, AutoscalerStateFromTheConfigMapAndTheSignals) {
   EXPECT_FALSE(s.Any());
 }
 
+// cluster-autoscaler's status is stale once its probe time is older than the grace (exactly at
+// the grace it is not); a status without a probe time, or one from a clock ahead, never is.
+TEST(Evaluator, CaStatusStalePastTheGrace) {
+  AutoscalerSignals signals;
+  signals.status_object[AutoscalerKind::kClusterAutoscaler] = true;
+  CaStatus status;
+  status.probe_time = kNow - 5 * kMinute;
+  const auto ca = AutoscalerKind::kClusterAutoscaler;
+  EXPECT_FALSE(MakeAutoscalerState(AutoscalerMode::kAuto, signals, &status, kNow, 5 * kMinute)
+                   .status_stale[ca]);
+  EXPECT_TRUE(MakeAutoscalerState(AutoscalerMode::kAuto, signals, &status, kNow + 1, 5 * kMinute)
+                  .status_stale[ca]);
+  status.probe_time = 0;
+  EXPECT_FALSE(
+      MakeAutoscalerState(AutoscalerMode::kAuto, signals, &status, kNow + 60 * kMinute, 5 * kMinute)
+          .status_stale[ca]);
+  status.probe_time = kNow + kMinute;
+  EXPECT_FALSE(MakeAutoscalerState(AutoscalerMode::kAuto, signals, &status, kNow, 5 * kMinute)
+                   .status_stale[ca]);
+}
+
 }  // namespace
 }  // namespace podwait

@@ -177,5 +177,31 @@ TEST_F(PipelineTest, TheNominatedNodeClaimsStageIsThePodsReason) {
   EXPECT_EQ(reason(), "awaiting_decision");
 }
 
+// The pod consumes a ProvisioningRequest: its conditions, as the store changes, are the pod's
+// reason (a request change re-classifies the waiting pods, nothing else needed).
+TEST_F(PipelineTest, TheConsumedProvisioningRequestDecidesThePodsReason) {
+  PodRecord consuming = *PendingTikv("ns", "d", "d-tikv-0");
+  consuming.provisioning_request = "d-tikv-scale";
+  pipeline_.pods().Replace({std::make_shared<const PodRecord>(consuming)});
+  ProvisioningRequestFacts pr;
+  pr.namespace_ = "ns";
+  pr.name = "d-tikv-scale";
+  pr.conditions[static_cast<size_t>(ProvReqCondition::kAccepted)].status = ConditionStatus::kTrue;
+  pipeline_.provisioning_requests().Replace("", {pr});
+  auto reason = [&] { return pipeline_.Snapshot()->pods.at(0).classification.reason; };
+
+  pipeline_.Evaluate(kNow);
+  EXPECT_EQ(reason(), "provisioning_request_accepted");
+  pr.conditions[static_cast<size_t>(ProvReqCondition::kFailed)].status = ConditionStatus::kTrue;
+  pipeline_.provisioning_requests().Upsert(pr);
+  pipeline_.Evaluate(kNow + 1000);
+  EXPECT_EQ(pipeline_.LastClassified(), 1u);
+  EXPECT_EQ(reason(), "provisioning_request_failed");
+  // Deleted: the pod's own state decides (no scheduler verdict yet).
+  pipeline_.provisioning_requests().Remove("ns", "d-tikv-scale");
+  pipeline_.Evaluate(kNow + 2000);
+  EXPECT_EQ(reason(), "awaiting_decision");
+}
+
 }  // namespace
 }  // namespace podwait

@@ -86,6 +86,14 @@ TEST(ContractJson, ListsEveryAutoscalerWithWhatItReads) {
   EXPECT_EQ(std::string(cm["namespace"].GetString()), "kube-system");
   EXPECT_EQ(std::string(cm["name"].GetString()), "cluster-autoscaler-status");
   EXPECT_THAT(Strings(cm["verbs"]), ::testing::ElementsAre("get", "list", "watch"));
+  // ProvisioningRequests: namespaced, every one of the watched namespaces.
+  ASSERT_EQ(ca["resources"].Size(), 3u);
+  const auto& pr = ca["resources"][2];
+  EXPECT_EQ(std::string(pr["apiGroup"].GetString()), "autoscaling.x-k8s.io");
+  EXPECT_EQ(std::string(pr["resource"].GetString()), "provisioningrequests");
+  EXPECT_EQ(std::string(pr["name"].GetString()), "");
+  EXPECT_FALSE(pr.HasMember("clusterScoped") && pr["clusterScoped"].GetBool());
+  EXPECT_THAT(Strings(pr["verbs"]), ::testing::ElementsAre("list", "watch"));
   const auto& karpenter = list[1];
   EXPECT_EQ(std::string(karpenter["name"].GetString()), "karpenter");
   EXPECT_THAT(Strings(karpenter["eventSourcePrefixes"]), ::testing::ElementsAre("eks-auto-mode"));

@@ -185,6 +185,20 @@ TEST(WaitingCollector, FailoverAndAutoscaler) {
                               "tidb_cluster=\"demo-demo\",component=\"tidb\"} 2\n"));
   EXPECT_THAT(text, HasSubstr("podwait_autoscaler_detected{kind=\"cluster-autoscaler\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("podwait_autoscaler_detected{kind=\"karpenter\"} 0\n"));
+  // Healthy only for the detected kinds.
+  EXPECT_THAT(text, HasSubstr("podwait_autoscaler_healthy{kind=\"cluster-autoscaler\"} 1\n"));
+  EXPECT_THAT(text, Not(HasSubstr("podwait_autoscaler_healthy{kind=\"karpenter\"}")));
+}
+
+TEST(WaitingCollector, AutoscalerUnhealthyWhenStaleOrSilent) {
+  auto stale = Demo();
+  stale->autoscaler.status_stale[AutoscalerKind::kClusterAutoscaler] = true;
+  EXPECT_THAT(Render(stale, true),
+              HasSubstr("podwait_autoscaler_healthy{kind=\"cluster-autoscaler\"} 0\n"));
+  auto silent = Demo();
+  silent->pods.Mutable(0).classification.reason = std::string(reason::kAutoscalerSilent);
+  EXPECT_THAT(Render(silent, true),
+              HasSubstr("podwait_autoscaler_healthy{kind=\"cluster-autoscaler\"} 0\n"));
 }
 
 }  // namespace
