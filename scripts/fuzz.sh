@@ -30,6 +30,7 @@ fi
 
 command -v clang++ >/dev/null || { echo "fuzz: libFuzzer needs clang (scripts/setup.sh test)" >&2; exit 1; }
 dir=build-asan
+jobs=${PODWAIT_JOBS:-$(nproc)}
 bins=()
 for t in "${targets[@]}"; do bins+=("${t}_fuzz"); done
 scripts/build.sh --asan "${bins[@]}"
