@@ -14,7 +14,9 @@
 #include "exporter/sources/ca_status_source.h"
 #include "exporter/sources/configmap.h"
 #include "exporter/sources/events.h"
+#include "exporter/sources/nodeclaims.h"
 #include "exporter/sources/pods.h"
+#include "exporter/sources/provisioning_requests.h"
 #include "exporter/sources/tidbcluster.h"
 #include "exporter/sources/v2_objects.h"
 
@@ -141,6 +143,12 @@ class Router {
     }
     if (kind == "Pod") return AddPod(item);
     if (kind == "Event") {
+      // A launch failure Karpenter reported on a NodeClaim before deleting it.
+      if (std::optional<NodeClaimFailure> f = ParseNodeClaimFailure(item)) {
+        nodeclaim_failures_.push_back(std::move(*f));
+        ++read_;
+        return "";
+      }
       Result<ParsedEvent> e = ParseEvent(item);
       if (!e.ok()) return e.error;
       if (e->relevant) events_.push_back(std::move(e->event));
@@ -155,8 +163,31 @@ class Router {
       return "";
     }
     if (kind == "ConfigMap" && IsCaStatus(item)) return AddCaStatus(item);
+    if (kind == "NodeClaim") {
+      Result<NodeClaimFacts> nc = ParseNodeClaim(item);
+      if (!nc.ok()) return nc.error;
+      nodeclaims_.push_back(std::move(*nc));
+      ListedKind(kind);
+      ++read_;
+      return "";
+    }
+    if (kind == "ProvisioningRequest") {
+      Result<ProvisioningRequestFacts> pr = ParseProvisioningRequest(item);
+      if (!pr.ok()) return pr.error;
+      provisioning_requests_.push_back(std::move(*pr));
+      ListedKind(kind);
+      ++read_;
+      return "";
+    }
     ++inputs_.skipped[kind.empty() ? "<no kind>" : kind];
     return "";
+  }
+
+  // A List of `kind` was read, even an empty one: a dump of `kubectl get nodeclaims` that lists
+  // none says none exist (a nomination to one is then gone), unlike a dump without them.
+  void ListedKind(std::string_view kind) {
+    if (kind == "NodeClaim") nodeclaims_listed_ = true;
+    if (kind == "ProvisioningRequest") provisioning_requests_listed_ = true;
   }
 
   // Into the pipeline; an error names the first malformed v2 object.
@@ -166,6 +197,13 @@ class Router {
     pipeline.events().Replace(std::move(events_));
     if (ca_status_) pipeline.SetCaStatus({true, std::move(ca_status_)});
     if (!tidbclusters_.empty()) pipeline.tidbclusters().Replace("", tidbclusters_);
+    if (nodeclaims_listed_) pipeline.nodeclaims().Replace(std::move(nodeclaims_));
+    if (!nodeclaim_failures_.empty()) {
+      pipeline.nodeclaims().ReplaceFailures(std::move(nodeclaim_failures_));
+    }
+    if (provisioning_requests_listed_) {
+      pipeline.provisioning_requests().Replace("", std::move(provisioning_requests_));
+    }
     for (auto& c : v2_.clusters) pipeline.v2().UpsertCluster(std::move(c));
     for (auto& g : v2_.groups) pipeline.v2().UpsertGroup(std::move(g));
     for (auto& i : v2_.instances) pipeline.v2().UpsertInstance(std::move(i));
@@ -217,6 +255,11 @@ class Router {
   std::vector<TidbClusterStatus> tidbclusters_;
   V2Objects v2_;
   std::shared_ptr<const CaStatus> ca_status_;
+  std::vector<NodeClaimFacts> nodeclaims_;
+  std::vector<NodeClaimFailure> nodeclaim_failures_;
+  std::vector<ProvisioningRequestFacts> provisioning_requests_;
+  bool nodeclaims_listed_ = false;
+  bool provisioning_requests_listed_ = false;
 };
 
 // "PodList" -> "Pod"; "List" (kubectl's mixed list) -> "".
@@ -241,6 +284,7 @@ std::string RouteDocument(const rapidjson::Value& root, const std::string& where
   // items always have one. Without either, a Pod (a dump of kubectl get pods).
   std::string implied = ItemKindOfList(json::Str(&root, "kind"));
   if (implied.empty()) implied = "Pod";
+  router.ListedKind(implied);
   for (size_t i = 0; i < list->Size(); ++i) {
     if (!(*list)[static_cast<rapidjson::SizeType>(i)].IsObject()) {
       return where + ": item " + std::to_string(i) + " is not a JSON object";

@@ -234,6 +234,104 @@ TEST(Explain, EventsK8sIoEventsAreEvidenceToo) {
   EXPECT_THAT(r.out, HasSubstr("TriggeredScaleUp: pod triggered scale-up"));
 }
 
+// Karpenter's and cluster-autoscaler's own objects in the dump, as `kubectl get nodeclaims` and
+// `kubectl get provisioningrequests -o json` write them (the fixtures of tests/fixtures/karpenter/
+// and tests/fixtures/provisioningrequest/, made up after the sources their READMEs cite), decide
+// the unschedulable TiKV pod's reason as they do in the exporter.
+std::string PendingTikvWith(const std::string& annotation, const std::string& extra_items) {
+  rapidjson::Document pod;
+  const std::string text =
+      testing::YamlFileToJsonText("tests/fixtures/made-up/classify/tikv-unschedulable.yaml");
+  pod.Parse(text.c_str());
+  if (!annotation.empty()) {
+    auto& a = pod.GetAllocator();
+    rapidjson::Value& meta = pod["metadata"];
+    if (!meta.HasMember("annotations")) meta.AddMember("annotations", rapidjson::kObjectType, a);
+    meta["annotations"].AddMember("autoscaling.x-k8s.io/consume-provisioning-request",
+                                  rapidjson::Value(annotation.c_str(), a), a);
+  }
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  pod.Accept(w);
+  return std::string(R"({"apiVersion":"v1","kind":"List","items":[)") + buf.GetString() +
+         extra_items + "]}";
+}
+
+// Karpenter's Nominated event for the pod (tests/fixtures/karpenter/event-nominated.json's shape,
+// on this pod and its clock).
+constexpr const char* kNominated =
+    R"(,{"apiVersion":"v1","kind":"Event","metadata":{"name":"demo-tikv-0.17cb6a4f00000001",)"
+    R"("namespace":"tidb"},"involvedObject":{"apiVersion":"v1","kind":"Pod","namespace":"tidb",)"
+    R"("name":"demo-tikv-0","uid":"6f1f3c2e-0b5e-4d39-9a57-2d0c7f9a1c01"},"reason":"Nominated",)"
+    R"("message":"Pod should schedule on: nodeclaim/default-x9q2w","source":{"component":)"
+    R"("karpenter"},"firstTimestamp":"2024-05-02T10:01:00Z","lastTimestamp":)"
+    R"("2024-05-02T10:01:00Z","count":1,"type":"Normal","reportingComponent":"karpenter"})";
+
+std::string ListOf(const std::string& kind, const std::vector<std::string>& fixtures) {
+  std::string items;
+  for (const std::string& f : fixtures) items += (items.empty() ? "" : ",") + FileText(f);
+  return "{\"apiVersion\":\"v1\",\"kind\":\"" + kind + "List\",\"items\":[" + items + "]}";
+}
+
+TEST(Explain, NodeClaimsAndProvisioningRequestsInTheDumpDecideAsInTheExporter) {
+  // Nominated, NodeClaims not in the dump: the nomination stands.
+  Result nominated = Explain({"-f", "-", kNow, "-o", "wide"}, PendingTikvWith("", kNominated));
+  ASSERT_EQ(nominated.code, 0) << nominated.err;
+  EXPECT_THAT(nominated.out, HasSubstr("karpenter_nominated"));
+
+  // With the NodeClaim (Launched, not yet Registered): the node is joining.
+  const std::string claims =
+      WriteTemp("nodeclaims.json",
+                ListOf("NodeClaim", {"tests/fixtures/karpenter/nodeclaim-registering.json"}));
+  Result registering =
+      Explain({"-f", "-", "-f", claims, kNow, "-o", "wide"}, PendingTikvWith("", kNominated));
+  ASSERT_EQ(registering.code, 0) << registering.err;
+  EXPECT_THAT(registering.out, HasSubstr("karpenter_registering"));
+
+  // An empty NodeClaimList says none exist: the nominated NodeClaim is gone, and without a
+  // reported failure the pod's own messages decide (short of resources: capacity, exit 1).
+  const std::string none = WriteTemp("no-nodeclaims.json", ListOf("NodeClaim", {}));
+  Result gone =
+      Explain({"-f", "-", "-f", none, kNow, "-o", "wide"}, PendingTikvWith("", kNominated));
+  EXPECT_EQ(gone.code, 1) << gone.out << gone.err;
+  EXPECT_THAT(gone.out, Not(HasSubstr("karpenter_")));
+  // ... unless Karpenter reported why on the NodeClaim before deleting it (an Event on it).
+  const std::string failure =
+      WriteTemp("nodeclaim-events.json",
+                ListOf("Event", {"tests/fixtures/karpenter/event-insufficient-capacity.json"}));
+  Result failed_launch = Explain({"-f", "-", "-f", none, "-f", failure, kNow, "-o", "wide"},
+                                 PendingTikvWith("", kNominated));
+  EXPECT_EQ(failed_launch.code, 1) << failed_launch.err;
+  EXPECT_THAT(failed_launch.out, HasSubstr("karpenter_insufficient_capacity"));
+
+  // The pod consumes a ProvisioningRequest: accepted is an expected scale-up, failed a shortfall.
+  const std::string accepted = WriteTemp(
+      "accepted.json", ListOf("ProvisioningRequest", {"tests/fixtures/provisioningrequest/"
+                                                      "provisioningrequest-accepted.json"}));
+  const std::string failed =
+      WriteTemp("failed.json",
+                ListOf("ProvisioningRequest",
+                       {"tests/fixtures/provisioningrequest/provisioningrequest-failed.json"}));
+  auto name_of = [](const std::string& fixture) {
+    rapidjson::Document d;
+    const std::string text = FileText(fixture);
+    d.Parse(text.c_str());
+    return std::string(d["metadata"]["name"].GetString());
+  };
+  const std::string accepted_name =
+      name_of("tests/fixtures/provisioningrequest/provisioningrequest-accepted.json");
+  const std::string failed_name =
+      name_of("tests/fixtures/provisioningrequest/provisioningrequest-failed.json");
+  Result waits =
+      Explain({"-f", "-", "-f", accepted, kNow, "-o", "wide"}, PendingTikvWith(accepted_name, ""));
+  ASSERT_EQ(waits.code, 0) << waits.err;
+  EXPECT_THAT(waits.out, HasSubstr("provisioning_request_accepted"));
+  Result short_of =
+      Explain({"-f", "-", "-f", failed, kNow, "-o", "wide"}, PendingTikvWith(failed_name, ""));
+  EXPECT_EQ(short_of.code, 1) << short_of.err;
+  EXPECT_THAT(short_of.out, HasSubstr("provisioning_request_failed"));
+}
+
 // JSON, YAML and multi-document YAML of the same objects give the same answer.
 TEST(Explain, JsonYamlAndMultiDocumentYamlAgree) {
   const std::string json = testing::YamlFileToJsonText(kPodsEventsYaml);
