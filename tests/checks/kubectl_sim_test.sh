@@ -137,7 +137,7 @@ timeout 20 kubectl --cache-dir "$tmp/cache" get pods -n demo -w >"$tmp/watch.out
 watch_pid=$!
 for _ in $(seq 1 100); do
   grep -q '^demo-tikv-2 ' "$tmp/watch.out" 2>/dev/null &&
-    curl -fsS "$base/_sim/state?resource=pods" | grep -q '"openWatches":[1-9]' && break
+    grep -q '"openWatches":[1-9]' <<<"$(curl -fsS "$base/_sim/state?resource=pods")" && break
   sleep 0.1
 done
 curl -fsS -X POST "$base/_sim/advance?to=pd-ready" >/dev/null
@@ -205,7 +205,10 @@ expect "kubectl describe pod shows each class change of the pod" "$tmp/describe-
   '^ +Normal +PodwaitStarting +.* podwait\.pingcap\.com/exporter +starting \(expected wait\)'
 curl -fsS "$base/_sim/state" >/dev/null  # the simulator is still up
 port_line=$(grep -o 'port=[0-9]*' "$tmp/exporter.log" | head -n 1)
-if curl -fsS "http://127.0.0.1:${port_line#port=}/metrics" | grep -Eq '^podwait_events_written_total\{result="failed"\} 0$'; then
+# The scrape is kept whole first: grep -q would stop reading at its match, and under pipefail the
+# curl still writing would make the pipeline fail.
+curl -fsS "http://127.0.0.1:${port_line#port=}/metrics" >"$tmp/metrics.txt" || true
+if grep -Eq '^podwait_events_written_total\{result="failed"\} 0$' "$tmp/metrics.txt"; then
   ok "the exporter wrote its Events without a failure"
 else
   bad "the exporter's Event writes failed"

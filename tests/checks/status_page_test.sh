@@ -35,7 +35,7 @@ browse_url() {  # browse_url URL WIDTH,HEIGHT OUTPUT-ARGS... (the console log go
 browse() { browse_url "$PODWAIT_EXPORTER_URL/" "$@"; }
 # Wait until the exporter has classified the demo (both clusters shown).
 for _ in $(seq 1 100); do
-  curl -fsS "$PODWAIT_EXPORTER_URL/" | grep -q "shop-tikv-2" && break
+  grep -q "shop-tikv-2" <<<"$(curl -fsS "$PODWAIT_EXPORTER_URL/" || true)" && break
   sleep 0.2
 done
 console=$profile/console.log
