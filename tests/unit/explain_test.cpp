@@ -6,8 +6,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -183,12 +181,7 @@ TEST(Explain, V2ObjectsMakeAReadyTikvPodWithItsInstanceNotReadyWait) {
   list.Parse(list_text.c_str());
   ASSERT_TRUE(list.IsObject());
   std::vector<std::string> items;
-  for (const auto& item : list["items"].GetArray()) {
-    rapidjson::StringBuffer buf;
-    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-    item.Accept(w);
-    items.emplace_back(buf.GetString());
-  }
+  for (const auto& item : list["items"].GetArray()) items.push_back(testing::JsonText(item));
   Result mixed = Explain({"-f", "-", now, "-o", "wide"}, V2PodList(items));
   ASSERT_EQ(mixed.code, 1) << mixed.err;
   EXPECT_THAT(mixed.out, HasSubstr("TiKV instance Ready=False InstanceNotHealthy"));
@@ -250,10 +243,7 @@ std::string PendingTikvWith(const std::string& annotation, const std::string& ex
     meta["annotations"].AddMember("autoscaling.x-k8s.io/consume-provisioning-request",
                                   rapidjson::Value(annotation.c_str(), a), a);
   }
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  pod.Accept(w);
-  return std::string(R"({"apiVersion":"v1","kind":"List","items":[)") + buf.GetString() +
+  return std::string(R"({"apiVersion":"v1","kind":"List","items":[)") + testing::JsonText(pod) +
          extra_items + "]}";
 }
 
