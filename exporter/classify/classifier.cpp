@@ -111,7 +111,7 @@ std::optional<std::pair<WaitClass, std::string_view>> ProblemOf(const ContainerS
 std::optional<ContainerProblem> FindProblem(const PodRecord& pod) {
   for (WaitClass want : {WaitClass::kCrashloop, WaitClass::kImage, WaitClass::kConfig}) {
     for (bool init : {true, false}) {
-      const auto& list = init ? pod.init_containers : pod.containers;
+      const auto& list = init ? pod.detail().init_containers : pod.detail().containers;
       for (const auto& c : list) {
         auto p = ProblemOf(c);
         if (p && p->first == want) return ContainerProblem{p->first, p->second, &c, init};
@@ -157,7 +157,7 @@ DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed
   DepVerdict v;
   if (ctx.deps == nullptr) {
     v.state = Readiness::kUnknown;
-    v.evidence = "TiDB cluster " + (ctx.pod.cluster.empty() ? "(none)" : ctx.pod.cluster) +
+    v.evidence = "TiDB cluster " + (ctx.pod.cluster.empty() ? "(none)" : ctx.pod.cluster.str()) +
                  " has no dependency state";
     return v;
   }
@@ -441,8 +441,9 @@ std::string ProvReqEvidence(const ProvisioningRequestFacts& pr, ProvReqCondition
 
 std::optional<Classification> FromProvisioningRequest(const Context& ctx, Timestamp start) {
   const ProvisioningRequestView* view = ctx.autoscaler.provisioning_requests.get();
-  if (view == nullptr || ctx.pod.provisioning_request.empty()) return std::nullopt;
-  const ProvisioningRequestFacts* pr = view->Find(ctx.pod.namespace_, ctx.pod.provisioning_request);
+  if (view == nullptr || ctx.pod.detail().provisioning_request.empty()) return std::nullopt;
+  const ProvisioningRequestFacts* pr =
+      view->Find(ctx.pod.namespace_, ctx.pod.detail().provisioning_request);
   if (pr == nullptr) return std::nullopt;
   for (const ProvReqRule& rule : kProvReqRules) {
     if (pr->Condition(rule.condition).status != ConditionStatus::kTrue) continue;
@@ -681,15 +682,15 @@ Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
 
   // The init container that runs now: the first that has not completed.
   const ContainerStatus* current = nullptr;
-  for (const auto& c : pod.init_containers) {
+  for (const auto& c : pod.detail().init_containers) {
     if (c.state == ContainerState::kTerminated && c.exit_code == 0) continue;
     current = &c;
     break;
   }
   if (current == nullptr) {
     return Waiting(stage, WaitClass::kStarting, r::kPodInitializing, start,
-                   pod.init_containers.empty() ? "init containers not started yet"
-                                               : "init containers completed");
+                   pod.detail().init_containers.empty() ? "init containers not started yet"
+                                                        : "init containers completed");
   }
   std::string what =
       "init container " + current->name +
@@ -727,7 +728,7 @@ Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
 // Stage starting
 
 bool HasImageOrConfigProblem(const PodRecord& pod) {
-  for (const auto* list : {&pod.init_containers, &pod.containers}) {
+  for (const auto* list : {&pod.detail().init_containers, &pod.detail().containers}) {
     for (const auto& c : *list) {
       auto p = ProblemOf(c);
       if (p && p->first != WaitClass::kCrashloop) return true;
@@ -832,11 +833,11 @@ Classification ClassifyStarting(const Context& ctx, Timestamp start) {
   }
   if (auto v = VolumeOrSandboxWait(ctx, stage, start)) return *v;
 
-  if (pod.containers.empty()) {
+  if (pod.detail().containers.empty()) {
     return Waiting(stage, WaitClass::kStarting, r::kContainerCreating, start,
                    "containers not started yet");
   }
-  for (const auto& c : pod.containers) {
+  for (const auto& c : pod.detail().containers) {
     if (c.state == ContainerState::kRunning) continue;
     // The main container exited non-zero and will be restarted (before CrashLoopBackOff shows).
     if (c.state == ContainerState::kTerminated && c.restart_count > 0 && c.exit_code != 0 &&

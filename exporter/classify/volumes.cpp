@@ -7,7 +7,7 @@ namespace podwait {
 namespace {
 
 bool AnyContainerStarted(const PodRecord& pod) {
-  for (const auto* list : {&pod.init_containers, &pod.containers}) {
+  for (const auto* list : {&pod.detail().init_containers, &pod.detail().containers}) {
     for (const auto& c : *list) {
       if (c.state == ContainerState::kRunning || c.state == ContainerState::kTerminated) {
         return true;

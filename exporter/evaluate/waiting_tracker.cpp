@@ -239,7 +239,8 @@ void WaitingTracker::Evaluate(const EvaluationInput& input) {
       const std::set<std::string_view> namespaces(input.volume_namespaces.begin(),
                                                   input.volume_namespaces.end());
       for (const auto& [uid, t] : tracks_) {
-        if (t.pod != nullptr && !t.pod->claims.empty() && namespaces.count(t.pod->namespace_)) {
+        if (t.pod != nullptr && !t.pod->detail().claims.empty() &&
+            namespaces.count(t.pod->namespace_)) {
           mark_tracked(uid);
         }
       }

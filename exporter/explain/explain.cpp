@@ -209,8 +209,8 @@ void PrintTable(const Selection& s, bool wide, bool all, bool headers, bool colo
                                     c ? c->reason : "not waiting",
                                     c ? FormatDuration(now - c->stage_start) : "-",
                                     c ? std::string(StageName(c->stage)) : "-",
-                                    p->component.empty() ? "<none>" : p->component,
-                                    p->cluster.empty() ? "<none>" : p->cluster};
+                                    p->component.empty() ? "<none>" : p->component.str(),
+                                    p->cluster.empty() ? "<none>" : p->cluster.str()};
     if (wide) row.push_back(c ? EvidenceText(*c, now) : "");
     rows.push_back(std::move(row));
     expected.push_back(c ? (e ? 1 : 0) : -1);

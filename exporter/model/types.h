@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "exporter/common/clock.h"
+#include "exporter/common/shared_string.h"
 #include "exporter/model/vocabulary.h"
 
 namespace podwait {
@@ -47,22 +48,43 @@ struct ContainerStatus {
 
 enum class PodPhase : uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 
+// The parts of a pod that only a full record has (see PodRecord): its conditions, containers and
+// claims. A compact record of a Ready pod has none, and keeps no room for them either.
+struct PodDetail {
+  std::vector<PodCondition> conditions;
+  // The PersistentVolumeClaims of spec.volumes (persistentVolumeClaim.claimName, and the claim an
+  // ephemeral volume gets: <pod>-<volume>).
+  std::vector<std::string> claims;
+  // The ProvisioningRequest the pod consumes (its annotation
+  // autoscaling.x-k8s.io/consume-provisioning-request, or the deprecated
+  // cluster-autoscaler.kubernetes.io/ one), in the pod's namespace; empty: none. Bounded length.
+  std::string provisioning_request;
+  std::vector<ContainerStatus> init_containers;  // status order
+  std::vector<ContainerStatus> containers;
+};
+
 // What the exporter keeps of a pod. A pod that is Ready and not being deleted is kept compact (see
-// ParsePod): `compact_ready` is set and the Ready condition's lastTransitionTime is kept in
-// `compact_ready_since`; no conditions, no container statuses or names, no messages: such a pod
-// is not waiting, and its readiness is all the classifier, the tracker and the cluster registry
-// read of it. At 100,000 pods (docs/DESIGN.md §8) each byte per pod is 100 kB, so fields nobody
-// reads are not kept (a one-element conditions vector alone cost ~11 MB). Read readiness with
-// IsReady() and ReadySince(), which answer for compact and full records alike.
+// ParsePod): `compact_ready` is set, the Ready condition's lastTransitionTime is kept in
+// `compact_ready_since` and the record has no detail: no conditions, container statuses or names,
+// no messages. Such a pod is not waiting, and its readiness is all the classifier, the tracker and
+// the cluster registry read of it. At 100,000 pods (docs/DESIGN.md §8) each byte per pod is 100
+// kB, so fields nobody reads are not kept, and the detail a Ready pod does not have costs it one
+// pointer (five empty vectors and a string cost 152 bytes). Read readiness with IsReady() and
+// ReadySince(), which answer for compact and full records alike.
+//
+// The detail is shared between copies of a record and copied on the first write to it
+// (mutable_detail()), so copying a record is cheap and records stored as PodPtr stay immutable.
 struct PodRecord {
+  // Namespace, cluster and component are shared: a fleet has few distinct values of each.
   std::string uid;
-  std::string namespace_;
+  SharedString namespace_;
   std::string name;
-  std::string cluster;    // value of the cluster label (TidbCluster name), may be empty
-  std::string component;  // value of the component label (pd, tikv, tidb, ...), may be empty
+  SharedString cluster;    // value of the cluster label (TidbCluster name), may be empty
+  SharedString component;  // value of the component label (pd, tikv, tidb, ...), may be empty
   std::string resource_version;
   Timestamp created = 0;
-  Timestamp deleted = 0;  // deletionTimestamp; non-zero means the pod is being deleted
+  Timestamp deleted = 0;              // deletionTimestamp; non-zero means the pod is being deleted
+  Timestamp compact_ready_since = 0;  // its Ready condition's lastTransitionTime (0: unknown)
   PodPhase phase = PodPhase::kUnknown;
   bool compact_ready = false;  // a compact record of a Ready pod (see above)
   // The pod belongs to a tidb-operator v2 instance CR (it carries the pingcap.com/instance label);
@@ -71,23 +93,24 @@ struct PodRecord {
   // Which pod reflector wrote the record (PodParseOptions::source): the store lets only that
   // source delete or replace it, so two pod reflectors with disjoint selectors share one store.
   uint8_t source = 0;
-  Timestamp compact_ready_since = 0;     // its Ready condition's lastTransitionTime (0: unknown)
-  std::vector<PodCondition> conditions;  // empty in a compact record
-  std::vector<std::string> init_container_names;  // spec order, so unscheduled pods know them too
-  // The PersistentVolumeClaims of spec.volumes (persistentVolumeClaim.claimName, and the claim an
-  // ephemeral volume gets: <pod>-<volume>); empty in a compact record.
-  std::vector<std::string> claims;
-  // The ProvisioningRequest the pod consumes (its annotation
-  // autoscaling.x-k8s.io/consume-provisioning-request, or the deprecated
-  // cluster-autoscaler.kubernetes.io/ one), in the pod's namespace; empty: none. Bounded length.
-  std::string provisioning_request;
-  std::vector<ContainerStatus> init_containers;  // status order
-  std::vector<ContainerStatus> containers;
+
+  // The detail; an empty one when the record has none (always, for a compact record).
+  const PodDetail& detail() const { return detail_ != nullptr ? *detail_ : EmptyDetail(); }
+  // The detail to fill in: created on first use, copied first when another record shares it.
+  PodDetail& mutable_detail() {
+    if (detail_ == nullptr) {
+      detail_ = std::make_shared<PodDetail>();
+    } else if (detail_.use_count() > 1) {
+      detail_ = std::make_shared<PodDetail>(*detail_);
+    }
+    return *detail_;
+  }
+  bool has_detail() const { return detail_ != nullptr; }
 
   // Returns the condition of that type, or nullptr (always nullptr for a compact record: use
   // IsReady() and ReadySince() for readiness).
   const PodCondition* Condition(std::string_view type) const {
-    for (const auto& c : conditions) {
+    for (const auto& c : detail().conditions) {
       if (c.type == type) return &c;
     }
     return nullptr;
@@ -107,6 +130,14 @@ struct PodRecord {
   }
   // "namespace/name"
   std::string Key() const { return namespace_ + "/" + name; }
+
+ private:
+  static const PodDetail& EmptyDetail() {
+    static const PodDetail empty;
+    return empty;
+  }
+  // Written only through mutable_detail(), which never writes a detail another record shares.
+  std::shared_ptr<PodDetail> detail_;
 };
 
 // Whether a pod counts as a Ready PD pod (the readiness fallback when the PD API cannot be

@@ -138,13 +138,6 @@ Result<PodRecord> ParsePod(const rapidjson::Value& object, const PodParseOptions
     pod.v2_instance = !options.v2_instance_label.empty() &&
                       !Str(labels, options.v2_instance_label.c_str()).empty();
   }
-  if (const rapidjson::Value* annotations = Object(meta, "annotations")) {
-    std::string_view request = Str(annotations, kConsumeProvisioningRequest.data());
-    if (request.empty()) {
-      request = Str(annotations, kConsumeProvisioningRequestDeprecated.data());
-    }
-    pod.provisioning_request = BoundedText(request, kMaxObjectName);
-  }
   const rapidjson::Value* status = Object(&object, "status");
   pod.phase = ParsePhase(Str(status, "phase"));
   const rapidjson::Value* conds = Array(status, "conditions");
@@ -162,29 +155,30 @@ Result<PodRecord> ParsePod(const rapidjson::Value& object, const PodParseOptions
     }
   }
 
+  PodDetail& detail = pod.mutable_detail();
+  if (const rapidjson::Value* annotations = Object(meta, "annotations")) {
+    std::string_view request = Str(annotations, kConsumeProvisioningRequest.data());
+    if (request.empty()) {
+      request = Str(annotations, kConsumeProvisioningRequestDeprecated.data());
+    }
+    detail.provisioning_request = BoundedText(request, kMaxObjectName);
+  }
   const rapidjson::Value* spec = Object(&object, "spec");
   if (const rapidjson::Value* volumes = Array(spec, "volumes")) {
     for (const auto& v : volumes->GetArray()) {
       if (const rapidjson::Value* pvc = Object(&v, "persistentVolumeClaim")) {
         std::string_view claim = Str(pvc, "claimName");
-        if (!claim.empty()) pod.claims.emplace_back(claim);
+        if (!claim.empty()) detail.claims.emplace_back(claim);
       } else if (Object(&v, "ephemeral") != nullptr && !Str(&v, "name").empty()) {
         // The claim of a generic ephemeral volume is named <pod>-<volume> (KEP-1698).
-        pod.claims.push_back(pod.name + "-" + std::string(Str(&v, "name")));
+        detail.claims.push_back(pod.name + "-" + std::string(Str(&v, "name")));
       }
-    }
-  }
-  if (const rapidjson::Value* inits = Array(spec, "initContainers")) {
-    pod.init_container_names.reserve(inits->Size());
-    for (const auto& c : inits->GetArray()) {
-      std::string_view name = Str(&c, "name");
-      if (!name.empty()) pod.init_container_names.emplace_back(name);
     }
   }
   if (conds != nullptr) {
     size_t kept = 0;
     for (const auto& c : conds->GetArray()) kept += IsKeptCondition(c);
-    pod.conditions.reserve(kept);
+    detail.conditions.reserve(kept);
     for (const auto& c : conds->GetArray()) {
       std::string_view type = Str(&c, "type");
       if (!IsKeptCondition(c)) continue;
@@ -194,18 +188,20 @@ Result<PodRecord> ParsePod(const rapidjson::Value& object, const PodParseOptions
       cond.reason = std::string(Str(&c, "reason"));
       cond.message = BoundedText(Str(&c, "message"), options.max_message_bytes);
       cond.last_transition = Time(&c, "lastTransitionTime");
-      pod.conditions.push_back(std::move(cond));
+      detail.conditions.push_back(std::move(cond));
     }
   }
-  pod.init_containers =
+  detail.init_containers =
       ParseContainerStatuses(status, "initContainerStatuses", options.max_message_bytes);
-  pod.containers = ParseContainerStatuses(status, "containerStatuses", options.max_message_bytes);
+  detail.containers =
+      ParseContainerStatuses(status, "containerStatuses", options.max_message_bytes);
   return R::Ok(std::move(pod));
 }
 
 const std::vector<std::string>& PodSkippedFields() {
   static const std::vector<std::string> fields = {"metadata.managedFields", "spec.containers",
-                                                  "spec.affinity", "spec.tolerations"};
+                                                  "spec.initContainers", "spec.affinity",
+                                                  "spec.tolerations"};
   return fields;
 }
 

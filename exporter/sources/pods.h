@@ -53,10 +53,10 @@ struct PodParseOptions {
 Result<PodRecord> ParsePod(const rapidjson::Value& object, const PodParseOptions& options);
 
 // The subtrees of a pod that ParsePod never reads, for json::SkipPaths (ReflectorOptions::
-// skip_fields): managedFields and the big parts of spec (containers with their env, probes and
-// mounts; affinity; tolerations). ParsePod of a document parsed without them is the ParsePod of
-// the full document. Keep it in step with ParsePod: of spec it reads only initContainers[].name
-// and the claims of volumes[].
+// skip_fields): managedFields and the big parts of spec (containers and init containers with their
+// env, probes and mounts; affinity; tolerations). ParsePod of a document parsed without them is
+// the ParsePod of the full document. Keep it in step with ParsePod: of spec it reads only the
+// claims of volumes[].
 const std::vector<std::string>& PodSkippedFields();
 
 // "True", "False"; anything else is Unknown.

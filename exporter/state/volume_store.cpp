@@ -86,7 +86,7 @@ PodVolumeFacts VolumeStore::FactsFor(const PodRecord& pod) const {
   std::lock_guard<std::mutex> lock(mu_);
   PodVolumeFacts facts;
   bool all_known = true;
-  for (const std::string& claim_name : pod.claims) {
+  for (const std::string& claim_name : pod.detail().claims) {
     auto c = claims_.find(ClaimKey{pod.namespace_, claim_name});
     if (c == claims_.end() || c->second.volume.empty()) {
       all_known = false;

@@ -187,7 +187,6 @@ class World {
     p->resource_version = std::to_string(++s.rv);
     p->created = created_[p->uid];
     p->v2_instance = s.ns == "tidb-b";
-    p->init_container_names = {"wait-for-pd"};
     const Timestamp created = p->created;
     auto at = [&](int max_seconds) { return std::max(created, Ago(max_seconds)); };
     const int state = Pick(0, 9);
@@ -196,19 +195,22 @@ class World {
       // Not scheduled: no verdict yet, unschedulable, or gated.
       const int how = Pick(0, 3);
       if (how == 1) {
-        p->conditions.push_back(
+        p->mutable_detail().conditions.push_back(
             Cond("PodScheduled", false, at(300), "Unschedulable", Chance(50) ? kFit : kAffinity));
       } else if (how == 2) {
-        p->conditions.push_back(Cond("PodScheduled", false, at(300), "SchedulingGated"));
+        p->mutable_detail().conditions.push_back(
+            Cond("PodScheduled", false, at(300), "SchedulingGated"));
       } else if (how == 3) {
-        p->conditions.push_back(Cond("PodScheduled", false, at(300), "Unschedulable", ""));
+        p->mutable_detail().conditions.push_back(
+            Cond("PodScheduled", false, at(300), "Unschedulable", ""));
       }
     } else {
       const Timestamp scheduled = at(900);
-      p->conditions.push_back(Cond("PodScheduled", true, scheduled));
+      p->mutable_detail().conditions.push_back(Cond("PodScheduled", true, scheduled));
       if (state <= 2) {
         // Initializing: wait-for-pd running, crash-looping, or creating.
-        p->conditions.push_back(Cond("Initialized", false, scheduled, "ContainersNotInitialized"));
+        p->mutable_detail().conditions.push_back(
+            Cond("Initialized", false, scheduled, "ContainersNotInitialized"));
         ContainerStatus init;
         init.name = "wait-for-pd";
         init.state = ContainerState::kRunning;
@@ -217,19 +219,19 @@ class World {
           init.reason = Chance(70) ? "CrashLoopBackOff" : "PodInitializing";
           init.restart_count = Pick(1, 9);
         }
-        p->init_containers.push_back(init);
+        p->mutable_detail().init_containers.push_back(init);
       } else {
         const Timestamp initialized = std::max(scheduled, at(600));
-        p->conditions.push_back(Cond("Initialized", true, initialized));
+        p->mutable_detail().conditions.push_back(Cond("Initialized", true, initialized));
         ContainerStatus done;
         done.name = "wait-for-pd";
         done.state = ContainerState::kTerminated;
         done.reason = "Completed";
-        p->init_containers.push_back(done);
+        p->mutable_detail().init_containers.push_back(done);
         const bool ready = state >= 6;
         const Timestamp ready_at = std::max(initialized, at(300));
-        p->conditions.push_back(Cond("ContainersReady", ready, ready_at));
-        p->conditions.push_back(Cond("Ready", ready, ready_at));
+        p->mutable_detail().conditions.push_back(Cond("ContainersReady", ready, ready_at));
+        p->mutable_detail().conditions.push_back(Cond("Ready", ready, ready_at));
         ContainerStatus main;
         main.name = s.component;
         main.state = ContainerState::kRunning;
@@ -244,7 +246,7 @@ class World {
           main.exit_code = 1;
           main.restart_count = Pick(1, 5);
         }
-        p->containers.push_back(main);
+        p->mutable_detail().containers.push_back(main);
       }
     }
     if (Chance(5)) p->deleted = now_;

@@ -81,7 +81,7 @@ TEST_F(PipelineTest, TheCaStatusIsPartOfTheAutoscalerState) {
 // change.
 TEST_F(PipelineTest, VolumeFactsDecideAMixedFitErrorAndTheirChangesReclassify) {
   auto pod = std::make_shared<PodRecord>(*PendingTikv("tidb", "demo", "demo-tikv-0"));
-  pod->claims = {"tikv-demo-tikv-0"};
+  pod->mutable_detail().claims = {"tikv-demo-tikv-0"};
   PodCondition scheduled;
   scheduled.type = "PodScheduled";
   scheduled.status = ConditionStatus::kFalse;
@@ -91,7 +91,7 @@ TEST_F(PipelineTest, VolumeFactsDecideAMixedFitErrorAndTheirChangesReclassify) {
       "cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 "
       "No preemption victims found for incoming pod.";
   scheduled.last_transition = kNow - 10'000;
-  pod->conditions = {scheduled};
+  pod->mutable_detail().conditions = {scheduled};
   pipeline_.pods().Replace({pod});
   auto only = [this] {
     auto snap = pipeline_.Snapshot();
@@ -133,7 +133,8 @@ TEST(PipelineVolumes, WithoutTheWatchThePinningStaysUnknown) {
   scheduled.message =
       "0/4 nodes are available: 1 node(s) had volume node affinity conflict, 3 Insufficient cpu.";
   scheduled.last_transition = kNow - 10'000;
-  pod->conditions = {scheduled};  // and no claims: with the watch, that would be "not pinned"
+  pod->mutable_detail().conditions = {
+      scheduled};  // and no claims: with the watch, that would be "not pinned"
   pipeline.pods().Replace({pod});
   pipeline.Evaluate(kNow);
   auto snap = pipeline.Snapshot();
@@ -181,7 +182,7 @@ TEST_F(PipelineTest, TheNominatedNodeClaimsStageIsThePodsReason) {
 // reason (a request change re-classifies the waiting pods, nothing else needed).
 TEST_F(PipelineTest, TheConsumedProvisioningRequestDecidesThePodsReason) {
   PodRecord consuming = *PendingTikv("ns", "d", "d-tikv-0");
-  consuming.provisioning_request = "d-tikv-scale";
+  consuming.mutable_detail().provisioning_request = "d-tikv-scale";
   pipeline_.pods().Replace({std::make_shared<const PodRecord>(consuming)});
   ProvisioningRequestFacts pr;
   pr.namespace_ = "ns";

@@ -31,7 +31,8 @@ std::shared_ptr<const PodRecord> MakePod(const std::string& uid, const std::stri
   p->cluster = "demo";
   p->component = component;
   p->phase = ready ? PodPhase::kRunning : PodPhase::kPending;
-  if (ready) p->conditions.push_back({"Ready", ConditionStatus::kTrue, "", "", ready_at});
+  if (ready)
+    p->mutable_detail().conditions.push_back({"Ready", ConditionStatus::kTrue, "", "", ready_at});
   return p;
 }
 

@@ -73,12 +73,11 @@ std::string Describe(const PodRecord& p) {
                     std::to_string(p.deleted) + "|" + std::to_string(int(p.phase)) + "|" +
                     std::to_string(p.compact_ready) + std::to_string(p.v2_instance) +
                     std::to_string(p.source) + "|" + std::to_string(p.compact_ready_since);
-  for (const auto& c : p.conditions) {
+  for (const auto& c : p.detail().conditions) {
     out += "|c:" + c.type + "," + std::to_string(int(c.status)) + "," + c.reason + "," + c.message +
            "," + std::to_string(c.last_transition);
   }
-  for (const auto& n : p.init_container_names) out += "|n:" + n;
-  for (const auto* list : {&p.init_containers, &p.containers}) {
+  for (const auto* list : {&p.detail().init_containers, &p.detail().containers}) {
     for (const auto& c : *list) {
       out += "|s:" + c.name + "," + std::to_string(int(c.state)) + "," + c.reason + "," +
              c.message + "," + std::to_string(c.restart_count) + std::to_string(c.ready) + "," +
@@ -139,8 +138,7 @@ TEST(ParsePod, RealPodStuckInInit) {
   EXPECT_EQ(p.deleted, 0);
   EXPECT_EQ(p.phase, PodPhase::kPending);
   EXPECT_EQ(p.cluster, "");  // no labels on this pod
-  EXPECT_THAT(p.init_container_names, ElementsAre("warm-up-1", "warm-up-2"));
-  ASSERT_EQ(p.conditions.size(), 4u);
+  ASSERT_EQ(p.detail().conditions.size(), 4u);
   const PodCondition* init = p.Condition("Initialized");
   ASSERT_NE(init, nullptr);
   EXPECT_EQ(init->status, ConditionStatus::kFalse);
@@ -148,18 +146,18 @@ TEST(ParsePod, RealPodStuckInInit) {
   EXPECT_EQ(init->message, "containers with incomplete status: [warm-up-1 warm-up-2]");
   EXPECT_EQ(init->last_transition, T("2023-05-02T23:50:33Z"));
   EXPECT_EQ(p.Condition("PodScheduled")->status, ConditionStatus::kTrue);
-  ASSERT_EQ(p.init_containers.size(), 2u);
-  EXPECT_EQ(p.init_containers[0].name, "warm-up-1");
-  EXPECT_EQ(p.init_containers[0].state, ContainerState::kRunning);
-  EXPECT_EQ(p.init_containers[0].started_at, T("2023-05-02T23:50:34Z"));
-  EXPECT_EQ(p.init_containers[1].state, ContainerState::kWaiting);
-  EXPECT_EQ(p.init_containers[1].reason, "PodInitializing");
-  ASSERT_EQ(p.containers.size(), 1u);
-  EXPECT_EQ(p.containers[0].name, "purple-container");
-  EXPECT_EQ(p.containers[0].state, ContainerState::kWaiting);
-  EXPECT_EQ(p.containers[0].reason, "PodInitializing");
-  EXPECT_FALSE(p.containers[0].ready);
-  EXPECT_EQ(p.containers[0].restart_count, 0);
+  ASSERT_EQ(p.detail().init_containers.size(), 2u);
+  EXPECT_EQ(p.detail().init_containers[0].name, "warm-up-1");
+  EXPECT_EQ(p.detail().init_containers[0].state, ContainerState::kRunning);
+  EXPECT_EQ(p.detail().init_containers[0].started_at, T("2023-05-02T23:50:34Z"));
+  EXPECT_EQ(p.detail().init_containers[1].state, ContainerState::kWaiting);
+  EXPECT_EQ(p.detail().init_containers[1].reason, "PodInitializing");
+  ASSERT_EQ(p.detail().containers.size(), 1u);
+  EXPECT_EQ(p.detail().containers[0].name, "purple-container");
+  EXPECT_EQ(p.detail().containers[0].state, ContainerState::kWaiting);
+  EXPECT_EQ(p.detail().containers[0].reason, "PodInitializing");
+  EXPECT_FALSE(p.detail().containers[0].ready);
+  EXPECT_EQ(p.detail().containers[0].restart_count, 0);
 }
 
 // The two status-only fixtures are real status blocks; the metadata around them is made up
@@ -193,7 +191,7 @@ TEST(ParsePod, RealUnschedulableStatusKeepsTheSchedulerMessage) {
   EXPECT_EQ(sched->reason, "Unschedulable");
   EXPECT_THAT(sched->message, ::testing::HasSubstr("ToBeDeletedByClusterAutoscaler"));
   EXPECT_THAT(sched->message, ::testing::HasSubstr("2 Insufficient cpu"));
-  EXPECT_TRUE(r->containers.empty());
+  EXPECT_TRUE(r->detail().containers.empty());
 }
 
 TEST(ParsePod, RealUnboundPvcStatus) {
@@ -257,14 +255,14 @@ TEST(ParsePod, CustomLabelKeysDeletionAndTerminatedContainers) {
   EXPECT_EQ(r->component, "tikv");
   EXPECT_EQ(r->deleted, T("2024-05-02T11:00:00.500Z"));
   EXPECT_EQ(r->phase, PodPhase::kRunning);
-  ASSERT_EQ(r->containers.size(), 2u);
-  EXPECT_EQ(r->containers[0].reason, "CrashLoopBackOff");
-  EXPECT_EQ(r->containers[0].restart_count, 7);
-  EXPECT_EQ(r->containers[0].exit_code, 137);
-  EXPECT_EQ(r->containers[1].state, ContainerState::kTerminated);
-  EXPECT_EQ(r->containers[1].exit_code, 2);
-  EXPECT_EQ(r->containers[1].reason, "Error");
-  EXPECT_EQ(r->containers[1].started_at, T("2024-05-02T10:01:00Z"));
+  ASSERT_EQ(r->detail().containers.size(), 2u);
+  EXPECT_EQ(r->detail().containers[0].reason, "CrashLoopBackOff");
+  EXPECT_EQ(r->detail().containers[0].restart_count, 7);
+  EXPECT_EQ(r->detail().containers[0].exit_code, 137);
+  EXPECT_EQ(r->detail().containers[1].state, ContainerState::kTerminated);
+  EXPECT_EQ(r->detail().containers[1].exit_code, 2);
+  EXPECT_EQ(r->detail().containers[1].reason, "Error");
+  EXPECT_EQ(r->detail().containers[1].started_at, T("2024-05-02T10:01:00Z"));
 }
 
 TEST(ParsePod, MessagesAreBoundedOnUtf8Boundaries) {
@@ -280,7 +278,7 @@ TEST(ParsePod, MessagesAreBoundedOnUtf8Boundaries) {
   opts.max_message_bytes = 1023;
   Result<PodRecord> r = ParsePod(doc, opts);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->conditions[0].message.size(), 1022u);
+  EXPECT_EQ(r->detail().conditions[0].message.size(), 1022u);
   EXPECT_EQ(BoundedText("abc", 10), "abc");
   EXPECT_EQ(BoundedText("abcdef", 3), "abc");
 }
@@ -296,9 +294,9 @@ TEST(ParsePod, KeepsOnlyTheConditionsClassificationReads) {
   Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
   ASSERT_TRUE(r.ok());
   std::vector<std::string> types;
-  for (const auto& c : r->conditions) types.push_back(c.type);
+  for (const auto& c : r->detail().conditions) types.push_back(c.type);
   EXPECT_THAT(types, ElementsAre("Initialized", "Ready", "ContainersReady", "PodScheduled"));
-  EXPECT_EQ(r->conditions.capacity(), 4u);
+  EXPECT_EQ(r->detail().conditions.capacity(), 4u);
 }
 
 // A sandbox that is not ready (PodReadyToStartContainers=False, Kubernetes 1.29+; PodHasNetwork
@@ -351,22 +349,20 @@ TEST(ParsePod, AReadyPodKeepsOnlyItsReadiness) {
   EXPECT_EQ(r->created, T("2024-05-02T10:00:00Z"));
   EXPECT_EQ(r->phase, PodPhase::kRunning);
   EXPECT_TRUE(r->compact_ready);
-  EXPECT_TRUE(r->conditions.empty());
-  EXPECT_EQ(r->conditions.capacity(), 0u) << "no heap block for a compact record's conditions";
+  EXPECT_FALSE(r->has_detail()) << "no detail block for a compact record";
+  EXPECT_TRUE(r->detail().conditions.empty());
   EXPECT_TRUE(r->IsReady());
   EXPECT_EQ(r->ReadySince(), T("2024-05-02T10:02:00Z"));
-  EXPECT_TRUE(r->init_container_names.empty());
-  EXPECT_TRUE(r->init_containers.empty());
-  EXPECT_TRUE(r->containers.empty());
+  EXPECT_TRUE(r->detail().init_containers.empty());
+  EXPECT_TRUE(r->detail().containers.empty());
 
   // The classifier says the same of the compact and of the full record: not waiting.
   PodParseOptions full_options;
   full_options.compact_ready = false;
   Result<PodRecord> full = ParsePod(doc, full_options);
   ASSERT_TRUE(full.ok());
-  EXPECT_EQ(full->conditions.size(), 4u);
-  EXPECT_THAT(full->init_container_names, ElementsAre("wait-for-pd"));
-  EXPECT_EQ(full->containers.size(), 1u);
+  EXPECT_EQ(full->detail().conditions.size(), 4u);
+  EXPECT_EQ(full->detail().containers.size(), 1u);
   EXPECT_FALSE(full->compact_ready);
   EXPECT_TRUE(full->IsReady());
   EXPECT_EQ(full->ReadySince(), r->ReadySince());
@@ -396,12 +392,11 @@ TEST(ParsePod, NotReadyOrDeletingPodsKeepEverythingTheClassifierReads) {
     Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
     ASSERT_TRUE(r.ok()) << r.error;
     EXPECT_FALSE(r->compact_ready);
-    EXPECT_EQ(r->conditions.size(), 4u);
-    EXPECT_THAT(r->init_container_names, ElementsAre("wait-for-pd"));
-    ASSERT_EQ(r->init_containers.size(), 1u);
-    EXPECT_EQ(r->init_containers[0].reason, "Completed");
-    ASSERT_EQ(r->containers.size(), 1u);
-    EXPECT_EQ(r->containers[0].state, ContainerState::kRunning);
+    EXPECT_EQ(r->detail().conditions.size(), 4u);
+    ASSERT_EQ(r->detail().init_containers.size(), 1u);
+    EXPECT_EQ(r->detail().init_containers[0].reason, "Completed");
+    ASSERT_EQ(r->detail().containers.size(), 1u);
+    EXPECT_EQ(r->detail().containers[0].state, ContainerState::kRunning);
   }
   rapidjson::Document doc;
   doc.Parse(not_ready.c_str());
@@ -432,11 +427,11 @@ TEST(ParsePod, MalformedDocumentsAreErrorsAndOddFieldsAreIgnored) {
   EXPECT_EQ(r->created, 0);
   EXPECT_EQ(r->cluster, "");
   EXPECT_EQ(r->phase, PodPhase::kUnknown);
-  ASSERT_EQ(r->conditions.size(), 1u);
-  EXPECT_EQ(r->conditions[0].status, ConditionStatus::kUnknown);
-  ASSERT_EQ(r->containers.size(), 1u);
-  EXPECT_EQ(r->containers[0].state, ContainerState::kUnknown);
-  EXPECT_EQ(r->containers[0].restart_count, 0);
+  ASSERT_EQ(r->detail().conditions.size(), 1u);
+  EXPECT_EQ(r->detail().conditions[0].status, ConditionStatus::kUnknown);
+  ASSERT_EQ(r->detail().containers.size(), 1u);
+  EXPECT_EQ(r->detail().containers[0].state, ContainerState::kUnknown);
+  EXPECT_EQ(r->detail().containers[0].restart_count, 0);
 }
 
 rapidjson::Document Pod(const std::string& ns, const std::string& name, const std::string& rv) {

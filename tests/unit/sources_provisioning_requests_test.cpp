@@ -130,20 +130,20 @@ TEST(ParsePod, ReadsTheProvisioningRequestItConsumes) {
       ParsePod(PodWith("autoscaling.x-k8s.io/consume-provisioning-request", "demo-tikv-scale"),
                PodParseOptions{});
   ASSERT_TRUE(pod.ok()) << pod.error;
-  EXPECT_EQ(pod.value->provisioning_request, "demo-tikv-scale");
+  EXPECT_EQ(pod.value->detail().provisioning_request, "demo-tikv-scale");
   pod = ParsePod(
       PodWith("cluster-autoscaler.kubernetes.io/consume-provisioning-request", "old-key-request"),
       PodParseOptions{});
   ASSERT_TRUE(pod.ok()) << pod.error;
-  EXPECT_EQ(pod.value->provisioning_request, "old-key-request");
+  EXPECT_EQ(pod.value->detail().provisioning_request, "old-key-request");
   pod = ParsePod(PodWith("example.com/other", "x"), PodParseOptions{});
   ASSERT_TRUE(pod.ok()) << pod.error;
-  EXPECT_EQ(pod.value->provisioning_request, "");
+  EXPECT_EQ(pod.value->detail().provisioning_request, "");
   pod =
       ParsePod(PodWith("autoscaling.x-k8s.io/consume-provisioning-request", std::string(5000, 'a')),
                PodParseOptions{});
   ASSERT_TRUE(pod.ok()) << pod.error;
-  EXPECT_EQ(pod.value->provisioning_request.size(), kMaxObjectName);
+  EXPECT_EQ(pod.value->detail().provisioning_request.size(), kMaxObjectName);
 }
 
 ProvisioningRequestFacts Request(std::string ns, std::string name) {

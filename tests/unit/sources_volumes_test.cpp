@@ -110,7 +110,7 @@ class VolumeStoreTest : public ::testing::Test {
     PodRecord p;
     p.namespace_ = "tidb";
     p.name = "demo-tikv-x";
-    p.claims = std::move(claims);
+    p.mutable_detail().claims = std::move(claims);
     return p;
   }
   VolumeStore store_;
@@ -164,7 +164,8 @@ TEST(ParsePodClaims, PersistentAndEphemeralClaimsOfSpecVolumes) {
     "status": {"phase": "Pending"}})");
   Result<PodRecord> r = ParsePod(pod, PodParseOptions{});
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_THAT(r->claims, ::testing::ElementsAre("tikv-demo-tikv-0", "demo-tikv-0-scratch"));
+  EXPECT_THAT(r->detail().claims,
+              ::testing::ElementsAre("tikv-demo-tikv-0", "demo-tikv-0-scratch"));
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ PodRecord Pod(const std::string& ns, const std::string& cluster, const std::stri
   PodCondition c;
   c.type = "Ready";
   c.status = ready ? ConditionStatus::kTrue : ConditionStatus::kFalse;
-  p.conditions.push_back(c);
+  p.mutable_detail().conditions.push_back(c);
   return p;
 }
 

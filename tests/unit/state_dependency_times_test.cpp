@@ -128,14 +128,14 @@ TEST_F(RestartTest, StuckPodIsStuckRightAfterARestart) {
   pod.component = "tidb";
   pod.created = kRestart - 50 * kMinute;
   pod.phase = PodPhase::kPending;
-  pod.conditions = {{"PodScheduled", ConditionStatus::kTrue, "", "", pod.created + kSecond},
-                    {"Initialized", ConditionStatus::kFalse, "ContainersNotInitialized", "",
-                     pod.created + kSecond}};
-  pod.init_container_names = {"wait-for-pd"};
+  pod.mutable_detail().conditions = {
+      {"PodScheduled", ConditionStatus::kTrue, "", "", pod.created + kSecond},
+      {"Initialized", ConditionStatus::kFalse, "ContainersNotInitialized", "",
+       pod.created + kSecond}};
   ContainerStatus wait;
   wait.name = "wait-for-pd";
   wait.state = ContainerState::kRunning;
-  pod.init_containers = {wait};
+  pod.mutable_detail().init_containers = {wait};
   Classification c = Classify(pod, {}, &deps, AutoscalerState{}, ClassifierOptions{}, kRestart);
   ASSERT_TRUE(c.waiting);
   EXPECT_EQ(WaitClassName(c.wait_class), "dependency_stuck") << c.evidence;

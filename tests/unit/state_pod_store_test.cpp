@@ -39,7 +39,7 @@ PodPtr ClusterPod(const std::string& name, const std::string& component, bool re
   PodCondition c;
   c.type = "Ready";
   c.status = ready ? ConditionStatus::kTrue : ConditionStatus::kFalse;
-  p->conditions.push_back(c);
+  p->mutable_detail().conditions.push_back(c);
   return p;
 }
 
