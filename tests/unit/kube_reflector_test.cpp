@@ -828,9 +828,9 @@ TEST_F(ReflectorTest, AThrottledListChargesEachPageOnce) {
 TEST(RequestBudget, TryTakeTakesOnlyATokenAtHand) {
   RequestBudget budget(/*qps=*/10, /*burst=*/1);
   EXPECT_TRUE(budget.TryTake(1000));
-  EXPECT_FALSE(budget.TryTake(1000));     // none left, and nothing is reserved
-  EXPECT_EQ(budget.Reserve(1000), 100);   // so a reservation waits one token's time, not two
-  EXPECT_FALSE(budget.TryTake(1100));     // that token is the reservation's
+  EXPECT_FALSE(budget.TryTake(1000));    // none left, and nothing is reserved
+  EXPECT_EQ(budget.Reserve(1000), 100);  // so a reservation waits one token's time, not two
+  EXPECT_FALSE(budget.TryTake(1100));    // that token is the reservation's
   EXPECT_TRUE(budget.TryTake(1200));
   EXPECT_EQ(budget.requests(), 3u);
   EXPECT_EQ(budget.delayed(), 1u);
