@@ -234,6 +234,7 @@ Result<bool> App::Start() {
   kube_.env = env_;
   kube_.observers = MakeSelfMetricsReflectorObservers(self_metrics_);
   kube_.sync = &sync_;
+  kube_.budget = std::make_shared<RequestBudget>(config_.kube_api_qps, config_.kube_api_burst);
 
   BuildReflectors();
   if (config_.events_write) BuildEventWriter();

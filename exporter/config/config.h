@@ -55,6 +55,11 @@ struct Config {
   std::string v2_component_label = "pingcap.com/component";
   std::string v2_instance_label = "pingcap.com/instance";
   int64_t kube_page_size = 500;
+  // The client-side request budget shared by every request to the API server: a token bucket of
+  // kube_api_burst requests, refilled at kube_api_qps a second (client-go's rest.Config QPS and
+  // Burst; its defaults, 5 and 10, are for controllers that list little).
+  int kube_api_qps = 20;
+  int kube_api_burst = 100;
   Timestamp kube_watch_timeout = 5 * kMinute;  // server-side timeoutSeconds of a watch
   bool tidbcluster_enabled = true;  // watch pingcap.com/v1alpha1 TidbClusters (404 disables)
   bool v2_enabled = true;  // watch tidb-operator v2's core.pingcap.com/v1alpha1 (404 disables each)

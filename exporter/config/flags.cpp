@@ -131,6 +131,13 @@ const std::vector<Flag>& Flags() {
                  &Config::v2_instance_label),
       IntFlag<Config, int64_t>("kube.page-size", "Objects per page of an initial list.",
                                &Config::kube_page_size, 1),
+      IntFlag<Config, int>("kube.api-qps",
+                           "Requests a second to the API server, on average (every list page, "
+                           "watch and event write counts), after the burst.",
+                           &Config::kube_api_qps, 1),
+      IntFlag<Config, int>("kube.api-burst",
+                           "Requests to the API server at once before --kube.api-qps applies.",
+                           &Config::kube_api_burst, 1),
       DurationFlag("kube.watch-timeout", "Server-side timeout of one watch request.",
                    &Config::kube_watch_timeout),
       BoolFlag("tidbcluster.enabled", "Watch pingcap.com/v1alpha1 TidbClusters.",

@@ -217,8 +217,9 @@ HttpRequest Reflector::PageRequest(const std::string& continue_token) const {
 
 void Reflector::StartPrefetch(const std::string& continue_token) {
   // Only with a token of the request budget at hand; otherwise the page is asked for (after the
-  // wait) when it is needed.
-  if (ctx_.budget && ctx_.budget->Reserve(ctx_.env.clock->MonotonicMs()) > 0) return;
+  // wait) when it is needed. TryTake, not Reserve: a reservation for a prefetch that is not sent
+  // would charge the page twice and halve the list's pace under the budget.
+  if (ctx_.budget && !ctx_.budget->TryTake(ctx_.env.clock->MonotonicMs())) return;
   if (!prefetch_client_) prefetch_client_ = ctx_.env.http();
   prefetch_token_ = continue_token;
   prefetch_cancel_ = stop_.load();

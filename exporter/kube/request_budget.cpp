@@ -10,12 +10,25 @@ namespace podwait {
 RequestBudget::RequestBudget(double qps, double burst)
     : qps_(std::max(0.001, qps)), burst_(std::max(1.0, burst)), tokens_(burst_) {}
 
-int64_t RequestBudget::Reserve(int64_t now_ms) {
-  std::lock_guard<std::mutex> lock(mu_);
+void RequestBudget::RefillLocked(int64_t now_ms) {
   if (last_ms_ >= 0 && now_ms > last_ms_) {
     tokens_ = std::min(burst_, tokens_ + static_cast<double>(now_ms - last_ms_) * qps_ / 1000);
   }
   last_ms_ = std::max(last_ms_, now_ms);
+}
+
+bool RequestBudget::TryTake(int64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RefillLocked(now_ms);
+  if (tokens_ < 1) return false;
+  tokens_ -= 1;
+  ++requests_;
+  return true;
+}
+
+int64_t RequestBudget::Reserve(int64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RefillLocked(now_ms);
   tokens_ -= 1;
   ++requests_;
   if (tokens_ >= 0) return 0;

@@ -21,11 +21,18 @@ class RequestBudget {
   // Takes one token at monotonic time now_ms and returns how long the caller must wait before it
   // sends its request (0: at once). Tokens are reserved in call order, so waiters never starve.
   int64_t Reserve(int64_t now_ms);
+  // Takes one token at monotonic time now_ms if one is there; otherwise takes nothing (and
+  // reserves nothing) and returns false. For requests that are worth sending only at once, such
+  // as fetching a list's next page ahead of need.
+  bool TryTake(int64_t now_ms);
   // Requests reserved, and how many of them had to wait.
   uint64_t requests() const;
   uint64_t delayed() const;
 
  private:
+  // REQUIRES: mu_ held. Adds the tokens earned since the last call.
+  void RefillLocked(int64_t now_ms);
+
   const double qps_;
   const double burst_;
   mutable std::mutex mu_;

@@ -807,6 +807,35 @@ TEST_F(ReflectorTest, TheRequestBudgetBoundsEvenWatchesThatMakeProgress) {
   r->Stop();
 }
 
+// A page fetched ahead of need only with a token at hand: when the budget is spent, the page is
+// asked for after the wait, and charged once. (Reserving for a prefetch that is then not sent
+// charged each throttled page twice.)
+TEST_F(ReflectorTest, AThrottledListChargesEachPageOnce) {
+  ctx_.budget = std::make_shared<RequestBudget>(/*qps=*/50, /*burst=*/1);
+  for (int i = 0; i < 5; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    script_.Push(ListPage({PodJson(name, "5")}, "10", i < 4 ? "tok" + std::to_string(i) : ""));
+  }
+  script_.Push(WatchStreamThenIdle(Event("ADDED", PodJson("late", "11"))));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(6));
+  ASSERT_TRUE(testing::WaitFor([&] { return handler_.objects().size() == 6; }, 5s));
+  // 5 pages and the watch, each charged once, whether its page waited or was fetched ahead.
+  EXPECT_EQ(ctx_.budget->requests(), 6u);
+  r->Stop();
+}
+
+TEST(RequestBudget, TryTakeTakesOnlyATokenAtHand) {
+  RequestBudget budget(/*qps=*/10, /*burst=*/1);
+  EXPECT_TRUE(budget.TryTake(1000));
+  EXPECT_FALSE(budget.TryTake(1000));    // none left, and nothing is reserved
+  EXPECT_EQ(budget.Reserve(1000), 100);  // so a reservation waits one token's time, not two
+  EXPECT_FALSE(budget.TryTake(1100));    // that token is the reservation's
+  EXPECT_TRUE(budget.TryTake(1200));
+  EXPECT_EQ(budget.requests(), 3u);
+  EXPECT_EQ(budget.delayed(), 1u);
+}
+
 TEST(RequestBudget, BurstThenQps) {
   RequestBudget budget(/*qps=*/10, /*burst=*/2);
   EXPECT_EQ(budget.Reserve(1000), 0);

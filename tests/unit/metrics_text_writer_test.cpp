@@ -36,6 +36,28 @@ TEST(TextWriter, SampleWritesTheRowsLabelsInOrder) {
             "podwait_probe_round_seconds 0.25\n");
 }
 
+// Label values are checked eight bytes at a time: a byte to escape or a UTF-8 sequence is found
+// at every position of a word and in the tail after the last whole word.
+TEST(TextWriter, EscapesAtEveryPositionOfALabelValue) {
+  const std::vector<std::pair<std::string, std::string>> specials = {
+      {"\\", "\\\\"}, {"\"", "\\\""}, {"\n", "\\n"}, {"\xc3\xa9", "\xc3\xa9"}};
+  for (size_t length : {1u, 7u, 8u, 9u, 16u, 23u}) {
+    for (size_t at = 0; at < length; ++at) {
+      for (const auto& [special, written] : specials) {
+        std::string value(length, 'a');
+        value.replace(at, 1, special);
+        std::string expected(length, 'a');
+        expected.replace(at, 1, written);
+        std::string out;
+        TextWriter w(&out);
+        w.Sample<metric::kAutoscalerDetected>({value}, 1);
+        EXPECT_EQ(out, "podwait_autoscaler_detected{kind=\"" + expected + "\"} 1\n")
+            << "length " << length << ", at " << at;
+      }
+    }
+  }
+}
+
 TEST(TextWriter, HistogramSeries) {
   std::string out;
   TextWriter w(&out);
