@@ -163,23 +163,21 @@ class Router {
       return "";
     }
     if (kind == "ConfigMap" && IsCaStatus(item)) return AddCaStatus(item);
-    if (kind == "NodeClaim") {
-      Result<NodeClaimFacts> nc = ParseNodeClaim(item);
-      if (!nc.ok()) return nc.error;
-      nodeclaims_.push_back(std::move(*nc));
-      ListedKind(kind);
-      ++read_;
-      return "";
-    }
+    if (kind == "NodeClaim") return Keep(ParseNodeClaim(item), &nodeclaims_, kind);
     if (kind == "ProvisioningRequest") {
-      Result<ProvisioningRequestFacts> pr = ParseProvisioningRequest(item);
-      if (!pr.ok()) return pr.error;
-      provisioning_requests_.push_back(std::move(*pr));
-      ListedKind(kind);
-      ++read_;
-      return "";
+      return Keep(ParseProvisioningRequest(item), &provisioning_requests_, kind);
     }
     ++inputs_.skipped[kind.empty() ? "<no kind>" : kind];
+    return "";
+  }
+
+  // Keeps one parsed object of a kind whose presence is news (ListedKind). "" or the error.
+  template <typename T>
+  std::string Keep(Result<T> parsed, std::vector<T>* into, std::string_view kind) {
+    if (!parsed.ok()) return parsed.error;
+    into->push_back(std::move(*parsed));
+    ListedKind(kind);
+    ++read_;
     return "";
   }
 

@@ -69,7 +69,7 @@ struct PodDetail {
 // no messages. Such a pod is not waiting, and its readiness is all the classifier, the tracker and
 // the cluster registry read of it. At 100,000 pods (docs/DESIGN.md §8) each byte per pod is 100
 // kB, so fields nobody reads are not kept, and the detail a Ready pod does not have costs it one
-// pointer (five empty vectors and a string cost 152 bytes). Read readiness with IsReady() and
+// pointer (four empty vectors and a string would cost 128 bytes). Read readiness with IsReady() and
 // ReadySince(), which answer for compact and full records alike.
 //
 // The detail is shared between copies of a record and copied on the first write to it
