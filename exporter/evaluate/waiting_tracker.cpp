@@ -180,89 +180,99 @@ WaitingTracker::CountFailovers(std::span<const FailureMember> members) const {
   return out;
 }
 
+void WaitingTracker::RebuildRechecks() {
+  rechecks_ = {};
+  for (const auto& [uid, t] : tracks_) {
+    if (t.recheck_at != 0) rechecks_.emplace(t.recheck_at, uid);
+  }
+}
+
+size_t WaitingTracker::VisitAll(const EvaluationInput& input) {
+  size_t classified = 0;
+  for (const auto& pod_ptr : input.pods) classified += Visit(pod_ptr, input) ? 1 : 0;
+  // Pods that are gone take their tracks with them.
+  for (auto it = tracks_.begin(); it != tracks_.end();) {
+    auto next = std::next(it);
+    if (it->second.seen_generation != generation_) Forget(it);
+    it = next;
+  }
+  // Every recheck is current again: the heap starts over from the tracks.
+  RebuildRechecks();
+  return classified;
+}
+
+std::unordered_map<std::string, std::shared_ptr<const PodRecord>> WaitingTracker::PodsToVisit(
+    const EvaluationInput& input, bool full, bool* changed) {
+  // The pods to look at again, by uid: each is visited once, with its current record.
+  std::unordered_map<std::string, std::shared_ptr<const PodRecord>> dirty;
+  for (const auto& p : input.changes->upserted) dirty[p->uid] = p;
+  // A pod deleted and back since the last evaluation (it moved between the two pod reflectors)
+  // was never gone as far as an evaluation can tell: it keeps its track.
+  for (const std::string& uid : input.changes->deleted) {
+    auto it = tracks_.find(uid);
+    if (it != tracks_.end() && dirty.find(uid) == dirty.end()) {
+      Forget(it);
+      *changed = true;
+    }
+  }
+  auto mark_tracked = [&](const std::string& uid) {
+    auto it = tracks_.find(uid);
+    if (it != tracks_.end() && it->second.pod != nullptr) dirty.try_emplace(uid, it->second.pod);
+  };
+  // The autoscaler's state is read by every waiting pod's classification.
+  if (!(input.autoscaler == last_autoscaler_) || full) {
+    for (const auto& [uid, t] : tracks_) mark_tracked(uid);
+    *changed = true;
+  } else if (input.dependencies != nullptr) {
+    // Clusters whose dependency state changed (appeared, changed or went away).
+    auto mark_cluster = [&](const ClusterKey& key) {
+      auto it = by_cluster_.find(key);
+      if (it == by_cluster_.end()) return;
+      for (const std::string* uid : it->second) mark_tracked(*uid);
+    };
+    for (const auto& [key, deps] : *input.dependencies) {
+      auto it = last_dependencies_.find(key);
+      if (it == last_dependencies_.end() || !(it->second == deps)) mark_cluster(key);
+    }
+    for (const auto& [key, deps] : last_dependencies_) {
+      if (input.dependencies->find(key) == input.dependencies->end()) mark_cluster(key);
+    }
+  }
+  // Pods whose claims or volumes changed.
+  if (!input.volume_namespaces.empty()) {
+    const std::set<std::string_view> namespaces(input.volume_namespaces.begin(),
+                                                input.volume_namespaces.end());
+    for (const auto& [uid, t] : tracks_) {
+      if (t.pod != nullptr && !t.pod->detail().claims.empty() &&
+          namespaces.count(t.pod->namespace_)) {
+        mark_tracked(uid);
+      }
+    }
+  }
+  // Classifications whose time has come.
+  while (!rechecks_.empty() && rechecks_.top().first <= input.now) {
+    auto [at, uid] = rechecks_.top();
+    rechecks_.pop();
+    auto it = tracks_.find(uid);
+    if (it != tracks_.end() && it->second.recheck_at == at) mark_tracked(uid);
+  }
+  return dirty;
+}
+
 void WaitingTracker::Evaluate(const EvaluationInput& input) {
   ++generation_;
   size_t classified = 0;
   bool changed = false;
   const bool full = input.changes == nullptr || !evaluated_once_;
   if (input.changes == nullptr) {
-    for (const auto& pod_ptr : input.pods) classified += Visit(pod_ptr, input) ? 1 : 0;
-    // Pods that are gone take their tracks with them.
-    for (auto it = tracks_.begin(); it != tracks_.end();) {
-      auto next = std::next(it);
-      if (it->second.seen_generation != generation_) Forget(it);
-      it = next;
-    }
-    // Every recheck is current again: the heap starts over from the tracks.
-    rechecks_ = {};
-    for (const auto& [uid, t] : tracks_) {
-      if (t.recheck_at != 0) rechecks_.emplace(t.recheck_at, uid);
-    }
+    classified = VisitAll(input);
   } else {
-    // The pods to look at again, by uid: each is visited once, with its current record.
-    std::unordered_map<std::string, std::shared_ptr<const PodRecord>> dirty;
-    for (const auto& p : input.changes->upserted) dirty[p->uid] = p;
-    // A pod deleted and back since the last evaluation (it moved between the two pod reflectors)
-    // was never gone as far as an evaluation can tell: it keeps its track.
-    for (const std::string& uid : input.changes->deleted) {
-      auto it = tracks_.find(uid);
-      if (it != tracks_.end() && dirty.find(uid) == dirty.end()) {
-        Forget(it);
-        changed = true;
-      }
-    }
-    auto mark_tracked = [&](const std::string& uid) {
-      auto it = tracks_.find(uid);
-      if (it != tracks_.end() && it->second.pod != nullptr) dirty.try_emplace(uid, it->second.pod);
-    };
-    // The autoscaler's state is read by every waiting pod's classification.
-    if (!(input.autoscaler == last_autoscaler_) || full) {
-      for (const auto& [uid, t] : tracks_) mark_tracked(uid);
-      changed = true;
-    } else if (input.dependencies != nullptr) {
-      // Clusters whose dependency state changed (appeared, changed or went away).
-      auto mark_cluster = [&](const ClusterKey& key) {
-        auto it = by_cluster_.find(key);
-        if (it == by_cluster_.end()) return;
-        for (const std::string* uid : it->second) mark_tracked(*uid);
-      };
-      for (const auto& [key, deps] : *input.dependencies) {
-        auto it = last_dependencies_.find(key);
-        if (it == last_dependencies_.end() || !(it->second == deps)) mark_cluster(key);
-      }
-      for (const auto& [key, deps] : last_dependencies_) {
-        if (input.dependencies->find(key) == input.dependencies->end()) mark_cluster(key);
-      }
-    }
-    // Pods whose claims or volumes changed.
-    if (!input.volume_namespaces.empty()) {
-      const std::set<std::string_view> namespaces(input.volume_namespaces.begin(),
-                                                  input.volume_namespaces.end());
-      for (const auto& [uid, t] : tracks_) {
-        if (t.pod != nullptr && !t.pod->detail().claims.empty() &&
-            namespaces.count(t.pod->namespace_)) {
-          mark_tracked(uid);
-        }
-      }
-    }
-    // Classifications whose time has come.
-    while (!rechecks_.empty() && rechecks_.top().first <= input.now) {
-      auto [at, uid] = rechecks_.top();
-      rechecks_.pop();
-      auto it = tracks_.find(uid);
-      if (it != tracks_.end() && it->second.recheck_at == at) mark_tracked(uid);
-    }
-    for (const auto& [uid, pod_ptr] : dirty) {
+    for (const auto& [uid, pod_ptr] : PodsToVisit(input, full, &changed)) {
       classified += Visit(pod_ptr, input) ? 1 : 0;
       changed = true;
     }
     // Keep the heap from filling with entries that are no longer current.
-    if (rechecks_.size() > 2 * tracks_.size() + 1024) {
-      rechecks_ = {};
-      for (const auto& [uid, t] : tracks_) {
-        if (t.recheck_at != 0) rechecks_.emplace(t.recheck_at, uid);
-      }
-    }
+    if (rechecks_.size() > 2 * tracks_.size() + 1024) RebuildRechecks();
   }
   evaluated_once_ = true;
   last_classified_ = classified;

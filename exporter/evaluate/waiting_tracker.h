@@ -121,6 +121,16 @@ class WaitingTracker {
 
   // Evaluates one pod (the body of both kinds of evaluation); returns whether it was classified.
   bool Visit(const std::shared_ptr<const PodRecord>& pod_ptr, const EvaluationInput& input);
+  // A full evaluation: every pod of `input.pods`; the tracks of pods not among them go. Returns
+  // how many were classified.
+  size_t VisitAll(const EvaluationInput& input);
+  // An incremental evaluation's pods, by uid: the changed ones and the tracked ones whose
+  // cluster's dependencies, the autoscaler state (every track; also when `full`), volumes or
+  // recheck time say so. Forgets the deleted pods' tracks, setting *changed.
+  std::unordered_map<std::string, std::shared_ptr<const PodRecord>> PodsToVisit(
+      const EvaluationInput& input, bool full, bool* changed);
+  // The recheck heap again from the tracks (drops the entries that are no longer current).
+  void RebuildRechecks();
   void Forget(std::unordered_map<std::string, Track>::iterator it);
   void Observe(const Track& track, Timestamp stage_end);
   static Timestamp ReadySince(const PodRecord& pod, Timestamp fallback);

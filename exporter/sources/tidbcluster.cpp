@@ -98,6 +98,73 @@ bool Failures(const Value& status, const char* component, const char* field,
   return true;
 }
 
+// status.pd: the members and their health (the healthy ones' latest transition), the leader.
+bool ReadPdStatus(const Value& status, TidbClusterStatus* tc, std::string* error) {
+  auto fail = [&](std::string e) {
+    *error = std::move(e);
+    return false;
+  };
+  const Value* pd = nullptr;
+  if (!Obj(status, "pd", &pd, error)) return fail("status." + *error);
+  if (pd == nullptr) return true;
+  const Value* members = nullptr;
+  if (!Obj(*pd, "members", &members, error)) return fail("status.pd." + *error);
+  if (members != nullptr) {
+    for (const auto& m : members->GetObject()) {
+      if (!m.value.IsObject()) return fail("status.pd.members entry is not an object");
+      const Value* health = Member(m.value, "health");
+      if (health != nullptr && !health->IsBool()) {
+        return fail("status.pd.members health is not a boolean");
+      }
+      const bool healthy = health != nullptr && health->GetBool();
+      tc->pd_members[std::string(m.name.GetString(), m.name.GetStringLength())] = healthy;
+      if (healthy) {
+        tc->pd_healthy_since =
+            std::max(tc->pd_healthy_since, json::Time(&m.value, "lastTransitionTime"));
+      }
+    }
+  }
+  const Value* leader = nullptr;
+  if (!Obj(*pd, "leader", &leader, error)) return fail("status.pd." + *error);
+  if (leader != nullptr && !Str(*leader, "name", &tc->pd_leader, error)) {
+    return fail("status.pd.leader: " + *error);
+  }
+  return true;
+}
+
+// status.tikv: bootStrapped and the stores (id, pod, state, last transition).
+bool ReadTikvStatus(const Value& status, TidbClusterStatus* tc, std::string* error) {
+  auto fail = [&](std::string e) {
+    *error = std::move(e);
+    return false;
+  };
+  const Value* tikv = nullptr;
+  if (!Obj(status, "tikv", &tikv, error)) return fail("status." + *error);
+  if (tikv == nullptr) return true;
+  const Value* boot = Member(*tikv, "bootStrapped");
+  if (boot != nullptr) {
+    if (!boot->IsBool()) return fail("status.tikv.bootStrapped is not a boolean");
+    tc->tikv_bootstrapped = boot->GetBool();
+  }
+  const Value* stores = nullptr;
+  if (!Obj(*tikv, "stores", &stores, error)) return fail("status.tikv." + *error);
+  if (stores == nullptr) return true;
+  for (const auto& s : stores->GetObject()) {
+    if (!s.value.IsObject()) return fail("status.tikv.stores entry is not an object");
+    TidbStoreStatus store;
+    store.id.assign(s.name.GetString(), s.name.GetStringLength());
+    std::string id;
+    if (!Str(s.value, "id", &id, error) || !Str(s.value, "podName", &store.pod_name, error) ||
+        !Str(s.value, "state", &store.state, error)) {
+      return fail("status.tikv.stores: " + *error);
+    }
+    if (!id.empty()) store.id = id;
+    store.last_transition = json::Time(&s.value, "lastTransitionTime");
+    tc->tikv_stores.push_back(std::move(store));
+  }
+  return true;
+}
+
 }  // namespace
 
 TidbClusterParse ParseTidbCluster(const Value& object) {
@@ -138,60 +205,9 @@ TidbClusterParse ParseTidbCluster(const Value& object) {
     return result;
   }
 
-  const Value* pd = nullptr;
-  if (!Obj(*status, "pd", &pd, &error)) return fail("status." + error);
-  if (pd != nullptr) {
-    const Value* members = nullptr;
-    if (!Obj(*pd, "members", &members, &error)) return fail("status.pd." + error);
-    if (members != nullptr) {
-      for (const auto& m : members->GetObject()) {
-        if (!m.value.IsObject()) return fail("status.pd.members entry is not an object");
-        const Value* health = Member(m.value, "health");
-        if (health != nullptr && !health->IsBool()) {
-          return fail("status.pd.members health is not a boolean");
-        }
-        const bool healthy = health != nullptr && health->GetBool();
-        tc.pd_members[std::string(m.name.GetString(), m.name.GetStringLength())] = healthy;
-        if (healthy) {
-          tc.pd_healthy_since =
-              std::max(tc.pd_healthy_since, json::Time(&m.value, "lastTransitionTime"));
-        }
-      }
-    }
-    const Value* leader = nullptr;
-    if (!Obj(*pd, "leader", &leader, &error)) return fail("status.pd." + error);
-    if (leader != nullptr && !Str(*leader, "name", &tc.pd_leader, &error)) {
-      return fail("status.pd.leader: " + error);
-    }
+  if (!ReadPdStatus(*status, &tc, &error) || !ReadTikvStatus(*status, &tc, &error)) {
+    return fail(error);
   }
-
-  const Value* tikv = nullptr;
-  if (!Obj(*status, "tikv", &tikv, &error)) return fail("status." + error);
-  if (tikv != nullptr) {
-    const Value* boot = Member(*tikv, "bootStrapped");
-    if (boot != nullptr) {
-      if (!boot->IsBool()) return fail("status.tikv.bootStrapped is not a boolean");
-      tc.tikv_bootstrapped = boot->GetBool();
-    }
-    const Value* stores = nullptr;
-    if (!Obj(*tikv, "stores", &stores, &error)) return fail("status.tikv." + error);
-    if (stores != nullptr) {
-      for (const auto& s : stores->GetObject()) {
-        if (!s.value.IsObject()) return fail("status.tikv.stores entry is not an object");
-        TidbStoreStatus store;
-        store.id.assign(s.name.GetString(), s.name.GetStringLength());
-        std::string id;
-        if (!Str(s.value, "id", &id, &error) || !Str(s.value, "podName", &store.pod_name, &error) ||
-            !Str(s.value, "state", &store.state, &error)) {
-          return fail("status.tikv.stores: " + error);
-        }
-        if (!id.empty()) store.id = id;
-        store.last_transition = json::Time(&s.value, "lastTransitionTime");
-        tc.tikv_stores.push_back(std::move(store));
-      }
-    }
-  }
-
   if (!Failures(*status, "pd", "failureMembers", &tc.failure_members, &error) ||
       !Failures(*status, "tidb", "failureMembers", &tc.failure_members, &error) ||
       !Failures(*status, "tikv", "failureStores", &tc.failure_members, &error) ||
