@@ -42,7 +42,8 @@ App::App(Config config, const Clock& clock)
     self = {self_metrics_.build_info_registry()};
   }
   metric_writers_.push_back(std::make_unique<CollectableWriter>(std::move(self)));
-  metric_writers_.push_back(std::make_unique<DependencyCollector>(pipeline_.dependencies()));
+  metric_writers_.push_back(
+      std::make_unique<DependencyCollector>([this] { return pipeline_.DependencyViews(); }));
   metric_writers_.push_back(std::make_unique<WaitingCollector>(
       [this] { return pipeline_.Snapshot(); }, clock_, config_.metrics_pod_series));
   if (!config_.disable_exporter_metrics) {
@@ -58,8 +59,7 @@ void App::EvaluateOnce() {
   status_log_.Observe(
       sync_.AllSynced(), pipeline_.Snapshot(),
       [this] {
-        return std::pair<size_t, size_t>(pipeline_.registry().Clusters().size(),
-                                         pipeline_.pods().Size());
+        return std::pair<size_t, size_t>(pipeline_.Clusters().size(), pipeline_.PodCount());
       },
       clock_.MonotonicMs());
   if (class_events_) class_events_->Observe(sync_.AllSynced(), pipeline_.Snapshot(), clock_.Now());
@@ -80,7 +80,7 @@ ViewModel App::MakeViewModel() const {
   ViewModel m;
   m.waiting = pipeline_.Snapshot();
   m.evaluated_at = pipeline_.LastEvaluated();
-  m.dependencies = pipeline_.dependencies().Snapshot();
+  m.dependencies = pipeline_.Dependencies();
   m.synced = sync_.AllSynced();
   for (const auto& [name, synced] : sync_.Snapshot()) {
     if (!synced) m.unsynced.push_back(name);
@@ -246,11 +246,9 @@ Result<bool> App::Start() {
   } else {
     prober_ = std::make_unique<PdProber>(
         PdProberOptionsFromConfig(config_), env_, probe_observer_.get(),
-        [this] {
-          return PdTargetsFor(pipeline_.registry().Clusters(), config_, pipeline_.v2().PdUrls());
-        },
+        [this] { return PdTargetsFor(pipeline_.Clusters(), config_, pipeline_.PdUrls()); },
         [this](const ClusterKey& cluster, PdFacts facts) {
-          pipeline_.dependencies().OnPdProbe(cluster, std::move(facts));
+          pipeline_.OnPdProbe(cluster, std::move(facts));
         });
   }
 

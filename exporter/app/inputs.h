@@ -1,46 +1,15 @@
 #pragma once
 
-// The exporter's Kubernetes inputs as a table (docs/DESIGN.md §7, "add an input"): each row is
-// a resource, its API path, when it is read, and the handler of each of its reflectors. App
-// builds one reflector per (row, reflector options) from it.
+// The reflectors of the exporter's inputs (sources/inputs.h): app/ wires each row's handlers,
+// which write the Pipeline's input stores, to a reflector on the API server's client.
 
 #include <memory>
-#include <span>
-#include <string_view>
 #include <vector>
 
-#include "exporter/common/clock.h"
-#include "exporter/config/config.h"
-#include "exporter/evaluate/pipeline.h"
 #include "exporter/kube/reflector.h"
-#include "exporter/sources/ca_status_source.h"
+#include "exporter/sources/inputs.h"
 
 namespace podwait {
-
-// What the rows build their handlers from and into.
-struct InputContext {
-  const Config& config;
-  Pipeline& pipeline;
-  const Clock& clock;
-  // The handlers (they outlive their reflectors).
-  std::vector<std::unique_ptr<ReflectorHandler>>& handlers;
-  // The cluster-autoscaler status, when its row is enabled (the evaluation loop reads it).
-  std::unique_ptr<CaStatusSource>& ca_status;
-  // Called for a CA status that does not parse.
-  std::function<void(const std::string&)> on_ca_status_error;
-};
-
-struct InputSource {
-  std::string_view resource;  // the Kubernetes resource (rows with several: "<v2 resources>")
-  std::string_view api;       // its API path prefix
-  bool (*enabled)(const InputContext&);
-  // The options of each reflector of this input (per watched namespace, per pod shard, ...).
-  std::vector<ReflectorOptions> (*reflectors)(const Config&);
-  // The handler of one of them (kept in InputContext::handlers).
-  ReflectorHandler& (*handler)(InputContext&, const ReflectorOptions&);
-};
-
-std::span<const InputSource> InputSources();
 
 // One reflector per enabled row of InputSources() and its reflector options, on `kube` (the
 // exporter's, and `kubectl podwait`'s one read of the cluster).

@@ -129,14 +129,14 @@ void ProbeOnce(const Config& config, Pipeline& pipeline, const Environment& env,
   if (config.readiness_source == ReadinessSource::kTidbCluster) return;
   pipeline.DiscoverClusters();
   const std::vector<PdTarget> targets =
-      PdTargetsFor(pipeline.registry().Clusters(), config, pipeline.v2().PdUrls());
+      PdTargetsFor(pipeline.Clusters(), config, pipeline.PdUrls());
   if (targets.empty()) return;
   PdProberOptions options = PdProberOptionsFromConfig(config);
   options.interval_ms = 24 * 3600 * 1000;  // one round
   PdProber prober(
       options, env, nullptr, [targets] { return targets; },
       [&pipeline](const ClusterKey& cluster, PdFacts facts) {
-        pipeline.dependencies().OnPdProbe(cluster, std::move(facts));
+        pipeline.OnPdProbe(cluster, std::move(facts));
       });
   prober.Start();
   WaitUntil([&] { return prober.rounds_completed() >= 1; }, timeout);

@@ -22,8 +22,7 @@ AutoscalerSignals SignalsOf(const EventStore& events, bool ca_status_configmap,
 }  // namespace
 
 Pipeline::Pipeline(const Config& config, const Clock& clock)
-    : pods_(&events_),
-      registry_(config),
+    : registry_(config),
       dependencies_(config, clock),
       evaluator_(EvaluatorOptionsFromConfig(config)),
       feed_(pods_, &events_, &v2_),
@@ -56,6 +55,10 @@ Pipeline::Pipeline(const Config& config, const Clock& clock)
 void Pipeline::SetCaStatus(CaStatusReading reading) {
   std::lock_guard<std::mutex> lock(ca_mu_);
   ca_status_ = std::move(reading);
+}
+
+void Pipeline::OnPdProbe(const ClusterKey& cluster, PdFacts facts) {
+  dependencies_.OnPdProbe(cluster, std::move(facts));
 }
 
 AutoscalerState Pipeline::Autoscaler(Timestamp now) const {

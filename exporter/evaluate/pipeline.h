@@ -16,43 +16,48 @@
 #include "exporter/config/config.h"
 #include "exporter/evaluate/change_feed.h"
 #include "exporter/evaluate/evaluator.h"
+#include "exporter/model/pd_facts.h"
 #include "exporter/model/waiting.h"
 #include "exporter/state/cluster_registry.h"
 #include "exporter/state/dependency_store.h"
-#include "exporter/state/event_store.h"
-#include "exporter/state/nodeclaim_store.h"
-#include "exporter/state/pod_store.h"
-#include "exporter/state/provisioning_request_store.h"
-#include "exporter/state/tidbcluster_store.h"
-#include "exporter/state/v2_store.h"
-#include "exporter/state/volume_store.h"
+#include "exporter/state/input_stores.h"
 
 namespace podwait {
 
+// The Pipeline is the InputStores the sources write (by reflector, sources/inputs.h, or from
+// files); the PD prober hands it its probes (OnPdProbe) and the CA status reading (SetCaStatus).
 // Thread-safety: the stores are thread-safe (each its own lock) and are written by the sources'
-// threads; SetCaStatus() and the readers (Snapshot() and the rest) may be called from any
-// thread; Evaluate() from one thread only (the evaluation loop, or explain's main).
-class Pipeline {
+// threads; SetCaStatus(), OnPdProbe() and the readers (Snapshot() and the rest) may be called from
+// any thread; Evaluate() from one thread only (the evaluation loop, or explain's main).
+class Pipeline : public InputStores {
  public:
   // `config` and `clock` must outlive the pipeline.
   Pipeline(const Config& config, const Clock& clock);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
-  // The stores, for the sources to write and the collectors and the prober to read.
-  EventStore& events() { return events_; }
-  PodStore& pods() { return pods_; }
-  TidbClusterStore& tidbclusters() { return tidbclusters_; }
-  V2Store& v2() { return v2_; }
-  VolumeStore& volumes() { return volumes_; }
+  // The state derived from the inputs, for explain and the tests to read.
   const ClusterRegistry& registry() const { return registry_; }
   DependencyStore& dependencies() { return dependencies_; }
-  NodeClaimStore& nodeclaims() { return nodeclaims_; }
-  ProvisioningRequestStore& provisioning_requests() { return provisioning_requests_; }
   const DependencyStore& dependencies() const { return dependencies_; }
 
   // The cluster-autoscaler status ConfigMap as last read (sources/ca_status_source.h).
   void SetCaStatus(CaStatusReading reading);
+  // One PD probe of `cluster` (pd/prober.h), into its dependency state.
+  void OnPdProbe(const ClusterKey& cluster, PdFacts facts);
+
+  // What the PD prober probes: the clusters of this shard, and the PD URLs v2 Clusters give.
+  std::vector<ClusterKey> Clusters() const { return registry_.Clusters(); }
+  std::map<ClusterKey, std::string> PdUrls() const { return v2_.PdUrls(); }
+  // What the views and the dependency metrics show: every cluster's dependency state.
+  std::map<ClusterKey, ClusterDependencies> Dependencies() const {
+    return dependencies_.Snapshot();
+  }
+  std::map<ClusterKey, ClusterDependencyView> DependencyViews() const {
+    return dependencies_.Views();
+  }
+  // Pods held (the status log's summary).
+  size_t PodCount() const { return pods_.Size(); }
 
   // The clusters of the pods, in the registry (Evaluate() does it first; `explain` calls it to
   // probe their PD before it evaluates).
@@ -72,15 +77,8 @@ class Pipeline {
  private:
   AutoscalerState Autoscaler(Timestamp now) const;
 
-  EventStore events_;
-  PodStore pods_;
-  TidbClusterStore tidbclusters_;
-  V2Store v2_;
-  VolumeStore volumes_;
   ClusterRegistry registry_;
   DependencyStore dependencies_;
-  NodeClaimStore nodeclaims_;
-  ProvisioningRequestStore provisioning_requests_;
   Evaluator evaluator_;
   ChangeFeed feed_;               // Evaluate()'s thread only
   uint64_t volumes_version_ = 0;  // Evaluate()'s thread only

@@ -56,10 +56,13 @@ class Bodies {
 
 }  // namespace
 
-DependencyCollector::DependencyCollector(const DependencyStore& store) : store_(store) {}
+DependencyCollector::DependencyCollector(ViewsFn views) : views_(std::move(views)) {}
+
+DependencyCollector::DependencyCollector(const DependencyStore& store)
+    : views_([&store] { return store.Views(); }) {}
 
 void DependencyCollector::AppendText(std::string* out) const {
-  const auto views = store_.Views();
+  const auto views = views_();
   Bodies b(views.size());
   std::string tidb_cluster;
   for (const auto& [key, v] : views) {

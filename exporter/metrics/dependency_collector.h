@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 
 #include "exporter/metrics/metric_writer.h"
@@ -25,13 +27,16 @@ namespace podwait {
 // which prometheus-cpp's label vectors and stream serializer took ~40 ms to render.
 class DependencyCollector final : public MetricWriter {
  public:
+  // Each scrape reads `views` (the Pipeline's dependency views).
+  using ViewsFn = std::function<std::map<ClusterKey, ClusterDependencyView>()>;
+  explicit DependencyCollector(ViewsFn views);
   // `store` must outlive the collector.
   explicit DependencyCollector(const DependencyStore& store);
   // Appends the families in the text exposition format.
   void AppendText(std::string* out) const override;
 
  private:
-  const DependencyStore& store_;
+  const ViewsFn views_;
 };
 
 }  // namespace podwait

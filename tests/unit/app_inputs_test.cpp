@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "exporter/app/inputs.h"
+#include "exporter/evaluate/pipeline.h"
 
 namespace podwait {
 namespace {
