@@ -1,5 +1,6 @@
 #include "exporter/app/app.h"
 
+#include <algorithm>
 #include <chrono>
 #include <unordered_map>
 
@@ -87,6 +88,12 @@ ViewModel App::MakeViewModel() const {
   SyncStatus::Unsynced unsynced = sync_.NotSynced();
   m.health.not_synced_yet = std::move(unsynced.not_yet);
   m.health.out_of_sync = std::move(unsynced.lost);
+  // The pods first: they are what the page shows.
+  for (auto* names : {&m.health.not_synced_yet, &m.health.out_of_sync}) {
+    std::stable_partition(names->begin(), names->end(), [](const std::string& n) {
+      return n == "pods" || n.rfind("pods/", 0) == 0;
+    });
+  }
   const ApiServerLog::Reach reach = kube_.server_log->Current();
   m.health.api_address = kube_.endpoint.api_url;
   m.health.api_reachable = reach.reachable;

@@ -49,8 +49,8 @@ h4{font-size:14px;margin:8px 0 2px;display:flex;flex-wrap:wrap;gap:2px 10px;alig
 h4 .tag{font-weight:normal;font-size:12.5px;color:var(--bad)}h4 a{font-weight:normal;font-size:12.5px}
 details{margin:4px 0}summary{cursor:pointer;font-size:14px}summary .tag{color:var(--calm)}p.rows{margin:4px 0;font-size:13px}
 table{border-collapse:collapse;width:100%;table-layout:fixed}
-th:nth-child(1){width:19%}th:nth-child(2){width:8%}th:nth-child(3){width:9%}th:nth-child(4){width:16%}th:nth-child(5){width:8%}
-td.pod{overflow-wrap:anywhere}td,th{text-align:left;padding:3px 8px;border-top:1px solid var(--line);vertical-align:top;font-size:13.5px}
+th:nth-child(1){width:18%}th:nth-child(2){width:10%}th:nth-child(3){width:10%}th:nth-child(4){width:17%}th:nth-child(5){width:8%}
+td.pod,td.reason{overflow-wrap:anywhere}td,th{text-align:left;padding:3px 8px;border-top:1px solid var(--line);vertical-align:top;font-size:13.5px}
 th{color:var(--muted);font-weight:600;font-size:11.5px;text-transform:uppercase;letter-spacing:.03em}
 td.evidence{color:var(--muted);font-size:12.5px;word-break:break-word}td.pod{font-weight:500}
 .none{color:var(--muted)}.empty{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:12px 14px}
@@ -450,7 +450,7 @@ void AppendEvaluated(const ViewModel& m, std::string& h) {
   if (const Timestamp at = views::EvaluatedAt(m); at > 0) {
     h += "evaluated " + Ago(at, m.now) + " · ";
   }
-  h += m.synced ? "synced" : "<b>not synced</b>";
+  h += !m.health.Current() ? "<b>not current</b>" : m.synced ? "synced" : "<b>not synced</b>";
 }
 
 // <head>, then the header: version, evaluation, links, and #status (what is not current, the

@@ -159,7 +159,7 @@
 
     function evaluated() {
       return (view.evaluatedAt ? 'evaluated ' + ago(view.evaluatedAt) + ' · ' : '') +
-        (view.synced ? 'synced' : '<b>not synced</b>');
+        (!current ? '<b>not current</b>' : view.synced ? 'synced' : '<b>not synced</b>');
     }
 
     function status() {

@@ -413,7 +413,7 @@ TEST(StatusPage, UnreachableAfterDataSaysSinceWhenAndHowOld) {
                               "of then, not an all-clear."));
   EXPECT_THAT(html, HasSubstr("1 needs attention</span>"));  // Fleet(2, .): one capacity pod
   EXPECT_THAT(html, HasSubstr(" · as of the last data</span>"));
-  EXPECT_THAT(html, HasSubstr("<b>not synced</b>"));
+  EXPECT_THAT(html, HasSubstr("<b>not current</b>"));
   // Nothing waiting in the last data: still no green, no "No waiting pods".
   m.waiting = std::make_shared<WaitingSnapshot>();
   html = Shown(RenderStatusPage(m, {}, {}));
