@@ -205,6 +205,17 @@ def main():
         api_unreachable(b, s, url)
         never_reached(b)
         check(not b.problems, f"no script error or policy violation: {b.problems[:3]}")
+        # The control: a page whose policy blocks its script is reported, so the check above
+        # could fail.
+        b.problems.clear()
+        b.call("Page.navigate", {"url": "data:text/html,<meta http-equiv='Content-Security-Policy' "
+                                        "content=\"script-src 'none'\"><script>document.title="
+                                        "'ran'</script>"}, session=True)
+        b.wait_for("location.protocol === 'data:' && document.readyState === 'complete'")
+        time.sleep(0.5)
+        check(b.evaluate("document.title") != "ran" and
+              any("Content Security Policy" in p for p in b.problems),
+              f"the control page's blocked script is reported: {b.problems[:1]}")
     return 1 if failed else 0
 
 
