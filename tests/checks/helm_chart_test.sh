@@ -31,7 +31,7 @@ finish() {
   [ "$failed" -eq 0 ]
 }
 
-for tool in helm kubectl node npm python3 tar; do
+for tool in helm kubectl node npm python3 tar yamllint; do
   command -v "$tool" >/dev/null || { echo "FAIL $tool not found (scripts/setup.sh test installs it)"; exit 1; }
 done
 helm_version=$(helm version --template '{{.Version}}' 2>/dev/null || true)
@@ -106,6 +106,36 @@ lint() {  # lint NAME ARGS...
 }
 lint "(defaults)" "$chart"
 lint "(namespaced, every optional value)" "$chart" "${namespaced[@]}" "${components[@]}" "${monitoring[@]}"
+if yamllint --strict -c .yamllint "$chart/Chart.yaml" "$chart/values.yaml" >"$tmp/yamllint.log" 2>&1; then
+  ok "yamllint --strict Chart.yaml values.yaml"
+else
+  bad "yamllint --strict Chart.yaml values.yaml"
+  sed 's/^/     /' "$tmp/yamllint.log"
+fi
+
+# --- NOTES.txt: how to open the status page and run kubectl podwait ------------------------------------
+notes() {  # notes NAME ARGS... -- PATTERN...: every pattern is a line of the release notes
+  local name=$1 args=() missing=""
+  shift
+  while [ "$1" != "--" ]; do args+=("$1"); shift; done
+  shift
+  helm install podwait "$chart" -n podwait --dry-run=client "${args[@]}" 2>/dev/null |
+    sed -n '/^NOTES:/,$p' >"$tmp/notes.txt" || true
+  for pattern in "$@"; do grep -Eq -- "$pattern" "$tmp/notes.txt" || missing="$missing [$pattern]"; done
+  if [ -z "$missing" ]; then
+    ok "NOTES.txt ($name)"
+  else
+    bad "NOTES.txt ($name): no line matches$missing"
+    sed 's/^/     /' "$tmp/notes.txt"
+  fi
+}
+notes standalone -- 'standalone mode, watching every namespace' \
+  '^ +kubectl -n podwait port-forward service/podwait-exporter 9877:9877$' \
+  '^ +then open http://127\.0\.0\.1:9877/$' '^ +kubectl podwait -A ' 'serviceMonitor\.enabled=true'
+notes "namespaced, TLS, a route prefix" "${namespaced[@]}" --set webConfig.secretName=web \
+  --set webConfig.tlsSecretName=tls --set externalURL=https://ops.example.com/podwait \
+  --set serviceMonitor.enabled=true -- 'namespaced mode, watching tidb-cluster' \
+  '^ +then open https://127\.0\.0\.1:9877/podwait/ \(or https://ops\.example\.com/podwait\)$'
 
 # --- render the chart and the overlays -----------------------------------------------------------------
 render() {  # render NAME ARGS...: helm template into $tmp/chart/NAME.yaml; nothing on stderr but
