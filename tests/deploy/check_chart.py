@@ -371,6 +371,24 @@ def case_web_config(ch, ctx):
     return "webConfig: the Secrets mounted whole, HTTPS probes with their header, an https scrape"
 
 
+def case_pd_tls(ch, _):
+    objs = ch.render({"pdTLS": {"secretName": "basic-cluster-client-secret"},
+                      "extraVolumes": [{"name": "per-cluster", "projected": {"sources": []}}],
+                      "extraVolumeMounts": [{"name": "per-cluster", "mountPath": "/etc/podwait/pd",
+                                             "readOnly": True}],
+                      "extraArgs": ["--pd.tls.dir=/etc/podwait/pd"]})
+    spec, c = podspec(objs)
+    assert c["args"][2:] == ["--pd.tls.ca-file=/etc/podwait/pd-tls/ca.crt",
+                             "--pd.tls.cert-file=/etc/podwait/pd-tls/tls.crt",
+                             "--pd.tls.key-file=/etc/podwait/pd-tls/tls.key",
+                             "--pd.tls.dir=/etc/podwait/pd"], c["args"]
+    assert [v["name"] for v in spec["volumes"]] == ["pd-tls", "per-cluster"], spec["volumes"]
+    assert spec["volumes"][0]["secret"] == {"secretName": "basic-cluster-client-secret"}
+    assert [(m["name"], m["mountPath"]) for m in c["volumeMounts"]] == [
+        ("pd-tls", "/etc/podwait/pd-tls"), ("per-cluster", "/etc/podwait/pd")], c["volumeMounts"]
+    return "pdTLS.secretName: the PD client certificate mounted for --pd.tls.*; extraVolumes, extraVolumeMounts"
+
+
 def case_dashboards(ch, ctx):
     sources = {p.name: p.read_text() for p in sorted((ctx["root"] / "dashboards").glob("*.json"))}
     objs = ch.render({"grafanaDashboards": {"enabled": True, "label": "grafana_dashboard",
@@ -406,7 +424,7 @@ def case_pdb(ch, _):
 def case_names(ch, _):
     for release, values, want in (("monitoring", {}, "monitoring-podwait-exporter"),
                                   ("podwait-prod", {}, "podwait-prod-exporter"),
-                                  ("podwait", {"fullnameOverride": "pw"}, "pw")):
+                                  ("podwait", {"fullnameOverride": "tidb-podwait"}, "tidb-podwait")):
         objs = ch.render(dict(values, serviceMonitor={"enabled": True}), release=release,
                          namespace="ops")
         spec, _ = podspec(objs)
@@ -434,6 +452,8 @@ REFUSALS = (
     ({"externalURL": "ops.example.com/podwait"}, "/externalURL"),
     ({"webConfig": {"tlsSecretName": "tls"}}, "/webConfig/secretName"),
     ({"resources": "small"}, "/resources"),
+    ({"fullnameOverride": "exporter"}, "/fullnameOverride"),
+    ({"extraVolumeMounts": [{"name": "x"}]}, "/extraVolumeMounts/0"),
 )
 
 
@@ -451,7 +471,7 @@ def check_refusals(ch):
 
 CASES = (case_modes, case_standalone_namespaces, case_image, case_scheduling, case_extra_args,
          case_events_write, case_service_monitor, case_prometheus_rule, case_external_url,
-         case_web_config, case_dashboards, case_network_policy, case_pdb, case_names)
+         case_web_config, case_pd_tls, case_dashboards, case_network_policy, case_pdb, case_names)
 
 
 def values(args):
