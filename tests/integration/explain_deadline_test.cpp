@@ -9,9 +9,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,33 +29,6 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
-
-// A port that accepts connections (the kernel completes them) and never answers: an API server
-// that hangs.
-class SilentPort {
- public:
-  SilentPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-        listen(fd_, 64) != 0 || getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      std::perror("SilentPort");
-      std::abort();
-    }
-    port_ = ntohs(addr.sin_port);
-  }
-  ~SilentPort() { close(fd_); }
-  SilentPort(const SilentPort&) = delete;
-  SilentPort& operator=(const SilentPort&) = delete;
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 struct CliRun {
   int code = -1;
