@@ -10,6 +10,7 @@
 
 #include "exporter/app/inputs.h"
 #include "exporter/app/options.h"
+#include "exporter/common/log.h"
 #include "exporter/common/sync_status.h"
 #include "exporter/common/time_format.h"
 #include "exporter/kube/reflector.h"
@@ -300,9 +301,11 @@ Result<std::unique_ptr<LiveCluster>> ReadCluster(Config* config, const LiveReadO
     return R::Fail(reached.error);
   }
 
-  std::string ca_error;
-  InputContext ctx{*config,     pipeline,     *env.clock,
-                   s->handlers, s->ca_status, [&ca_error](const std::string& e) { ca_error = e; }};
+  // The handlers outlive this call (they run until the LiveCluster goes): nothing of its frame.
+  InputContext ctx{
+      *config, pipeline, *env.clock, s->handlers, s->ca_status, [](const std::string& e) {
+        LogWarn("cannot parse the cluster-autoscaler status", {{"err", e}});
+      }};
   s->reflectors = BuildInputReflectors(ctx, s->kube);
   s->has_selector = !options.label_selector.empty();
   if (s->has_selector) {
