@@ -338,14 +338,14 @@ def case_external_url(ch, ctx):
                       "serviceMonitor": {"enabled": True}, "prometheusRule": {"enabled": True}})
     _, c = podspec(objs)
     assert "--web.external-url=https://ops.example.com/podwait" in c["args"], c["args"]
-    assert c["livenessProbe"]["httpGet"]["path"] == "/podwait/healthz"
+    assert c["livenessProbe"]["httpGet"]["path"] == "/podwait/livez"
     assert c["readinessProbe"]["httpGet"]["path"] == "/podwait/readyz"
     assert one(objs, "ServiceMonitor")["spec"]["endpoints"][0]["path"] == "/podwait/metrics"
     assert set(runbook_links(objs).values()) == {
         "https://ops.example.com/podwait/runbook#" + a for a in anchors.values()}
     objs = ch.render({"externalURL": "https://ops.example.com/podwait", "routePrefix": "/"})
     _, c = podspec(objs)
-    assert "--web.route-prefix=/" in c["args"] and c["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert "--web.route-prefix=/" in c["args"] and c["livenessProbe"]["httpGet"]["path"] == "/livez"
     return "externalURL: --web.external-url, prefixed probes and scrape path, runbook links; routePrefix"
 
 

@@ -268,8 +268,8 @@ def check_deployment(mode, objects, version):
         if port_number(c, "metrics") != 9877:
             fail(mode, "no container port named metrics on 9877")
         live = c.get("livenessProbe", {}).get("httpGet", {})
-        if live.get("path") != "/healthz" or live.get("port") != "metrics":
-            fail(mode, "liveness probe is not GET /healthz on port metrics")
+        if live.get("path") != "/livez" or live.get("port") != "metrics":
+            fail(mode, "liveness probe is not GET /livez on port metrics")
         ready = c.get("readinessProbe", {}).get("httpGet", {})
         if mode == "sidecar":
             if "readinessProbe" in c:
