@@ -125,8 +125,8 @@ class Ipv6Relay {
 
   const Ipv6RelayLimits limits_;
   std::vector<Listener> listeners_;
+  PeerTable peers_;  // before connections_, which remove themselves from it
   std::vector<std::unique_ptr<Connection>> connections_;  // the relay thread's
-  PeerTable peers_;
   int wake_fd_ = -1;  // an eventfd: Stop() wakes the thread's poll()
   std::thread thread_;
   std::atomic<int> open_{0};
