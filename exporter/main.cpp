@@ -1,6 +1,8 @@
 // podwait-exporter: flags -> wiring -> serve -> wait for a signal.
 
+#include <fcntl.h>
 #include <malloc.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -8,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,15 +40,64 @@ void TuneAllocator() {
 #endif
 }
 
+// explain's view of app/'s live read.
+class LiveReadAdapter final : public podwait::LiveRead {
+ public:
+  explicit LiveReadAdapter(std::unique_ptr<podwait::LiveCluster> cluster)
+      : cluster_(std::move(cluster)) {}
+  std::optional<podwait::PodKeys> Selected() const override { return cluster_->Selected(); }
+  void Refresh(podwait::Pipeline& pipeline) override { cluster_->Refresh(pipeline); }
+
+ private:
+  std::unique_ptr<podwait::LiveCluster> cluster_;
+};
+
+podwait::Result<std::unique_ptr<podwait::LiveRead>> ReadLive(podwait::Config* config,
+                                                             const podwait::LiveRequest& request,
+                                                             podwait::Pipeline& pipeline) {
+  podwait::LiveReadOptions options;
+  options.context_namespace = request.context_namespace;
+  options.label_selector = request.label_selector;
+  options.timeout = request.timeout;
+  options.keep_watching = request.watch;
+  auto cluster = podwait::ReadCluster(config, options, pipeline);
+  if (!cluster.ok())
+    return podwait::Result<std::unique_ptr<podwait::LiveRead>>::Fail(cluster.error);
+  return podwait::Result<std::unique_ptr<podwait::LiveRead>>::Ok(
+      std::make_unique<LiveReadAdapter>(std::move(*cluster)));
+}
+
+// -w ends on SIGINT or SIGTERM: the handler writes to a pipe that the wait polls.
+int g_stop_pipe[2] = {-1, -1};
+
+void OnStopSignal(int) {
+  const char byte = 1;
+  [[maybe_unused]] const ssize_t n = write(g_stop_pipe[1], &byte, 1);
+}
+
+void CatchStopSignals() {
+  if (pipe2(g_stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool WaitForStop(podwait::Timestamp ms) {
+  pollfd fd{g_stop_pipe[0], POLLIN, 0};
+  return poll(&fd, 1, static_cast<int>(ms)) > 0;
+}
+
 // `explain` and `kubectl podwait` (this binary installed as kubectl-podwait: kubectl runs a
 // plugin by that name with the arguments after "podwait"), which is explain --live.
 int Explain(std::vector<std::string> args, bool as_plugin) {
   podwait::ExplainEnvironment env;
   env.color = podwait::UseColor(isatty(STDOUT_FILENO) == 1, std::getenv("NO_COLOR"));
-  env.live = [](podwait::Config* config, bool context_namespace, const std::string& selector,
-                podwait::Timestamp timeout, podwait::Pipeline& pipeline) {
-    return podwait::ReadClusterOnce(config, context_namespace, selector, timeout, pipeline);
-  };
+  env.live = ReadLive;
+  env.catch_stop = CatchStopSignals;
+  env.wait_for_stop = WaitForStop;
   if (as_plugin) {
     env.program = "kubectl podwait";
     env.live_by_default = true;

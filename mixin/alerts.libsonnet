@@ -1,6 +1,89 @@
 // Alerting rules. Every alert links to its section of rules/RUNBOOK.md (runbookURLPattern, by
 // default the runbook the exporter serves at /runbook).
 {
+  // The per-pod alerts, one row each: the class it is about and the words of its page. `tail`
+  // follows "Pod <ns>/<pod> (<component> of TiDB cluster <tc>) has been <stage> for <value>".
+  // The rows with severity info are the inhibition sources of the waits that are expected;
+  // the others page, once, with the why.
+  _podAlertRows:: [
+    {
+      name: 'PodCapacityShortfall',
+      class: 'capacity',
+      summary: 'A TiDB pod cannot be scheduled for lack of capacity and nothing is adding nodes.',
+      tail: ': class {{ $labels.class }}, reason {{ $reason }}. No autoscaler is adding a node '
+            + 'that would fit it (none present, limit reached, backoff, or scale-up timed out).',
+    },
+    {
+      name: 'PodScaleUpTooSlow',
+      class: 'scale_up',
+      summary: 'An autoscaler has been adding a node for a TiDB pod for too long.',
+      tail: ' while an autoscaler provisions capacity for it (class {{ $labels.class }}, reason '
+            + '{{ $reason }}). The node is late; the pod turns capacity-short at the '
+            + 'provision timeout.',
+    },
+    {
+      name: 'PodUnschedulableConstraints',
+      class: 'constraints',
+      summary: 'A TiDB pod cannot be scheduled because of constraints that more nodes cannot fix.',
+      tail: ': class {{ $labels.class }}, reason {{ $reason }}. Affinity, selectors, taints or '
+            + 'volumes rule out every node; adding nodes of the same kind will not help.',
+    },
+    {
+      name: 'PodVolumeOrSandboxStuck',
+      class: 'volume',
+      summary: 'A TiDB pod cannot start: a volume cannot be attached or mounted, or its sandbox cannot be created.',
+      tail: ': class {{ $labels.class }}, reason {{ $reason }}. None of its containers has '
+            + 'started past the volume grace (a volume still attached to another node, a mount '
+            + 'timeout, a CNI or runtime error).',
+    },
+    {
+      name: 'PodStuckAfterDependencyReady',
+      class: 'dependency_stuck',
+      summary: 'A TiDB pod still waits on its dependency although the dependency is ready.',
+      tail: ' (class {{ $labels.class }}, reason {{ $reason }}) although PD/TiKV became ready '
+            + 'a while ago. Its wait is no longer explained by the dependency.',
+    },
+    // tidb-operator v2 holds the pod on purpose (a PD mode switch, leaders evicted before a
+    // restart, a store offline) longer than the exporter's grace for it.
+    {
+      name: 'PodPlannedWaitStuck',
+      class: 'planned_stuck',
+      summary: 'A planned wait of tidb-operator v2 (PD mode switch, leader eviction, store offline) has not ended.',
+      tail: ': class {{ $labels.class }}, reason {{ $reason }}. The operator started it on '
+            + 'purpose, but it has outlasted its grace: look at the operator, not at the pod.',
+    },
+    // The inhibition sources (alertmanagerInhibitRules). Severity info: route them to a
+    // receiver that drops them; they exist so that Alertmanager silences the generic per-pod
+    // alerts of kubernetes-mixin for pods that wait as designed. No `for`, so they are active
+    // before any generic alert.
+    {
+      name: 'PodWaitingOnDependency',
+      class: 'dependency',
+      summary: 'A TiDB pod waits on PD/TiKV, as designed.',
+      tail: ' waiting on a dependency (class {{ $labels.class }}, reason {{ $reason }}). '
+            + 'Generic not-ready alerts for this pod are inhibited.',
+    },
+    // An autoscaler is adding a node for the pod, within the provision timeout: as expected as
+    // a dependency wait. Past the timeout the pod is `capacity` and pages.
+    {
+      name: 'PodWaitingForScaleUp',
+      class: 'scale_up',
+      summary: 'A TiDB pod waits for a node an autoscaler is adding, as designed.',
+      tail: ' while an autoscaler adds a node for it (class {{ $labels.class }}, reason {{ $reason }}). '
+            + 'Generic not-ready alerts for this pod are inhibited.',
+    },
+    // tidb-operator v2 holds the pod on purpose: its cluster is paused, suspending or
+    // suspended, or a mode switch, leader eviction or store offline is under way within its
+    // grace. KubePodNotReady, KubeContainerWaiting and KubePodCrashLooping are expected.
+    {
+      name: 'PodWaitingAsPlanned',
+      class: 'planned',
+      summary: 'tidb-operator v2 holds a TiDB pod on purpose (paused, suspended, mode switch, leader eviction, store offline).',
+      tail: ' as planned (class {{ $labels.class }}, reason {{ $reason }}). Generic not-ready '
+            + 'alerts for this pod are inhibited.',
+    },
+  ],
+
   prometheusAlerts+:: {
     local c = $._config,
     local runbookURL(name) =
@@ -11,10 +94,30 @@
       url,
     local cl = c.clusterLabel,
     local by(labels) = std.join(', ', [cl] + labels),
-    local podLabels = by(['namespace', 'tidb_cluster', 'component', 'pod', 'stage', 'class', 'reason']),
+
+    // An alert's labels are its identity: the object and the problem, never a detail that changes
+    // while the problem stays. A per-pod alert is (namespace, pod, class) with the labels that do
+    // not change while the pod lives (tidb_cluster, component); its stage and reason, which move
+    // while the class stays (the autoscaler's events come and go), are read into the description
+    // at notification time, so a new reason neither restarts `for` nor starts a second alert.
+    local podIdentity = ['namespace', 'tidb_cluster', 'component', 'pod', 'class'],
+    local podLabels = by(podIdentity),
+
+    // The pod's current stage and reason ($stage, $reason), from the series the alert is made of;
+    // "waiting" / "no longer reported" once the pod stopped waiting (keep_firing_for).
+    local stageAndReason =
+      '{{ $stage := "waiting" }}{{ $reason := "no longer reported" }}'
+      + '{{ with printf "podwait_pod_waiting_seconds{%s=%%q,namespace=%%q,pod=%%q,class=%%q}" $labels.%s '
+        % [cl, cl]
+      + '$labels.namespace $labels.pod $labels.class | query }}{{ with first . }}'
+      + '{{ $stage = .Labels.stage }}{{ $reason = .Labels.reason }}{{ end }}{{ end }}',
+
+    // Where the on-call reads the pod's evidence: the status page of the exporter, filtered to it.
+    local statusPageURL =
+      c.externalURL + '/?namespace={{ $labels.namespace | urlquery }}&pod={{ $labels.pod | urlquery }}',
 
     // An alert with its severity, durations and runbook from _config.alerts.
-    local alert(name, expr, summary, description) =
+    local alert(name, expr, summary, description, extra={}) =
       local t = c.alerts[name];
       {
       alert: name,
@@ -24,23 +127,32 @@
         summary: summary,
         description: description,
         runbook_url: runbookURL(name),
-      },
+      } + extra,
     } + (if t['for'] != '' then { 'for': t['for'] } else {})
       + (if t.keepFiringFor != '' then { keep_firing_for: t.keepFiringFor } else {}),
 
-    // The per-pod alerts: one series per waiting pod of `class`.
-    local podAlert(name, class, summary, tail) = alert(
-      name,
+    local podAlert(row) = alert(
+      row.name,
       |||
         max by (%s) (
           podwait_pod_waiting_seconds{class="%s"}
         )
-      ||| % [podLabels, class],
-      summary,
-      'Pod {{ $labels.namespace }}/{{ $labels.pod }} ({{ $labels.component }} of TiDB cluster '
-      + '{{ $labels.tidb_cluster }}) has been {{ $labels.stage }} for {{ $value | humanizeDuration }}'
-      + tail,
+      ||| % [podLabels, row.class],
+      row.summary,
+      stageAndReason
+      + 'Pod {{ $labels.namespace }}/{{ $labels.pod }} ({{ $labels.component }} of TiDB cluster '
+      + '{{ $labels.tidb_cluster }}) has been {{ $stage }} for {{ $value | humanizeDuration }}'
+      + row.tail,
+      { status_page_url: statusPageURL },
     ),
+
+    // The classes a pod's wait is explained in: every expected class (the pod waits as designed)
+    // and every class a podwait alert pages for (the pod's problem pages once, with the why). The
+    // generic alerts of a pod or StatefulSet whose waits are all explained are noise.
+    local pagedClasses = std.set([r.class for r in $._podAlertRows if c.alerts[r.name].severity != 'info']),
+    local expectedClasses = std.set([k.name for k in $._contract.classes if k.expected]),
+    local explainedClasses = std.setUnion(expectedClasses, pagedClasses),
+    local classRegex(classes) = std.join('|', [k.name for k in $._contract.classes if std.member(classes, k.name)]),
 
     // tidb-operator's StatefulSets are <cluster>-<component>, their pods <statefulset>-<ordinal>.
     local indent(text, n) =
@@ -54,53 +166,7 @@
     groups+: [
       {
         name: 'podwait.alerts',
-        rules: [
-          podAlert(
-            'PodCapacityShortfall',
-            'capacity',
-            'A TiDB pod cannot be scheduled for lack of capacity and nothing is adding nodes.',
-            ': class {{ $labels.class }}, reason {{ $labels.reason }}. No autoscaler is adding a node '
-            + 'that would fit it (none present, limit reached, backoff, or scale-up timed out).',
-          ),
-          podAlert(
-            'PodScaleUpTooSlow',
-            'scale_up',
-            'An autoscaler has been adding a node for a TiDB pod for too long.',
-            ' while an autoscaler provisions capacity for it (class {{ $labels.class }}, reason '
-            + '{{ $labels.reason }}). The node is late; the pod turns capacity-short at the '
-            + 'provision timeout.',
-          ),
-          podAlert(
-            'PodUnschedulableConstraints',
-            'constraints',
-            'A TiDB pod cannot be scheduled because of constraints that more nodes cannot fix.',
-            ': class {{ $labels.class }}, reason {{ $labels.reason }}. Affinity, selectors, taints or '
-            + 'volumes rule out every node; adding nodes of the same kind will not help.',
-          ),
-          podAlert(
-            'PodVolumeOrSandboxStuck',
-            'volume',
-            'A TiDB pod cannot start: a volume cannot be attached or mounted, or its sandbox cannot be created.',
-            ': class {{ $labels.class }}, reason {{ $labels.reason }}. None of its containers has '
-            + 'started past the volume grace (a volume still attached to another node, a mount '
-            + 'timeout, a CNI or runtime error).',
-          ),
-          podAlert(
-            'PodStuckAfterDependencyReady',
-            'dependency_stuck',
-            'A TiDB pod still waits on its dependency although the dependency is ready.',
-            ' (class {{ $labels.class }}, reason {{ $labels.reason }}) although PD/TiKV became ready '
-            + 'a while ago. Its wait is no longer explained by the dependency.',
-          ),
-          // tidb-operator v2 holds the pod on purpose (a PD mode switch, leaders evicted before a
-          // restart, a store offline) longer than the exporter's grace for it.
-          podAlert(
-            'PodPlannedWaitStuck',
-            'planned_stuck',
-            'A planned wait of tidb-operator v2 (PD mode switch, leader eviction, store offline) has not ended.',
-            ': class {{ $labels.class }}, reason {{ $labels.reason }}. The operator started it on '
-            + 'purpose, but it has outlasted its grace: look at the operator, not at the pod.',
-          ),
+        rules: [podAlert(r) for r in $._podAlertRows if c.alerts[r.name].severity != 'info'] + [
           // spec.paused stops every controller of the cluster: a pod that dies is not replaced, a
           // scale or upgrade does not happen. Fine for a maintenance window, not for days.
           alert(
@@ -116,8 +182,9 @@
             + 'not replaced. Resume it when the maintenance is over.',
           ),
           // The operator's own gauge (pkg/metrics/metrics.go: 1 while an instance's Ready or
-          // Synced condition is False), quiet while podwait says that instance's pod waits as
-          // designed: joined exactly on the v2 instance name.
+          // Synced condition is False), quiet while podwait explains that instance's pod (it waits
+          // as designed, or podwait pages for it with the why): joined exactly on the v2 instance
+          // name. One alert per instance: which condition is False is read into the description.
           alert(
             'TiDBOperatorInstanceAbnormal',
             |||
@@ -126,17 +193,19 @@
               )
               unless on (%(join)s)
               max by (%(join)s) (
-                podwait_pod_waiting_seconds{class=~"%(expected)s"}
+                podwait_pod_waiting_seconds{class=~"%(explained)s"}
               )
             ||| % {
-              inst: by(['namespace', 'tidb_cluster', 'component', 'group', 'v2_instance', 'condition']),
+              inst: by(['namespace', 'tidb_cluster', 'component', 'group', 'v2_instance']),
               join: by(['namespace', 'v2_instance']),
-              expected: std.join('|', [k.name for k in $._contract.classes if k.expected]),
+              explained: classRegex(explainedClasses),
             },
-            'A tidb-operator v2 instance is not Ready or not Synced and podwait does not say its pod waits as designed.',
+            'A tidb-operator v2 instance is not Ready or not Synced and podwait does not explain its pod.',
             '{{ $labels.component }} instance {{ $labels.namespace }}/{{ $labels.v2_instance }} (group '
-            + '{{ $labels.group }} of TiDB cluster {{ $labels.tidb_cluster }}) has had {{ $labels.condition }}=False '
-            + 'while its pod is Ready or waits for a reason someone must fix (see podwait\'s class for the pod).',
+            + '{{ $labels.group }} of TiDB cluster {{ $labels.tidb_cluster }}) has had '
+            + '{{ with printf "max by (condition) (namespace_tidb_cluster_v2_instance:tidb_operator_abnormal_instance:max{%s=%%q,namespace=%%q,v2_instance=%%q} == 1)" $labels.%s $labels.namespace $labels.v2_instance | query }}{{ range $i, $s := . }}{{ if $i }}, {{ end }}{{ $s.Labels.condition }}=False{{ end }}{{ else }}a condition False{{ end }}'
+              % [cl, cl]
+            + ' while its pod is Ready or waits for a reason podwait does not page for (see podwait\'s class for the pod).',
           ),
           // One alert per TiDB cluster and dependency, pointing at PD or TiKV rather than at the
           // pods. The value is the longest current dependency wait of the cluster's pods.
@@ -171,40 +240,21 @@
             + '{{ $value }} {{ $labels.component }} failover member(s) recorded while the pod waited on '
             + 'PD/TiKV. The operator may add replicas that the waiting pods did not need.',
           ),
-          // The inhibition sources (alertmanagerInhibitRules). Severity info: route them to a
-          // receiver that drops them; they exist so that Alertmanager silences the generic
-          // KubePodNotReady / KubeContainerWaiting / KubeStatefulSetReplicasMismatch alerts for
-          // pods that wait as designed. No `for`, so they are active before any generic alert.
-          podAlert(
-            'PodWaitingOnDependency',
-            'dependency',
-            'A TiDB pod waits on PD/TiKV, as designed.',
-            ' waiting on a dependency (class {{ $labels.class }}, reason {{ $labels.reason }}). '
-            + 'Generic not-ready alerts for this pod are inhibited.',
-          ),
-          // tidb-operator v2 holds the pod on purpose: its cluster is paused, suspending or
-          // suspended, or a mode switch, leader eviction or store offline is under way within its
-          // grace. KubePodNotReady, KubeContainerWaiting and KubePodCrashLooping are expected.
-          podAlert(
-            'PodWaitingAsPlanned',
-            'planned',
-            'tidb-operator v2 holds a TiDB pod on purpose (paused, suspended, mode switch, leader eviction, store offline).',
-            ' as planned (class {{ $labels.class }}, reason {{ $labels.reason }}). Generic not-ready '
-            + 'alerts for this pod are inhibited.',
-          ),
-          // Active only while every waiting pod of the StatefulSet waits on a dependency, so a
-          // StatefulSet with one pod short of capacity keeps its generic replicas-mismatch alert.
-          // The value is the longest of those waits.
+        ] + [podAlert(r) for r in $._podAlertRows if c.alerts[r.name].severity == 'info'] + [
+          // The StatefulSet-level inhibition source: active while every waiting pod of the
+          // StatefulSet is explained (it waits as designed, or a podwait alert pages for it), so
+          // KubeStatefulSetReplicasMismatch adds no second page. A set with one pod crash-looping
+          // or not ready keeps its generic alert. The value is the longest of those waits.
           alert(
-            'StatefulSetWaitingOnDependency',
+            'StatefulSetWaitExplained',
             |||
               max by (%(sts)s) (
-              %(deps)s
+              %(explained)s
               )
               and on (%(sts)s)
               (
                   count by (%(sts)s) (
-              %(depsPerPod)s
+              %(explainedPerPod)s
                   )
                 == on (%(sts)s)
                   count by (%(sts)s) (
@@ -212,22 +262,21 @@
                   )
               )
             ||| % {
+              local sel = 'podwait_pod_waiting_seconds{class=~"%s", pod=~".+-[0-9]+"}' % classRegex(explainedClasses),
               sts: stsKey,
-              deps: indent(stsOf('podwait_pod_waiting_seconds{class="dependency", pod=~".+-[0-9]+"}'), 2),
-              depsPerPod: indent(stsOf(
-                'max by (%s) (\n  podwait_pod_waiting_seconds{class="dependency", pod=~".+-[0-9]+"}\n)' % podKey
-              ), 6),
+              explained: indent(stsOf(sel), 2),
+              explainedPerPod: indent(stsOf('max by (%s) (\n  %s\n)' % [podKey, sel]), 6),
               allPerPod: indent(stsOf(
                 'max by (%s) (\n  podwait_pod_waiting_seconds{pod=~".+-[0-9]+"}\n)' % podKey
               ), 6),
             },
-            'A TiDB StatefulSet is short of ready replicas because its pods wait on PD/TiKV, as designed.',
+            'Every waiting pod of a TiDB StatefulSet waits as designed or has a podwait alert of its own.',
             '{{ with printf "count(max by (pod) (podwait_pod_waiting_seconds{%s=%%q,namespace=%%q,tidb_cluster=%%q,pod=~\\"%%s-[0-9]+\\"}))" $labels.%s $labels.namespace $labels.tidb_cluster $labels.statefulset | query }}{{ . | first | value }}{{ else }}Some{{ end }}'
               % [cl, cl]
             + ' pod(s) of StatefulSet {{ $labels.namespace }}/{{ $labels.statefulset }} '
-            + '({{ $labels.component }} of TiDB cluster {{ $labels.tidb_cluster }}) wait on a dependency, '
-            + 'the longest for {{ $value | humanizeDuration }}. Generic replicas-mismatch alerts for this '
-            + 'StatefulSet are inhibited.',
+            + '({{ $labels.component }} of TiDB cluster {{ $labels.tidb_cluster }}) wait, the longest for '
+            + '{{ $value | humanizeDuration }}; each waits as designed or pages on its own. Generic '
+            + 'replicas-mismatch alerts for this StatefulSet are inhibited.',
           ),
         ],
       },
@@ -325,40 +374,40 @@
     ],
   },
 
-  // Alertmanager inhibitions: while podwait says a pod waits as designed, the generic not-ready
-  // alerts of kubernetes-mixin for exactly that pod / StatefulSet are silenced. `equal` includes
-  // the cluster label so that two Kubernetes clusters never silence each other (Alertmanager
-  // treats a label missing on both alerts as equal).
+  // Alertmanager inhibitions: one problem, one page. While podwait explains a pod's wait (it
+  // waits as designed, or podwait pages for it with the why), the generic per-pod alerts of
+  // kubernetes-mixin for exactly that pod are silenced; while every waiting pod of a StatefulSet
+  // is explained, its replicas-mismatch alert is. `equal` includes the cluster label so that two
+  // Kubernetes clusters never silence each other (Alertmanager treats a label missing on both
+  // alerts as equal).
   alertmanagerInhibitRules+:: {
     local cl = $._config.clusterLabel,
+    local podAlerts = [r.name for r in $._podAlertRows],
+    local anyOf(names) = if std.length(names) == 1 then '= ' + names[0]
+                         else '=~ "%s"' % std.join('|', names),
     inhibit_rules+: [
-      // The pod waits on PD/TiKV: KubePodNotReady and KubeContainerWaiting for it are expected.
+      // Every per-pod alert of podwait (an expected wait's info source, or the page of a capacity
+      // shortfall, constraints, a stuck volume, a wait stuck after its dependency or its plan):
+      // KubePodNotReady, KubeContainerWaiting and KubePodCrashLooping of that pod say the same
+      // thing without the why. (An unscheduled or volume-stuck pod has no container to crash; a
+      // crash loop podwait does not explain is `crashloop` and raises no source.)
       {
-        source_matchers: ['alertname = PodWaitingOnDependency'],
-        target_matchers: ['alertname =~ "KubePodNotReady|KubeContainerWaiting"'],
-        equal: ['namespace', 'pod', cl],
-      },
-      // The pod's main container exits while a dependency it needs is not ready (tidb-operator v2
-      // creates every pod at once, so TiKV and TiDB crash-loop until PD answers): podwait
-      // classifies that crash loop as `dependency` (a real crash loop, or one that outlives the
-      // ready grace, is `crashloop` and raises no source), so KubePodCrashLooping is expected.
-      {
-        source_matchers: ['alertname = PodWaitingOnDependency'],
-        target_matchers: ['alertname = KubePodCrashLooping'],
-        equal: ['namespace', 'pod', cl],
-      },
-      // tidb-operator v2 holds the pod on purpose (PodWaitingAsPlanned): its cluster paused or
-      // suspended, a mode switch, leaders evicted, a store offline within their graces.
-      {
-        source_matchers: ['alertname = PodWaitingAsPlanned'],
+        source_matchers: ['alertname ' + anyOf(podAlerts)],
         target_matchers: ['alertname =~ "KubePodNotReady|KubeContainerWaiting|KubePodCrashLooping"'],
         equal: ['namespace', 'pod', cl],
       },
-      // Every waiting pod of the StatefulSet waits on PD/TiKV: its replicas mismatch is expected.
+      // Every waiting pod of the StatefulSet is explained: its replicas mismatch is too.
       {
-        source_matchers: ['alertname = StatefulSetWaitingOnDependency'],
+        source_matchers: ['alertname = StatefulSetWaitExplained'],
         target_matchers: ['alertname = KubeStatefulSetReplicasMismatch'],
         equal: ['namespace', 'statefulset', cl],
+      },
+      // The scale-up the pod waited for failed or timed out: the capacity page replaces the
+      // "too slow" warning of the same pod (keep_firing_for would hold both for a while).
+      {
+        source_matchers: ['alertname = PodCapacityShortfall'],
+        target_matchers: ['alertname = PodScaleUpTooSlow'],
+        equal: ['namespace', 'pod', cl],
       },
       // PD not ready explains TiKV not ready in the same TiDB cluster: page about PD only.
       {

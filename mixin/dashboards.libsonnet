@@ -35,17 +35,45 @@ local g = import 'lib/grafana.libsonnet';
     local duringWait(sel) =
       'podwait_failover_during_dependency_wait{%s} or (podwait_failover_members{%s} * 0)' % [sel, sel],
 
-    // The table of waiting pods: one row per podwait_pod_waiting_seconds series.
-    local waitingTable(sel, w=24, h=10) =
+    // The next hop from a pod's row (the exporter's status page and runbook, at _config.externalURL):
+    // the pod on the status page (its class, reason, evidence, since when, what holds it) and its
+    // class's section of the runbook (what to do).
+    local podLinks = {
+      matcher: { id: 'byName', options: 'pod' },
+      properties: [{
+        id: 'links',
+        value: [{
+          title: 'Open ${__data.fields.namespace}/${__data.fields.pod} on the status page: evidence, since when, what holds it',
+          url: c.externalURL + '/?namespace=${__data.fields.namespace:percentencode}&pod=${__data.fields.pod:percentencode}',
+          targetBlank: true,
+        }],
+      }],
+    },
+    local runbookLinks = {
+      matcher: { id: 'byName', options: 'reason' },
+      properties: [{
+        id: 'links',
+        value: [{
+          title: 'Open the runbook: what to do about class ${__data.fields.class}',
+          url: c.externalURL + '/runbook#class-${__data.fields.class}',
+          targetBlank: true,
+        }],
+      }],
+    },
+
+    // A table of waiting pods: one row per podwait_pod_waiting_seconds series of `sel`.
+    local waitingTable(sel, title='Waiting pods', w=24, h=10, description=null) =
       local hidden = ['Time', '__name__', 'job', 'instance', 'endpoint', 'service', 'prometheus'];
       local columns = ['namespace', 'tidb_cluster', 'pod', 'component', 'stage', 'class', 'reason', 'Value'];
       g.panel(
         'table',
-        'Waiting pods',
-        'Every pod that is not Ready, from podwait_pod_waiting_seconds: its stage (unscheduled, '
-        + 'initializing, starting), class (why it waits) and normalized reason, and how long it '
-        + 'has been in its current stage. Sorted longest first; the class cell is coloured like '
-        + 'the class graphs. Click a TiDB cluster to open its drill-down.',
+        title,
+        if description != null then description else
+          'Every pod that is not Ready, from podwait_pod_waiting_seconds: its stage (unscheduled, '
+          + 'initializing, starting), class (why it waits) and normalized reason, and how long it '
+          + 'has been in its current stage. Sorted longest first; the class cell is coloured like '
+          + 'the class graphs. Click a pod for its evidence on the status page, a reason for the '
+          + "runbook's section of its class, a TiDB cluster to open its drill-down.",
         's',
         [g.target('podwait_pod_waiting_seconds{%s}' % sel, '', instant=true, format='table')],
         w,
@@ -81,6 +109,8 @@ local g = import 'lib/grafana.libsonnet';
               }],
             }],
           },
+          podLinks,
+          runbookLinks,
           {
             matcher: { id: 'byName', options: 'waiting for' },
             properties: [
@@ -106,6 +136,47 @@ local g = import 'lib/grafana.libsonnet';
           }],
         },
       ),
+
+    // The pods that need attention (every class that is not an expected wait), longest first.
+    local attentionTable(sel, h=8) = waitingTable(
+      '%s, class!~"%s"' % [sel, expectedRe],
+      'Pods that need attention',
+      h=h,
+      description='The waiting pods whose class is not an expected wait (capacity, constraints, '
+                  + 'dependency_stuck, image, crashloop, config, not_ready, volume, planned_stuck): '
+                  + 'the why is the class and the reason, the how long the waiting time (in the '
+                  + 'current stage). Click a pod for its evidence on the status page (what it '
+                  + 'waits on, since when, what holds it), a reason for the runbook section of its '
+                  + 'class. Empty is good news only while the exporter is up and synced (the '
+                  + 'stats above).',
+    ),
+
+    // podwait's alerts as Prometheus evaluates them (firing and pending), filtered by alert name
+    // (every alert of the mixin) and `labels`.
+    local alertNames = [r.alert for grp in $.prometheusAlerts.groups for r in grp.rules if std.objectHas(r, 'alert')],
+    local alertList(labels, w=24, h=8) = g.panel(
+      'alertlist',
+      'podwait alerts',
+      "podwait's alerts that fire or are pending (from the data source's rules, the same as "
+      + "Alertmanager gets), most important first. Each names its runbook; the per-pod ones link "
+      + 'the pod on the status page.',
+      'none',
+      [],
+      w,
+      h,
+      options={
+        viewMode: 'list',
+        groupMode: 'default',
+        groupBy: [],
+        maxItems: 50,
+        sortOrder: 3,  // importance
+        dashboardAlerts: false,
+        alertName: '',
+        showInstances: true,
+        stateFilter: { firing: true, pending: true, noData: false, normal: false, 'error': true },
+        alertInstanceLabelFilter: '{alertname=~"%s", %s}' % [std.join('|', alertNames), labels],
+      },
+    ),
 
     local stageQuantiles(stage, title, what, w=8) =
       local expr(q) = 'histogram_quantile(%s, sum by (class, le) (%s{%s, stage="%s"}))' % [q, r.stage, selK8s, stage];
@@ -258,6 +329,8 @@ local g = import 'lib/grafana.libsonnet';
                           + 'Click a row to open that TiDB cluster.',
                           g.targets([['podwait_dependency_ready{%s}' % s, '{{tidb_cluster}} {{dependency}}']]),
                           'ready', 'not ready', h=7, links=clusterLinks),
+          attentionTable(s),
+          alertList('%s=~"${cluster:regex}"' % cl),
           waitingTable(s),
           g.row('Stage durations (completed stages)'),
           stageQuantiles('unscheduled', 'Time to schedule by class', 'Time from creation to PodScheduled'),
@@ -414,6 +487,8 @@ local g = import 'lib/grafana.libsonnet';
                             ['podwait_cluster_initialized{%s}' % s, 'initialized'],
                           ]),
                           'yes', 'no', h=8),
+          attentionTable(s),
+          alertList('%s=~"${cluster:regex}", tidb_cluster="${tidb_cluster}"' % cl),
           waitingTable(s),
           g.timeseries('Dependency ready for',
                        'How long each dependency that is ready now has been ready '

@@ -38,11 +38,11 @@ Blocks until the TiDB cluster's PD is ready, then exits 0.
   --leader                 wait until PD has a leader (for TiKV)
   --initialized            wait until PD's cluster/status says is_initialized (for TiDB); a PD
                            that does not report it (PD < 3.0) falls back to the leader wait
-  --pd-url URL             PD address (default: from the environment NAMESPACE and CLUSTER_NAME,
+  --pd.url URL             PD address (default: from the environment NAMESPACE and CLUSTER_NAME,
                            http://<cluster>-pd.<namespace>:2379, https with --pd.tls.ca-file)
   --timeout DURATION       give up after this long (exit 1); default 0 = wait forever
-  --request-timeout DUR    timeout of each PD request (default 5s)
-  --interval DURATION      pause between tries (default 1s, at least 100ms)
+  --pd.timeout DURATION    timeout of each PD request (default 5s)
+  --pd.interval DURATION   pause between tries (default 1s, at least 100ms)
   --pd.tls.ca-file PATH    CA to verify PD
   --pd.tls.cert-file PATH  client certificate for PD mTLS
   --pd.tls.key-file PATH   client key for PD mTLS
@@ -52,7 +52,9 @@ Blocks until the TiDB cluster's PD is ready, then exits 0.
   --version                print the version and exit
   -h, --help               this text
 
-Durations are Go-style: 90s, 5m, 1h30m. The PD URL must be http:// or https://.
+Durations are Go-style: 90s, 5m, 1h30m. The PD URL must be http:// or https://. The flags are
+named as the exporter's (--pd.*); the older --pd-url, --request-timeout and --interval still
+work, with a warning.
 )";
 
 // Below this, --interval would make wait-for-pd a busy loop against PD (--interval=0 spun).
@@ -76,6 +78,7 @@ struct Flags {
   podwait::LogFormat log_format = podwait::LogFormat::kLogfmt;
   bool help = false;
   bool version = false;
+  std::vector<std::string> deprecated;  // old spellings used, logged once each
 };
 
 using podwait::FlagKind;
@@ -105,15 +108,21 @@ FlagSpec<Flags> TlsFlag(std::string_view name, std::string podwait::TlsOptions::
 
 // wait-for-pd's flags (kUsage says what each does).
 const std::vector<FlagSpec<Flags>>& FlagTable() {
+  using podwait::DeprecatedAlias;
   using podwait::DurationFlag;
   using podwait::StringFlag;
   static const std::vector<FlagSpec<Flags>> table = {
       ModeFlag("leader", podwait::PdWaitMode::kLeader),
       ModeFlag("initialized", podwait::PdWaitMode::kInitialized),
-      StringFlag("pd-url", "", &Flags::pd_url),
+      StringFlag("pd.url", "", &Flags::pd_url),
       DurationFlag("timeout", "", &Flags::timeout_ms),
-      DurationFlag("request-timeout", "", &Flags::request_timeout_ms),
-      DurationFlag("interval", "", &Flags::interval_ms),
+      DurationFlag("pd.timeout", "", &Flags::request_timeout_ms),
+      DurationFlag("pd.interval", "", &Flags::interval_ms),
+      // The spellings of before the exporter's names were adopted.
+      DeprecatedAlias(StringFlag("pd.url", "", &Flags::pd_url), "pd-url"),
+      DeprecatedAlias(DurationFlag("pd.timeout", "", &Flags::request_timeout_ms),
+                      "request-timeout"),
+      DeprecatedAlias(DurationFlag("pd.interval", "", &Flags::interval_ms), "interval"),
       TlsFlag("pd.tls.ca-file", &podwait::TlsOptions::ca_file),
       TlsFlag("pd.tls.cert-file", &podwait::TlsOptions::cert_file),
       TlsFlag("pd.tls.key-file", &podwait::TlsOptions::key_file),
@@ -152,12 +161,13 @@ std::string ParseArgs(int argc, char** argv, Flags* f) {
     f->version = true;
     return "";
   }
+  f->deprecated = parsed.value->deprecated;
   if (!parsed.value->positional.empty()) {
     return "unexpected argument \"" + parsed.value->positional[0] + "\"";
   }
-  if (f->request_timeout_ms <= 0) return "--request-timeout must be positive";
+  if (f->request_timeout_ms <= 0) return "--pd.timeout must be positive";
   if (f->interval_ms < kMinIntervalMs) {
-    return "--interval must be at least " + std::to_string(kMinIntervalMs) + "ms";
+    return "--pd.interval must be at least " + std::to_string(kMinIntervalMs) + "ms";
   }
   if (!f->mode) return "one of --leader or --initialized is required";
   if (f->tls.cert_file.empty() != f->tls.key_file.empty()) {
@@ -167,14 +177,14 @@ std::string ParseArgs(int argc, char** argv, Flags* f) {
     const char* ns = std::getenv("NAMESPACE");
     const char* cluster = std::getenv("CLUSTER_NAME");
     if (ns == nullptr || cluster == nullptr || *ns == '\0' || *cluster == '\0') {
-      return "no PD address: pass --pd-url or set NAMESPACE and CLUSTER_NAME";
+      return "no PD address: pass --pd.url or set NAMESPACE and CLUSTER_NAME";
     }
     const char* scheme = f->tls.ca_file.empty() ? "http" : "https";
     f->pd_url = std::string(scheme) + "://" + cluster + "-pd." + ns + ":2379";
   }
   while (!f->pd_url.empty() && f->pd_url.back() == '/') f->pd_url.pop_back();
   if (podwait::Result<bool> scheme = podwait::CheckUrlScheme(f->pd_url); !scheme.ok()) {
-    return "--pd-url: " + scheme.error;
+    return "--pd.url: " + scheme.error;
   }
   return "";
 }
@@ -203,6 +213,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   podwait::ConfigureLogging(flags.log_level, flags.log_format);
+  for (const std::string& note : flags.deprecated) podwait::LogWarn(note);
 
   struct sigaction sa {};
   sa.sa_handler = OnSignal;

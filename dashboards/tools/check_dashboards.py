@@ -12,7 +12,9 @@ lint applies the key rules of grafana/dashboard-linter, re-implemented here:
   template-undefined      queries only use variables the dashboard defines (or Grafana's $__*)
   panel-title-description every panel (rows excepted) has a title and a description
   panel-units             every panel has fieldConfig.defaults.unit
-  panel-targets           every panel has at least one target, each with a non-empty expr
+  panel-targets           every panel has at least one target, each with a non-empty expr; an
+                          alert list (alertlist) instead a label filter ({alertname=~"..."}),
+                          checked as the query ALERTS{...} by the rules below and by live
   target-rate-interval    rate/irate/increase use [$__rate_interval]
   target-promql           every query is valid PromQL (promtool check rules on a generated file,
                           variables substituted)
@@ -42,7 +44,8 @@ import urllib.request
 # expanded to _bucket/_sum/_count below; `up` is Prometheus' own.
 CONTRACT_FILE = pathlib.Path(__file__).resolve().parents[2] / "mixin" / "contract.json"
 _CONTRACT = json.loads(CONTRACT_FILE.read_text(encoding="utf-8"))
-CONTRACT_METRICS = {m["name"] for m in _CONTRACT["metrics"] if m["type"] != "histogram"} | {"up"}
+# `up` and `ALERTS` are Prometheus' own (an alert list panel reads the latter).
+CONTRACT_METRICS = {m["name"] for m in _CONTRACT["metrics"] if m["type"] != "histogram"} | {"up", "ALERTS"}
 CONTRACT_HISTOGRAMS = {m["name"] for m in _CONTRACT["metrics"] if m["type"] == "histogram"}
 
 # Values Grafana gives its own variables; lint and live use the same ones.
@@ -107,10 +110,21 @@ class Dashboard:
         for p in self.panels():
             if p.get("type") == "row":
                 continue
+            if p.get("type") == "alertlist":
+                where = f'panel "{p.get("title", "?")}" alert filter'
+                out.append(Query(self.name, where, alert_query(p)))
+                continue
             for t in p.get("targets", []):
                 where = f'panel "{p.get("title", "?")}" target {t.get("refId", "?")}'
                 out.append(Query(self.name, where, t.get("expr", "")))
         return out
+
+
+def alert_query(panel):
+    """What an alert list panel shows, as PromQL: the alerts (firing or pending) its label filter
+    selects; empty when it has no filter."""
+    f = str(panel.get("options", {}).get("alertInstanceLabelFilter", "")).strip()
+    return "ALERTS" + f if f.startswith("{") and f.endswith("}") else ""
 
 
 def is_templated(ds):
@@ -265,7 +279,10 @@ def lint(d, records, promtool):
         if not is_templated(p.get("datasource")):
             bad("datasource-templated", where, f"datasource {p.get('datasource')!r}")
         tgts = p.get("targets") or []
-        if not tgts:
+        if p.get("type") == "alertlist":
+            if not alert_query(p):
+                bad("panel-targets", where, "an alert list needs an alertInstanceLabelFilter {...}")
+        elif not tgts:
             bad("panel-targets", where, "no targets")
         for t in tgts:
             tw = f"{where} target {t.get('refId', '?')}"

@@ -1,5 +1,6 @@
 #include "exporter/app/app.h"
 
+#include <algorithm>
 #include <chrono>
 #include <unordered_map>
 
@@ -82,10 +83,26 @@ ViewModel App::MakeViewModel() const {
   m.evaluated_at = pipeline_.LastEvaluated();
   m.dependencies = pipeline_.Dependencies();
   m.synced = sync_.AllSynced();
-  for (const auto& [name, synced] : sync_.Snapshot()) {
-    if (!synced) m.unsynced.push_back(name);
-  }
   m.now = clock_.Now();
+  // What keeps the data from being current (docs/DESIGN.md §7, "No data is not good news").
+  SyncStatus::Unsynced unsynced = sync_.NotSynced();
+  m.health.not_synced_yet = std::move(unsynced.not_yet);
+  m.health.out_of_sync = std::move(unsynced.lost);
+  // The pods first: they are what the page shows.
+  for (auto* names : {&m.health.not_synced_yet, &m.health.out_of_sync}) {
+    std::stable_partition(names->begin(), names->end(), [](const std::string& n) {
+      return n == "pods" || n.rfind("pods/", 0) == 0;
+    });
+  }
+  const ApiServerLog::Reach reach = kube_.server_log->Current();
+  m.health.api_address = kube_.endpoint.api_url;
+  m.health.api_reachable = reach.reachable;
+  m.health.api_error = reach.error;
+  if (!reach.reachable) {
+    m.health.api_unreachable_since = m.now - (clock_.MonotonicMs() - reach.down_since_ms);
+  }
+  m.health.last_data = freshness_.Oldest("pods");
+  m.health.started_at = started_at_;
   return m;
 }
 
@@ -222,6 +239,7 @@ void App::InstallHandlers() {
 }
 
 Result<bool> App::Start() {
+  started_at_ = clock_.Now();
   if (Result<bool> web = server_.UseWebConfig(config_.web_config_file); !web.ok()) return web;
   Result<KubeEndpoint> endpoint =
       ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), env_.env);
@@ -232,7 +250,8 @@ Result<bool> App::Start() {
   kube_.endpoint = *endpoint;
   kube_.tokens = tokens_.get();
   kube_.env = env_;
-  kube_.observers = MakeSelfMetricsReflectorObservers(self_metrics_);
+  kube_.observers =
+      WithFreshness(MakeSelfMetricsReflectorObservers(self_metrics_), freshness_, clock_);
   kube_.sync = &sync_;
   kube_.budget = std::make_shared<RequestBudget>(config_.kube_api_qps, config_.kube_api_burst);
 

@@ -64,6 +64,8 @@ class App {
   const Environment env_;  // the clock above, curl, getenv, posix_spawn
   SelfMetrics self_metrics_;
   SyncStatus sync_;
+  WatchFreshness freshness_;  // when the watches last brought data (the status page)
+  Timestamp started_at_ = 0;
 
   Pipeline pipeline_;
   StatusLog status_log_;  // evaluation thread only

@@ -1,5 +1,6 @@
 #include "exporter/app/live_read.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -9,7 +10,9 @@
 
 #include "exporter/app/inputs.h"
 #include "exporter/app/options.h"
+#include "exporter/common/log.h"
 #include "exporter/common/sync_status.h"
+#include "exporter/common/time_format.h"
 #include "exporter/kube/reflector.h"
 #include "exporter/kube/token_source.h"
 #include "exporter/pd/prober.h"
@@ -57,14 +60,12 @@ class FailureLog {
   std::map<std::string, std::string> last_;
 };
 
-// The pods a label selector selects: names only.
+// The pods a label selector selects: names only, kept current by the watch.
 class PodKeyCollector final : public ReflectorHandler {
  public:
   void OnListBegin() override { staged_.clear(); }
   bool OnListItem(const rapidjson::Value& object) override {
-    const rapidjson::Value* meta = json::Member(object, "metadata");
-    staged_.insert(
-        {std::string(json::Str(meta, "namespace")), std::string(json::Str(meta, "name"))});
+    staged_.insert(KeyOf(object));
     return true;
   }
   void OnListEnd(const std::string&) override {
@@ -72,17 +73,35 @@ class PodKeyCollector final : public ReflectorHandler {
     keys_.insert(staged_.begin(), staged_.end());
   }
   void OnListAbort() override { staged_.clear(); }
-  bool OnEvent(WatchEventType, const rapidjson::Value&) override { return true; }
+  bool OnEvent(WatchEventType type, const rapidjson::Value& object) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (type == WatchEventType::kDeleted) {
+      keys_.erase(KeyOf(object));
+    } else {
+      keys_.insert(KeyOf(object));
+    }
+    return true;
+  }
   PodKeySet keys() const {
     std::lock_guard<std::mutex> lock(mu_);
     return keys_;
   }
 
  private:
+  static std::pair<std::string, std::string> KeyOf(const rapidjson::Value& object) {
+    const rapidjson::Value* meta = json::Member(object, "metadata");
+    return {std::string(json::Str(meta, "namespace")), std::string(json::Str(meta, "name"))};
+  }
+
   PodKeySet staged_;  // reflector thread only
   mutable std::mutex mu_;
   PodKeySet keys_;
 };
+
+// Monotonic milliseconds left before `deadline_ms`, at least 0.
+Timestamp Remaining(const Clock& clock, int64_t deadline_ms) {
+  return std::max<int64_t>(0, deadline_ms - clock.MonotonicMs());
+}
 
 // Waits until `done` or the deadline; false on the deadline.
 bool WaitUntil(const std::function<bool()>& done, Timestamp timeout) {
@@ -100,17 +119,82 @@ void StopAll(std::vector<std::unique_ptr<Reflector>>& reflectors) {
   for (auto& t : stoppers) t.join();
 }
 
-// Lists every reflector once; an error names those that did not list and why.
-Result<bool> ListOnce(std::vector<std::unique_ptr<Reflector>>& reflectors, const SyncStatus& sync,
-                      const FailureLog& failures, Timestamp timeout) {
-  for (auto& r : reflectors) r->Start();
+// Where the endpoint came from, for errors: " (context "prod" of ~/.kube/config)".
+std::string WhereFrom(const KubeEndpoint& ep) {
+  if (ep.kubeconfig.empty()) return " (" + ep.source + ")";
+  return " (context \"" + ep.context + "\" of " + ep.kubeconfig + ")";
+}
+
+// The token, then GET /version: the first request to the API server tells a server that
+// refuses, does not resolve or hangs, and refused credentials, apart from a list that fails;
+// every later failure is a reflector's to retry. Both within `deadline_ms`, the request within
+// `request_timeout` too (when not 0).
+Result<bool> Reach(const KubeEndpoint& ep, TokenSource* tokens, const KubeContext& kube,
+                   int64_t deadline_ms, Timestamp request_timeout) {
+  std::string token;
+  if (tokens != nullptr) {
+    Result<std::string> got = tokens->TokenOrError();
+    if (!got.ok()) return Result<bool>::Fail(got.error + " (--timeout)");
+    token = std::move(*got);
+  }
+  const Clock& clock = *kube.env.clock;
+  Timestamp bound = Remaining(clock, deadline_ms);
+  std::string bound_flag = "--timeout";
+  if (request_timeout > 0 && request_timeout < bound) {
+    bound = request_timeout;
+    bound_flag = "--request-timeout";
+  }
+  if (const int64_t wait = kube.budget->Reserve(clock.MonotonicMs()); wait > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait));
+  }
+  HttpRequest req;
+  req.url = ep.api_url + "/version";
+  req.tls = ep.tls;
+  req.timeout_ms = std::max<Timestamp>(1, bound);
+  req.connect_timeout_ms = req.timeout_ms;
+  req.headers = {{"Accept", "application/json"}};
+  if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
+  const HttpResponse r = kube.env.http()->Get(req, 64 << 10);
+  const std::string server = "the API server " + ep.api_url + WhereFrom(ep);
+  if (r.timed_out) {
+    return Result<bool>::Fail(server + " did not answer within " + FormatDuration(bound) + " (" +
+                              bound_flag + ")");
+  }
+  if (!r.error.empty()) {
+    return Result<bool>::Fail("cannot reach " + server + ": " + r.error +
+                              " (is the server's address right, and is it up?)");
+  }
+  if (r.status == 401) {
+    return Result<bool>::Fail(
+        server + " refused the credentials (401 Unauthorized; auth: " + DescribeAuth(ep) + ")");
+  }
+  return Result<bool>::Ok(true);
+}
+
+// The pods -l selects, listed (and watched) beside the inputs.
+void AddSelectedPods(const KubeContext& kube, const Config& config, const std::string& selector,
+                     Timestamp request_timeout, PodKeyCollector& selected,
+                     std::vector<std::unique_ptr<Reflector>>& reflectors) {
+  ReflectorOptions base;
+  base.label_selector = selector;
+  if (request_timeout > 0) base.list_timeout = request_timeout;
+  for (ReflectorOptions& o :
+       ReflectorOptionsPerNamespace(base, config.namespaces, "pods", "/api/v1")) {
+    o.name = "selected-" + o.name;
+    reflectors.push_back(std::make_unique<Reflector>(kube, std::move(o), selected));
+  }
+}
+
+// Waits for every reflector's first list; an error names those that did not list and why.
+Result<bool> WaitListed(std::vector<std::unique_ptr<Reflector>>& reflectors, const SyncStatus& sync,
+                        const FailureLog& failures, Timestamp timeout,
+                        const std::string& timeout_flag) {
   const bool listed = WaitUntil(
       [&] {
         return std::all_of(reflectors.begin(), reflectors.end(),
                            [](const auto& r) { return r->synced() || r->disabled(); });
       },
       timeout);
-  StopAll(reflectors);
   if (listed) return Result<bool>::Ok(true);
   std::string missing;
   for (const auto& [name, synced] : sync.Snapshot()) {
@@ -118,77 +202,130 @@ Result<bool> ListOnce(std::vector<std::unique_ptr<Reflector>>& reflectors, const
     const std::string why = failures.Last(name.substr(0, name.find('/')));
     missing += (missing.empty() ? "" : ", ") + name + (why.empty() ? "" : " (" + why + ")");
   }
-  return Result<bool>::Fail("not listed within " + FormatDuration(timeout) + ": " + missing +
+  return Result<bool>::Fail("not listed within " + FormatDuration(timeout) + " (" + timeout_flag +
+                            "): " + missing +
                             "; check the API server and the RBAC of the account "
                             "(deploy/ grants what the exporter lists)");
 }
 
-// One probe of every cluster's PD with the exporter's prober.
-void ProbeOnce(const Config& config, Pipeline& pipeline, const Environment& env,
-               Timestamp timeout) {
-  if (config.readiness_source == ReadinessSource::kTidbCluster) return;
+}  // namespace
+
+// Everything a read keeps running; members are destroyed in reverse order, after ~LiveCluster
+// stopped the threads.
+struct LiveCluster::State {
+  std::unique_ptr<TokenSource> tokens;
+  SyncStatus sync;
+  FailureLog failures;
+  KubeContext kube;
+  std::vector<std::unique_ptr<ReflectorHandler>> handlers;
+  std::unique_ptr<CaStatusSource> ca_status;
+  PodKeyCollector selected;
+  bool has_selector = false;
+  std::vector<std::unique_ptr<Reflector>> reflectors;
+  std::unique_ptr<PdProber> prober;
+
+  ~State() {
+    StopReflectors();
+    if (prober) prober->Stop();
+  }
+  // A running exec plugin is killed first, so that no reflector waits for it.
+  void StopReflectors() {
+    if (tokens) tokens->Cancel();
+    StopAll(reflectors);
+    reflectors.clear();
+  }
+};
+
+LiveCluster::LiveCluster(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+LiveCluster::~LiveCluster() = default;
+
+std::optional<std::set<std::pair<std::string, std::string>>> LiveCluster::Selected() const {
+  if (!state_->has_selector) return std::nullopt;
+  return state_->selected.keys();
+}
+
+void LiveCluster::Refresh(Pipeline& pipeline) const {
+  if (state_->ca_status) pipeline.SetCaStatus(state_->ca_status->Read());
+}
+
+namespace {
+
+// The exporter's PD prober over the pipeline's clusters: one round, or every --pd.interval with
+// `keep`. Returns it running (nullptr when PD is not probed); waits up to `timeout` for the first
+// round.
+std::unique_ptr<PdProber> Probe(const Config& config, Pipeline& pipeline, const Environment& env,
+                                Timestamp timeout, bool keep) {
+  if (config.readiness_source == ReadinessSource::kTidbCluster) return nullptr;
   pipeline.DiscoverClusters();
-  const std::vector<PdTarget> targets =
-      PdTargetsFor(pipeline.Clusters(), config, pipeline.PdUrls());
-  if (targets.empty()) return;
   PdProberOptions options = PdProberOptionsFromConfig(config);
-  options.interval_ms = 24 * 3600 * 1000;  // one round
-  PdProber prober(
-      options, env, nullptr, [targets] { return targets; },
+  if (!keep) options.interval_ms = 24 * 3600 * 1000;  // one round
+  auto prober = std::make_unique<PdProber>(
+      options, env, nullptr,
+      [&config, &pipeline] {
+        return PdTargetsFor(pipeline.Clusters(), config, pipeline.PdUrls());
+      },
       [&pipeline](const ClusterKey& cluster, PdFacts facts) {
         pipeline.OnPdProbe(cluster, std::move(facts));
       });
-  prober.Start();
-  WaitUntil([&] { return prober.rounds_completed() >= 1; }, timeout);
-  prober.Stop();
+  prober->Start();
+  WaitUntil([&] { return prober->rounds_completed() >= 1; }, timeout);
+  return prober;
 }
 
 }  // namespace
 
-Result<std::optional<PodKeySet>> ReadClusterOnce(Config* config, bool context_namespace,
-                                                 const std::string& label_selector,
-                                                 Timestamp timeout, Pipeline& pipeline,
-                                                 const Environment& env) {
-  using R = Result<std::optional<PodKeySet>>;
+Result<std::unique_ptr<LiveCluster>> ReadCluster(Config* config, const LiveReadOptions& options,
+                                                 Pipeline& pipeline, const Environment& env) {
+  using R = Result<std::unique_ptr<LiveCluster>>;
+  const int64_t deadline = env.clock->MonotonicMs() + options.timeout;
   Result<KubeEndpoint> endpoint =
       ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(*config), env.env);
   if (!endpoint.ok()) return R::Fail(endpoint.error);
-  if (context_namespace) {
+  if (options.context_namespace) {
     config->namespaces = {endpoint->namespace_.empty() ? "default" : endpoint->namespace_};
   }
-  std::unique_ptr<TokenSource> tokens = MakeTokenSource(*endpoint, env);
-  SyncStatus sync;
-  FailureLog failures;
-  KubeContext kube;
-  kube.endpoint = *endpoint;
-  kube.tokens = tokens.get();
-  kube.env = env;
-  kube.observers = failures.Factory();
-  kube.sync = &sync;
-
-  std::vector<std::unique_ptr<ReflectorHandler>> handlers;
-  std::unique_ptr<CaStatusSource> ca_status;
-  std::string ca_error;
-  InputContext ctx{*config,  pipeline,  *env.clock,
-                   handlers, ca_status, [&ca_error](const std::string& e) { ca_error = e; }};
-  std::vector<std::unique_ptr<Reflector>> reflectors = BuildInputReflectors(ctx, kube);
-  PodKeyCollector selected;
-  if (!label_selector.empty()) {
-    ReflectorOptions base;
-    base.label_selector = label_selector;
-    for (ReflectorOptions& o :
-         ReflectorOptionsPerNamespace(base, config->namespaces, "pods", "/api/v1")) {
-      o.name = "selected-" + o.name;
-      reflectors.push_back(std::make_unique<Reflector>(kube, std::move(o), selected));
-    }
+  auto s = std::make_unique<LiveCluster::State>();
+  ExecTokenOptions exec;
+  exec.timeout_ms = std::min<Timestamp>(exec.timeout_ms, options.timeout);
+  s->tokens = MakeTokenSource(*endpoint, env, exec);
+  s->kube.endpoint = *endpoint;
+  s->kube.tokens = s->tokens.get();
+  s->kube.env = env;
+  s->kube.observers = s->failures.Factory();
+  s->kube.sync = &s->sync;
+  s->kube.budget = std::make_shared<RequestBudget>(config->kube_api_qps, config->kube_api_burst);
+  if (Result<bool> reached =
+          Reach(*endpoint, s->tokens.get(), s->kube, deadline, config->kube_request_timeout);
+      !reached.ok()) {
+    return R::Fail(reached.error);
   }
-  Result<bool> listed = ListOnce(reflectors, sync, failures, timeout);
-  if (tokens) tokens->Cancel();
+
+  // The handlers outlive this call (they run until the LiveCluster goes): nothing of its frame.
+  InputContext ctx{
+      *config, pipeline, *env.clock, s->handlers, s->ca_status, [](const std::string& e) {
+        LogWarn("cannot parse the cluster-autoscaler status", {{"err", e}});
+      }};
+  s->reflectors = BuildInputReflectors(ctx, s->kube);
+  s->has_selector = !options.label_selector.empty();
+  if (s->has_selector) {
+    AddSelectedPods(s->kube, *config, options.label_selector, config->kube_request_timeout,
+                    s->selected, s->reflectors);
+  }
+  for (auto& r : s->reflectors) r->Start();
+  Result<bool> listed =
+      WaitListed(s->reflectors, s->sync, s->failures, Remaining(*env.clock, deadline), "--timeout");
+  // The watches run on until the LiveCluster goes (after the answer is printed: stopping takes
+  // up to a second).
   if (!listed.ok()) return R::Fail(listed.error);
-  if (ca_status) pipeline.SetCaStatus(ca_status->Read());
-  ProbeOnce(*config, pipeline, env, timeout);
-  if (label_selector.empty()) return R::Ok(std::nullopt);
-  return R::Ok(selected.keys());
+  if (s->ca_status) pipeline.SetCaStatus(s->ca_status->Read());
+  s->prober = Probe(*config, pipeline, env, Remaining(*env.clock, deadline), options.keep_watching);
+  if (!options.keep_watching && s->prober) {
+    s->prober->Stop();
+    s->prober.reset();
+  }
+  auto live = std::make_unique<LiveCluster>(std::move(s));
+  return R::Ok(std::move(live));
 }
 
 }  // namespace podwait

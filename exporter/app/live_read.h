@@ -1,9 +1,14 @@
 #pragma once
 
-// `kubectl podwait` (explain --live): one read of the cluster into a Pipeline, the exporter's way.
-// The reflectors of InputSources() (the exporter's client, resources, selectors and RBAC) list
-// once and stop; then the exporter's PD prober probes every cluster once. The caller evaluates.
+// `kubectl podwait` (explain --live): a read of the cluster into a Pipeline, the exporter's way.
+// First the token (an exec plugin runs once, within the deadline) and one request that the API
+// server answers (GET /version), so that a server that refuses, does not resolve or hangs, a
+// plugin that hangs and refused credentials end the read at once with what went wrong. Then the
+// reflectors of InputSources() (the exporter's client, resources, selectors and RBAC) list once,
+// and the exporter's PD prober probes every cluster once. With keep_watching (-w) both go on
+// until the LiveCluster is destroyed. The caller evaluates.
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -17,13 +22,45 @@
 
 namespace podwait {
 
-// Reads the cluster of *config's Kubernetes flags into `pipeline`. With `context_namespace` the
-// namespaces to read are set to the kubeconfig context's namespace ("default" without one, as
-// kubectl). A non-empty `label_selector` lists the pods it selects as well (asked of the API
-// server): the answer is those pods, by (namespace, name). Fails, naming what, when the API
-// server cannot be reached or a resource is not listed within `timeout` (RBAC, a server error).
-Result<std::optional<std::set<std::pair<std::string, std::string>>>> ReadClusterOnce(
-    Config* config, bool context_namespace, const std::string& label_selector, Timestamp timeout,
-    Pipeline& pipeline, const Environment& env = {});
+struct LiveReadOptions {
+  // Read the kubeconfig context's namespace ("default" without one, as kubectl): *config's
+  // namespaces are set to it.
+  bool context_namespace = false;
+  // Non-empty: the pods it selects are listed as well (asked of the API server), by (namespace,
+  // name).
+  std::string label_selector;
+  // The first read as a whole: token, lists and the PD probe (each request to the API server is
+  // bounded by config.kube_request_timeout too).
+  Timestamp timeout = 30 * kSecond;
+  bool keep_watching = false;  // the watches and the PD prober run on
+};
+
+// The cluster as read. The reflectors keep the pipeline's stores current (and with keep_watching
+// the prober probes PD every --pd.interval) until destruction, which stops them, a running exec
+// plugin too, within about a second.
+class LiveCluster {
+ public:
+  struct State;
+  explicit LiveCluster(std::unique_ptr<State> state);
+  ~LiveCluster();
+  LiveCluster(const LiveCluster&) = delete;
+  LiveCluster& operator=(const LiveCluster&) = delete;
+
+  // The pods the label selector selects now; nullopt without one.
+  std::optional<std::set<std::pair<std::string, std::string>>> Selected() const;
+  // Hands what is read by polling (the cluster-autoscaler status) to the pipeline; call it before
+  // each evaluation.
+  void Refresh(Pipeline& pipeline) const;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// Reads the cluster of *config's Kubernetes flags into `pipeline`. Fails, naming what, when the
+// API server cannot be reached or does not answer (within --request-timeout, else timeout), the
+// credentials are refused or cannot be had, or a resource is not listed within `timeout` (RBAC, a
+// server error). `pipeline` and *config must outlive the result.
+Result<std::unique_ptr<LiveCluster>> ReadCluster(Config* config, const LiveReadOptions& options,
+                                                 Pipeline& pipeline, const Environment& env = {});
 
 }  // namespace podwait

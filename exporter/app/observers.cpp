@@ -67,4 +67,74 @@ ReflectorObserverFactory MakeSelfMetricsReflectorObservers(SelfMetrics& metrics)
   };
 }
 
+std::atomic<Timestamp>& WatchFreshness::Add(const std::string& resource) {
+  std::lock_guard<std::mutex> lock(mu_);
+  slots_.push_back(std::make_unique<Slot>());
+  slots_.back()->resource = resource;
+  return slots_.back()->at;
+}
+
+Timestamp WatchFreshness::Oldest(const std::string& resource) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Timestamp oldest = 0;
+  for (const auto& s : slots_) {
+    if (s->resource != resource) continue;
+    const Timestamp at = s->at.load(std::memory_order_relaxed);
+    if (at < 0) continue;  // disabled: never brings data, and need not
+    if (at == 0) return 0;
+    if (oldest == 0 || at < oldest) oldest = at;
+  }
+  return oldest;
+}
+
+namespace {
+
+// Forwards everything to the inner observer; a list done or a watch event is fresh data.
+class FreshnessObserver final : public ReflectorObserver {
+ public:
+  FreshnessObserver(std::unique_ptr<ReflectorObserver> inner, std::atomic<Timestamp>& at,
+                    const Clock& clock)
+      : inner_(std::move(inner)), at_(at), clock_(clock) {}
+  void OnWatchEvent(WatchEventType type, Timestamp now) override {
+    at_.store(now, std::memory_order_relaxed);
+    if (inner_) inner_->OnWatchEvent(type, now);
+  }
+  void OnRestart(const std::string& reason) override {
+    if (inner_) inner_->OnRestart(reason);
+  }
+  void OnRelist() override {
+    if (inner_) inner_->OnRelist();
+  }
+  void OnSynced(bool synced) override {
+    if (synced) at_.store(clock_.Now(), std::memory_order_relaxed);
+    if (inner_) inner_->OnSynced(synced);
+  }
+  void OnObjects(size_t count) override {
+    if (inner_) inner_->OnObjects(count);
+  }
+  void OnParseError() override {
+    if (inner_) inner_->OnParseError();
+  }
+  void OnDisabled() override {
+    at_.store(-1, std::memory_order_relaxed);
+    if (inner_) inner_->OnDisabled();
+  }
+
+ private:
+  std::unique_ptr<ReflectorObserver> inner_;
+  std::atomic<Timestamp>& at_;
+  const Clock& clock_;
+};
+
+}  // namespace
+
+ReflectorObserverFactory WithFreshness(ReflectorObserverFactory inner, WatchFreshness& freshness,
+                                       const Clock& clock) {
+  return [inner = std::move(inner), &freshness,
+          &clock](const std::string& resource) -> std::unique_ptr<ReflectorObserver> {
+    return std::make_unique<FreshnessObserver>(inner ? inner(resource) : nullptr,
+                                               freshness.Add(resource), clock);
+  };
+}
+
 }  // namespace podwait

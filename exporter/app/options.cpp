@@ -10,6 +10,12 @@ KubeEndpointFlags KubeEndpointFlagsFromConfig(const Config& config) {
   f.token_file = config.kube_token_file;
   f.ca_file = config.kube_ca_file;
   f.insecure_skip_tls_verify = config.kube_insecure_skip_tls_verify;
+  f.server = config.kube_server;
+  f.cluster = config.kube_cluster;
+  f.user = config.kube_user;
+  f.token = config.kube_token;
+  f.client_certificate = config.kube_client_certificate;
+  f.client_key = config.kube_client_key;
   return f;
 }
 

@@ -33,7 +33,7 @@ struct ClassifierOptions {
   Timestamp dependency_ready_grace = kDefaultDependencyReadyGrace;
   // A running PD member that is not Ready while PD has no leader or is not initialized is forming
   // its quorum: `starting`/pd_bootstrap this long from its stage start, then
-  // `not_ready`/pd_bootstrap (--pd.bootstrap-grace).
+  // `not_ready`/pd_no_quorum (--pd.bootstrap-grace).
   Timestamp pd_bootstrap_grace = kDefaultPdBootstrapGrace;
   // A pod whose containers are held back by a volume (multi-attach, attach or mount failure) or
   // its sandbox is `starting` this long from its stage start, then `volume`: the attach-detach

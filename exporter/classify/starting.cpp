@@ -5,6 +5,7 @@
 
 #include "exporter/classify/containers.h"
 #include "exporter/classify/dependency_wait.h"
+#include "exporter/common/time_format.h"
 
 namespace podwait::rules {
 namespace {
@@ -69,7 +70,8 @@ Classification RunningNotReady(const Context& ctx, Stage stage, Timestamp start,
 // A PD member that runs but is not Ready while PD has no leader, is not initialized, or is not
 // ready at all (no Ready PD pod): PD is forming its quorum, and the member waits for its peers —
 // which may themselves wait for nodes. `starting`/pd_bootstrap within --pd.bootstrap-grace of the
-// stage start, then `not_ready`/pd_bootstrap. A member that was Ready and lost it is not
+// stage start; past it PD failed to form, and the words say so: `not_ready`/pd_no_quorum (a
+// problem never reads like the expected wait it was). A member that was Ready and lost it is not
 // bootstrapping (a lost quorum is `not_ready` at once, as before).
 std::optional<Classification> PdBootstrapWait(const Context& ctx, Stage stage, Timestamp start,
                                               const std::string& what, bool lost_readiness) {
@@ -79,11 +81,14 @@ std::optional<Classification> PdBootstrapWait(const Context& ctx, Stage stage, T
   const std::string evidence = what + "; pd not ready" +
                                (pd.reason == DependencyReason::kNone
                                     ? ""
-                                    : " (" + std::string(DependencyReasonName(pd.reason)) + ")") +
-                               ": forming its quorum";
-  WaitClass c =
-      Past(ctx, start, ctx.opt.pd_bootstrap_grace) ? WaitClass::kNotReady : WaitClass::kStarting;
-  return Waiting(stage, c, r::kPdBootstrap, start, evidence);
+                                    : " (" + std::string(DependencyReasonName(pd.reason)) + ")");
+  if (Past(ctx, start, ctx.opt.pd_bootstrap_grace)) {
+    return Waiting(stage, WaitClass::kNotReady, r::kPdNoQuorum, start,
+                   evidence + ": no quorum within the bootstrap grace (" +
+                       FormatDuration(ctx.opt.pd_bootstrap_grace) + ")");
+  }
+  return Waiting(stage, WaitClass::kStarting, r::kPdBootstrap, start,
+                 evidence + ": forming its quorum");
 }
 
 }  // namespace

@@ -7,12 +7,15 @@
 // Syntax (Prometheus style): "--name=value", "--name value", a short name ("-f value", and as
 // kubectl also "-fvalue" and "-f=value"), booleans
 // as "--name", "--no-name" or "--name=true|false"; "-h"/"--help" and "--version" stop the parse
-// with that action. An argument that is not a flag is positional. Pure.
+// with that action. An argument that is not a flag is positional. Rows may belong to a group
+// (a heading of --help) and a row may be an old spelling of another (DeprecatedAlias): it still
+// works, is left out of --help, and the parse says it was used. Pure.
 
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <sstream>
@@ -43,6 +46,10 @@ struct FlagSpec {
   std::string_view short_name = {};  // e.g. "-f"; empty: none
   // kRepeated only: empties the value before the first occurrence (drops the default).
   std::function<void(T&)> clear = {};
+  // The heading --help lists the row under (InGroup); empty: none.
+  std::string_view group = {};
+  // Set on an old spelling kept working (DeprecatedAlias): the name to use instead.
+  std::string_view alias_of = {};
 };
 
 enum class FlagAction { kRun, kHelp, kVersion };
@@ -50,6 +57,9 @@ enum class FlagAction { kRun, kHelp, kVersion };
 struct ParsedFlags {
   FlagAction action = FlagAction::kRun;
   std::vector<std::string> positional;  // arguments that are not flags
+  // One sentence per deprecated spelling used ("--pd-url is deprecated: use --pd.url"), each
+  // once, for the program to log.
+  std::vector<std::string> deprecated;
 };
 
 // "a, b,c" -> {"a", "b", "c"} (blank items dropped).
@@ -168,15 +178,56 @@ std::vector<FlagSpec<Outer>> LiftFlags(std::span<const FlagSpec<Inner>> table,
   std::vector<FlagSpec<Outer>> out;
   out.reserve(table.size());
   for (const FlagSpec<Inner>& f : table) {
-    out.push_back(
-        {f.name, f.kind, f.help,
-         [set = f.set, inner](Outer& o, const std::string& v) { return set(o.*inner, v); },
-         [show = f.show, inner](const Outer& o) { return show(o.*inner); }, f.short_name,
-         f.clear
-             ? std::function<void(Outer&)>([clear = f.clear, inner](Outer& o) { clear(o.*inner); })
-             : std::function<void(Outer&)>()});
+    FlagSpec<Outer> row{
+        f.name,
+        f.kind,
+        f.help,
+        [set = f.set, inner](Outer& o, const std::string& v) { return set(o.*inner, v); },
+        [show = f.show, inner](const Outer& o) { return show(o.*inner); },
+        f.short_name};
+    if (f.clear) row.clear = [clear = f.clear, inner](Outer& o) { clear(o.*inner); };
+    row.group = f.group;
+    row.alias_of = f.alias_of;
+    out.push_back(std::move(row));
   }
   return out;
+}
+
+// A heading of --help inside a table given to Grouped(): the rows after it, up to the next
+// heading, are listed under `title`.
+template <typename T>
+FlagSpec<T> Heading(std::string_view title) {
+  FlagSpec<T> h{};
+  h.group = title;
+  return h;
+}
+
+// `rows` without their Heading() rows, each row carrying the title of the heading above it: a
+// flat table read (and diffed) as one list, shown in groups.
+template <typename T>
+std::vector<FlagSpec<T>> Grouped(std::vector<FlagSpec<T>> rows) {
+  std::vector<FlagSpec<T>> out;
+  std::string_view group;
+  for (FlagSpec<T>& r : rows) {
+    if (r.name.empty()) {
+      group = r.group;
+      continue;
+    }
+    r.group = group;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// The old spelling `old_name` of `row`: it sets the same value, is left out of --help, and a
+// parse that meets it says so (ParsedFlags::deprecated).
+template <typename T>
+FlagSpec<T> DeprecatedAlias(const FlagSpec<T>& row, std::string_view old_name) {
+  FlagSpec<T> alias = row;
+  alias.name = old_name;
+  alias.short_name = {};
+  alias.alias_of = row.name;
+  return alias;
 }
 
 namespace flag_table_internal {
@@ -187,6 +238,15 @@ const FlagSpec<T>* Find(std::span<const FlagSpec<T>> table, std::string_view nam
     if (is_short ? (!f.short_name.empty() && f.short_name == name) : f.name == name) return &f;
   }
   return nullptr;
+}
+
+// A deprecated spelling used: one sentence, once.
+template <typename T>
+void NoteDeprecated(const FlagSpec<T>& flag, std::vector<std::string>* notes) {
+  if (flag.alias_of.empty()) return;
+  std::string note = "flag --" + std::string(flag.name) + " is deprecated: use --" +
+                     std::string(flag.alias_of) + " (it works the same)";
+  if (std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
 }
 
 }  // namespace flag_table_internal
@@ -225,6 +285,7 @@ Result<ParsedFlags> ParseFlagTable(std::span<const FlagSpec<T>> table,
           if (std::string err = negated->set(*values, "false"); !err.empty()) {
             return R::Fail("flag " + arg + ": " + err);
           }
+          flag_table_internal::NoteDeprecated(*negated, &parsed.deprecated);
           continue;
         }
       }
@@ -264,25 +325,76 @@ Result<ParsedFlags> ParseFlagTable(std::span<const FlagSpec<T>> table,
     if (std::string err = flag->set(*values, *value); !err.empty()) {
       return R::Fail("flag " + written + ": " + err);
     }
+    flag_table_internal::NoteDeprecated(*flag, &parsed.deprecated);
   }
   return R::Ok(std::move(parsed));
 }
 
-// The flags' part of a --help text: one entry per row, with its default taken from `defaults`.
+// How --help shows the rows: Prometheus's programs (the exporter, wait-for-pd) or kubectl's
+// (explain and `kubectl podwait`).
+enum class FlagHelpStyle { kPrometheus, kKubectl };
+
+namespace flag_table_internal {
+
+// The default of a row as kubectl prints it: 'text', false, 30s, [a,b].
 template <typename T>
-std::string FlagTableUsage(std::span<const FlagSpec<T>> table, const T& defaults) {
+std::string KubectlDefault(const FlagSpec<T>& f, const T& defaults) {
+  const std::string d = f.show(defaults);
+  switch (f.kind) {
+    case FlagKind::kString:
+      return "'" + d + "'";
+    case FlagKind::kList:
+    case FlagKind::kRepeated:
+      return "[" + d + "]";
+    case FlagKind::kBool:
+    case FlagKind::kDuration:
+    case FlagKind::kInt:
+      break;
+  }
+  return d;
+}
+
+// One row: Prometheus style gives the default only when there is one (a string, a list), or
+// when a boolean is on; kubectl style always, after '=' (kubectl's own help: --watch=false:).
+template <typename T>
+void RowUsage(const FlagSpec<T>& f, const T& defaults, FlagHelpStyle style,
+              std::ostringstream& out) {
+  const std::string short_name = f.short_name.empty() ? "" : std::string(f.short_name) + ", ";
+  if (style == FlagHelpStyle::kKubectl) {
+    out << "    " << short_name << "--" << f.name << "=" << KubectlDefault(f, defaults) << ":\n\t"
+        << f.help << (f.kind == FlagKind::kRepeated ? " (repeatable)" : "") << "\n\n";
+    return;
+  }
+  out << (short_name.empty() ? "      " : "  " + short_name) << "--" << f.name;
+  if (f.kind != FlagKind::kBool)
+    out << "=" << (f.kind == FlagKind::kDuration ? "DURATION" : "VALUE");
+  out << "\n          " << f.help;
+  if (f.kind == FlagKind::kRepeated) out << " (repeatable)";
+  const std::string d = f.show(defaults);
+  if (f.kind == FlagKind::kBool) {
+    if (d == "true") out << " (default: true)";
+  } else if (!d.empty()) {
+    out << " (default: \"" << d << "\")";
+  }
+  out << "\n";
+}
+
+}  // namespace flag_table_internal
+
+// The flags' part of a --help text: one entry per row (deprecated spellings left out), with its
+// default taken from `defaults`, under the heading of its group when the group changes.
+template <typename T>
+std::string FlagTableUsage(std::span<const FlagSpec<T>> table, const T& defaults,
+                           FlagHelpStyle style = FlagHelpStyle::kPrometheus) {
   std::ostringstream out;
+  std::string_view group;
   for (const FlagSpec<T>& f : table) {
-    out << (f.short_name.empty() ? "      " : "  " + std::string(f.short_name) + ", ") << "--"
-        << f.name;
-    if (f.kind != FlagKind::kBool) {
-      out << "=" << (f.kind == FlagKind::kDuration ? "DURATION" : "VALUE");
+    if (!f.alias_of.empty()) continue;
+    if (f.group != group && !f.group.empty()) {
+      out << (style == FlagHelpStyle::kKubectl ? "" : "\n") << f.group << ":\n";
     }
-    out << "\n          " << f.help;
-    if (f.kind == FlagKind::kRepeated) out << " (repeatable)";
-    std::string d = f.show(defaults);
-    if (!d.empty() || f.kind == FlagKind::kString) out << " (default: \"" << d << "\")";
-    out << "\n";
+    group = f.group;
+    flag_table_internal::RowUsage(f, defaults, style, out);
   }
   return out.str();
 }

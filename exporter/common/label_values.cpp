@@ -4,11 +4,16 @@
 
 namespace podwait {
 
+namespace {
+constexpr std::array<std::string_view, 10> kKnownStoreStates = {
+    "Up",        "Disconnected", "Down",     "Offline", "Tombstone",
+    "Preparing", "Serving",      "Removing", "Removed", "Unknown"};
+}  // namespace
+
+std::span<const std::string_view> StoreStateLabels() { return kKnownStoreStates; }
+
 std::string_view StoreStateLabel(std::string_view state) {
-  static constexpr std::array<std::string_view, 10> kKnown = {
-      "Up",        "Disconnected", "Down",     "Offline", "Tombstone",
-      "Preparing", "Serving",      "Removing", "Removed", "Unknown"};
-  for (std::string_view known : kKnown) {
+  for (std::string_view known : kKnownStoreStates) {
     if (state == known) return known;
   }
   return "other";

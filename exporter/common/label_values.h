@@ -4,6 +4,7 @@
 // name one of a few states: mapped to a fixed set, so that a PD or an object that reports 10,000
 // made-up states makes one series ("other"), not 10,000.
 
+#include <span>
 #include <string_view>
 
 namespace podwait {
@@ -13,6 +14,8 @@ namespace podwait {
 // v2 (Preparing, Serving, Removing, Removed) name it, or podwait's own "Unknown" for PD < 2.0's
 // numeric states. Anything else is "other".
 std::string_view StoreStateLabel(std::string_view state);
+// The states StoreStateLabel keeps (`podwait-exporter contract` prints them).
+std::span<const std::string_view> StoreStateLabels();
 
 // Whether `name` is a DNS-1123 label (1-63 lower-case letters, digits and '-', starting and ending
 // with a letter or digit), as every Kubernetes namespace name is.

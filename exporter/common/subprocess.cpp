@@ -129,17 +129,52 @@ void KillAndReap(pid_t pid, bool cancelled, SubprocessResult* result) {
   Record(status, result);
 }
 
-// How long to block in one wait: until the deadline, and at most kCancelCheckMs when the run can
-// be cancelled.
-constexpr int64_t kCancelCheckMs = 100;
-int WaitSliceMs(const SubprocessSpec& spec, int64_t deadline, int64_t now) {
-  int64_t slice = std::max<int64_t>(1, deadline - now);
-  if (spec.cancel != nullptr) slice = std::min(slice, kCancelCheckMs);
-  return static_cast<int>(slice);
+// How long to block in one wait: until the deadline, and at most kCheckMs (the child's exit and
+// a cancellation are checked between waits).
+constexpr int64_t kCheckMs = 100;
+int WaitSliceMs(int64_t deadline, int64_t now) {
+  return static_cast<int>(std::clamp<int64_t>(deadline - now, 1, kCheckMs));
 }
 
 bool Cancelled(const SubprocessSpec& spec) {
   return spec.cancel != nullptr && spec.cancel->load(std::memory_order_relaxed);
+}
+
+// Whether the child has exited, without reaping it: the zombie keeps its pid, and so its process
+// group's id, from being reused while the group is killed.
+bool ChildExited(pid_t pid) {
+  siginfo_t info{};
+  return waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+enum class ReadEnd { kClosed, kLeftovers, kStopped };
+
+// Reads both pipes until the child (and whatever it started) closes them (kClosed), until
+// exit_grace_ms after the child exited with them still open (kLeftovers), or until the deadline
+// or a cancellation (kStopped).
+ReadEnd ReadOutput(const SubprocessSpec& spec, pid_t pid, Stream (&streams)[2], int64_t deadline) {
+  const Clock& clock = SystemClock::Instance();
+  int64_t exited_at = -1;
+  while (streams[0].open() || streams[1].open()) {
+    const int64_t now = clock.MonotonicMs();
+    if (now >= deadline || Cancelled(spec)) return ReadEnd::kStopped;
+    if (exited_at < 0 && ChildExited(pid)) exited_at = now;
+    if (exited_at >= 0 && now - exited_at >= spec.exit_grace_ms) return ReadEnd::kLeftovers;
+    pollfd fds[2];
+    nfds_t n = 0;
+    Stream* polled[2];
+    for (auto& s : streams) {
+      if (!s.open()) continue;
+      fds[n] = {s.fd, POLLIN, 0};
+      polled[n++] = &s;
+    }
+    const int ready = poll(fds, n, WaitSliceMs(deadline, now));
+    if (ready < 0 && errno != EINTR) return ReadEnd::kStopped;
+    for (nfds_t i = 0; ready > 0 && i < n; ++i) {
+      if (fds[i].revents != 0) Drain(*polled[i], spec.max_output);
+    }
+  }
+  return ReadEnd::kClosed;
 }
 
 }  // namespace
@@ -180,26 +215,22 @@ SubprocessResult RunSubprocess(const SubprocessSpec& spec) {
   }
   result.started = true;
 
-  // Read both pipes until the child (and whatever it started) closes them, or the deadline.
-  while ((streams[0].open() || streams[1].open()) && clock.MonotonicMs() < deadline &&
-         !Cancelled(spec)) {
-    pollfd fds[2];
-    nfds_t n = 0;
-    Stream* polled[2];
-    for (auto& s : streams) {
-      if (!s.open()) continue;
-      fds[n] = {s.fd, POLLIN, 0};
-      polled[n++] = &s;
+  switch (ReadOutput(spec, pid, streams, deadline)) {
+    case ReadEnd::kStopped:
+      KillAndReap(pid, Cancelled(spec), &result);
+      return result;
+    case ReadEnd::kLeftovers: {
+      // The child is a zombie (not reaped yet): its group id is still its own.
+      kill(-pid, SIGKILL);
+      result.leftovers_killed = true;
+      int status = 0;
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      Record(status, &result);
+      return result;
     }
-    const int ready = poll(fds, n, WaitSliceMs(spec, deadline, clock.MonotonicMs()));
-    if (ready < 0 && errno != EINTR) break;
-    for (nfds_t i = 0; ready > 0 && i < n; ++i) {
-      if (fds[i].revents != 0) Drain(*polled[i], spec.max_output);
-    }
-  }
-  if (streams[0].open() || streams[1].open()) {
-    KillAndReap(pid, Cancelled(spec), &result);
-    return result;
+    case ReadEnd::kClosed:
+      break;
   }
   // Output closed: wait for the exit. A child that closed its output but keeps running is
   // polled, gently, until the deadline.

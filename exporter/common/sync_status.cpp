@@ -10,6 +10,7 @@ void SyncStatus::Register(const std::string& name) {
 void SyncStatus::MarkSynced(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   synced_[name] = true;
+  synced_once_.insert(name);
 }
 
 void SyncStatus::MarkOutOfSync(const std::string& name) {
@@ -21,6 +22,7 @@ void SyncStatus::MarkOutOfSync(const std::string& name) {
 void SyncStatus::Unregister(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   synced_.erase(name);
+  synced_once_.erase(name);
 }
 
 bool SyncStatus::AllSynced() const {
@@ -34,6 +36,15 @@ bool SyncStatus::AllSynced() const {
 std::map<std::string, bool> SyncStatus::Snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   return synced_;
+}
+
+SyncStatus::Unsynced SyncStatus::NotSynced() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Unsynced out;
+  for (const auto& [name, synced] : synced_) {
+    if (!synced) (synced_once_.count(name) ? out.lost : out.not_yet).push_back(name);
+  }
+  return out;
 }
 
 }  // namespace podwait

@@ -2,7 +2,9 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace podwait {
 
@@ -21,10 +23,18 @@ class SyncStatus {
   bool AllSynced() const;
   // name -> synced
   std::map<std::string, bool> Snapshot() const;
+  // The sources not synced now: those still waiting for their first list, and those that had
+  // synced and fell out of sync since (each in name order).
+  struct Unsynced {
+    std::vector<std::string> not_yet;
+    std::vector<std::string> lost;
+  };
+  Unsynced NotSynced() const;
 
  private:
   mutable std::mutex mu_;
   std::map<std::string, bool> synced_;
+  std::set<std::string> synced_once_;
 };
 
 }  // namespace podwait

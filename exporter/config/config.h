@@ -39,6 +39,15 @@ struct Config {
       kube_token_file;  // default in-cluster: /var/run/secrets/kubernetes.io/serviceaccount/token
   std::string kube_ca_file;
   bool kube_insecure_skip_tls_verify = false;
+  // kubectl's --server, --cluster, --user, --token, --client-certificate and --client-key, which
+  // `explain` and `kubectl podwait` take (the exporter has no flags for them): laid over the
+  // kubeconfig as kubectl lays them (exporter/kube/endpoint.h).
+  std::string kube_server;
+  std::string kube_cluster;
+  std::string kube_user;
+  std::string kube_token;
+  std::string kube_client_certificate;
+  std::string kube_client_key;
   std::vector<std::string> namespaces;  // empty: all namespaces
   // With more namespaces than this in `namespaces`, each resource is watched once over all
   // namespaces and filtered (needs list/watch in every namespace); 0: one watch per namespace.
@@ -61,6 +70,9 @@ struct Config {
   int kube_api_qps = 20;
   int kube_api_burst = 100;
   Timestamp kube_watch_timeout = 5 * kMinute;  // server-side timeoutSeconds of a watch
+  // kubectl's --request-timeout (explain and `kubectl podwait`): the client-side deadline of each
+  // list page and of the first request; 0: a minute per list page.
+  Timestamp kube_request_timeout = 0;
   bool tidbcluster_enabled = true;  // watch pingcap.com/v1alpha1 TidbClusters (404 disables)
   bool v2_enabled = true;  // watch tidb-operator v2's core.pingcap.com/v1alpha1 (404 disables each)
   bool ca_status_enabled = true;  // read kube-system/cluster-autoscaler-status

@@ -35,7 +35,9 @@ const std::string& AutoscalerHelp() {
 }
 
 const std::vector<Flag>& Flags() {
-  static const std::vector<Flag> flags = {
+  // --help lists the rows under the heading above them.
+  static const std::vector<Flag> flags = Grouped<Config>({
+      Heading<Config>("Web"),
       RepeatedFlag("web.listen-address",
                    "Address on which to expose metrics and the web interface; repeat to listen on "
                    "several. \":port\" listens on every IPv4 and IPv6 address.",
@@ -64,6 +66,7 @@ const std::vector<Flag>& Flags() {
                  "Path to a web configuration file that can enable TLS or authentication "
                  "(exporter-toolkit format).",
                  &Config::web_config_file),
+      Heading<Config>("Logging"),
       {"log.level", Kind::kString,
        "Only log messages with the given severity or above: debug, info, warn, error.",
        [](Config& c, const std::string& v) {
@@ -81,6 +84,7 @@ const std::vector<Flag>& Flags() {
          return std::string();
        },
        [](const Config&) { return std::string("logfmt"); }},
+      Heading<Config>("Kubernetes API"),
       StringFlag("kube.api-url",
                  "Kubernetes API server URL (http or https); wins over every kubeconfig. Empty: "
                  "--kubeconfig, else the in-cluster configuration, else $KUBECONFIG, else "
@@ -101,6 +105,18 @@ const std::vector<Flag>& Flags() {
                  &Config::kube_ca_file),
       BoolFlag("kube.insecure-skip-tls-verify", "Do not verify the API server's certificate.",
                &Config::kube_insecure_skip_tls_verify),
+      IntFlag<Config, int64_t>("kube.page-size", "Objects per page of an initial list.",
+                               &Config::kube_page_size, 1),
+      IntFlag<Config, int>("kube.api-qps",
+                           "Requests a second to the API server, on average (every list page, "
+                           "watch and event write counts), after the burst.",
+                           &Config::kube_api_qps, 1),
+      IntFlag<Config, int>("kube.api-burst",
+                           "Requests to the API server at once before --kube.api-qps applies.",
+                           &Config::kube_api_burst, 1),
+      DurationFlag("kube.watch-timeout", "Server-side timeout of one watch request.",
+                   &Config::kube_watch_timeout),
+      Heading<Config>("What to watch"),
       ListFlag("namespaces", "Comma-separated namespaces to watch; empty watches all.",
                &Config::namespaces),
       IntFlag<Config, int>(
@@ -129,17 +145,6 @@ const std::vector<Flag>& Flags() {
       StringFlag("label.v2-instance",
                  "Pod label that names the pod's tidb-operator v2 instance (PD, TiKV, ... CR).",
                  &Config::v2_instance_label),
-      IntFlag<Config, int64_t>("kube.page-size", "Objects per page of an initial list.",
-                               &Config::kube_page_size, 1),
-      IntFlag<Config, int>("kube.api-qps",
-                           "Requests a second to the API server, on average (every list page, "
-                           "watch and event write counts), after the burst.",
-                           &Config::kube_api_qps, 1),
-      IntFlag<Config, int>("kube.api-burst",
-                           "Requests to the API server at once before --kube.api-qps applies.",
-                           &Config::kube_api_burst, 1),
-      DurationFlag("kube.watch-timeout", "Server-side timeout of one watch request.",
-                   &Config::kube_watch_timeout),
       BoolFlag("tidbcluster.enabled", "Watch pingcap.com/v1alpha1 TidbClusters.",
                &Config::tidbcluster_enabled),
       BoolFlag("v2.enabled",
@@ -158,6 +163,7 @@ const std::vector<Flag>& Flags() {
                  &Config::ca_status_namespace),
       StringFlag("autoscaler.status-configmap.name",
                  "Name of the cluster-autoscaler status ConfigMap.", &Config::ca_status_name),
+      Heading<Config>("PD"),
       {"pd.url-template", Kind::kString,
        "PD base URL per TiDB cluster; {cluster} and {namespace} are substituted. Given "
        "explicitly, it wins over a tidb-operator v2 Cluster's status.pd.",
@@ -190,6 +196,7 @@ const std::vector<Flag>& Flags() {
          return std::string();
        },
        [](const Config& c) { return std::string(ReadinessSourceName(c.readiness_source)); }},
+      Heading<Config>("Classification"),
       {"autoscaler", Kind::kString, AutoscalerHelp(),
        [](Config& c, const std::string& v) {
          if (v != "auto" && v != "none" && FindAutoscaler(v) == nullptr) {
@@ -242,16 +249,18 @@ const std::vector<Flag>& Flags() {
        ShowDependencyMap},
       DurationFlag("failover.period", "tidb-operator's failover period (its --*-failover-period).",
                    &Config::failover_period),
+      Heading<Config>("Metrics and Events"),
       BoolFlag("metrics.pod-series", "Publish one podwait_pod_waiting_seconds series per pod.",
                &Config::metrics_pod_series),
       BoolFlag("events.write",
                "Write an Event on a pod when its class changes (Normal: an expected wait, "
                "Warning: a problem); needs create and patch on events.k8s.io events.",
                &Config::events_write),
+      Heading<Config>("Sharding"),
       IntFlag<Config, int>("shard", "This instance's shard (0-based), by TiDB cluster.",
                            &Config::shard, 0),
       IntFlag<Config, int>("total-shards", "Number of shards.", &Config::total_shards, 1),
-  };
+  });
   return flags;
 }
 

@@ -31,81 +31,154 @@ struct ExplainArgs {
   bool all = false;
   std::string now;
   bool live = false;
+  bool watch = false;
   Timestamp timeout = 30 * kSecond;
-  bool help = false;  // -h, --help: print the usage and nothing else
+  bool help = false;                    // -h, --help: print the usage and nothing else
+  std::vector<std::string> deprecated;  // old flag spellings used, one sentence each
   Config config;
 };
 
+using Row = FlagSpec<ExplainArgs>;
+
 // A file flag: -f and the older per-kind flags all add to the same list of inputs, whatever each
 // holds (objects are routed by kind).
-FlagSpec<ExplainArgs> FileFlag(std::string_view name, std::string_view short_name,
-                               std::string_view help) {
-  FlagSpec<ExplainArgs> f{name, FlagKind::kRepeated, help,
-                          [](ExplainArgs& a, const std::string& v) {
-                            a.files.push_back(v);
-                            return std::string();
-                          },
-                          [](const ExplainArgs&) { return std::string(); }};
+Row FileFlag(std::string_view name, std::string_view short_name, std::string_view help) {
+  Row f{name, FlagKind::kRepeated, help,
+        [](ExplainArgs& a, const std::string& v) {
+          a.files.push_back(v);
+          return std::string();
+        },
+        [](const ExplainArgs&) { return std::string(); }};
   f.short_name = short_name;
   return f;
 }
 
-FlagSpec<ExplainArgs> Short(FlagSpec<ExplainArgs> f, std::string_view short_name) {
+Row Short(Row f, std::string_view short_name) {
   f.short_name = short_name;
   return f;
 }
 
-// explain's own flags (ExplainUsage lists them).
-std::span<const FlagSpec<ExplainArgs>> OwnFlags() {
+// One of kubectl's global options, into the exporter's Config (the kube_* fields the endpoint is
+// resolved from).
+Row KubectlFlag(std::string_view name, std::string_view help, std::string Config::*field) {
+  return {name, FlagKind::kString, help,
+          [field](ExplainArgs& a, const std::string& v) {
+            a.config.*field = v;
+            return std::string();
+          },
+          [field](const ExplainArgs& a) { return a.config.*field; }};
+}
+
+// kubectl's --request-timeout: "0" (none), a number of seconds, or a duration ("5s", "1m").
+Row RequestTimeoutFlag() {
+  return {
+      "request-timeout", FlagKind::kString,
+      "The length of time to wait before giving up on a single server request (the first "
+      "one and each list page). Non-zero values should contain a corresponding time unit "
+      "(e.g. 1s, 2m, 3h); a plain number is seconds. 0: --timeout alone.",
+      [](ExplainArgs& a, const std::string& v) {
+        const bool digits = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+        std::optional<Timestamp> d = digits ? ParseDuration(v + "s") : ParseDuration(v);
+        if (!d || *d < 0) {
+          return "expects a duration like 5s or 1m, or a number of seconds, got \"" + v + "\"";
+        }
+        a.config.kube_request_timeout = *d;
+        return std::string();
+      },
+      [](const ExplainArgs& a) {
+        return a.config.kube_request_timeout == 0 ? std::string("0")
+                                                  : FormatDuration(a.config.kube_request_timeout);
+      }};
+}
+
+// explain's own flags and the kubectl options it takes (ExplainUsage lists both).
+std::span<const Row> OwnFlags() {
   using A = ExplainArgs;
-  static const std::vector<FlagSpec<A>> flags = {
+  static const std::vector<Row> flags = Grouped<A>({
+      Heading<A>("Options"),
+      Short(BoolFlag("all-namespaces",
+                     "If present, list the waiting pods across all namespaces. Namespace in "
+                     "current context is ignored even if specified with --namespace.",
+                     &A::all_namespaces),
+            "-A"),
       FileFlag("filename", "-f",
-               "a kubectl dump to read: kubectl get pods,events -o json or -o yaml (any kinds "
-               "mixed; \"-\" reads standard input)"),
-      Short(StringFlag("namespace",
-                       "only pods of this namespace (with --live: read only it; "
-                       "default there: the kubeconfig context's)",
-                       &A::namespace_),
-            "-n"),
-      Short(BoolFlag("all-namespaces", "pods of every namespace", &A::all_namespaces), "-A"),
+               "A kubectl dump to read: kubectl get pods,events -o json or -o yaml (any kinds "
+               "mixed; \"-\" reads standard input)."),
       Short(StringFlag("label-selector",
-                       "only pods with these labels (kubectl's -l: a=b,c!=d,e in (x,y),!f)",
+                       "Only pods with these labels (a=b,c!=d,e in (x,y),!f), asked of the API "
+                       "server with --live.",
                        &A::label_selector),
             "-l"),
-      Short(StringFlag("output", "table, wide (adds evidence), name, json or yaml", &A::output),
+      Short(StringFlag("namespace",
+                       "Only pods of this namespace (with --live: read only it; default there: "
+                       "the kubeconfig context's).",
+                       &A::namespace_),
+            "-n"),
+      Short(StringFlag("output", "Output format: table, wide (adds evidence), name, json or yaml.",
+                       &A::output),
             "-o"),
-      BoolFlag("no-headers", "no header line and no summary line (table and wide)", &A::no_headers),
-      BoolFlag("all", "also list pods that do not wait", &A::all),
+      BoolFlag("no-headers", "No header line and no summary line (table and wide).",
+               &A::no_headers),
+      BoolFlag("all", "Also list pods that do not wait.", &A::all),
+      Short(BoolFlag("watch",
+                     "After listing, watch: print each pod's row again when its class, reason "
+                     "or stage changes (and when it stops waiting), until interrupted (exit 0).",
+                     &A::watch),
+            "-w"),
       BoolFlag("live",
-               "read the cluster (--kubeconfig, --kube.context, --kube.api-url or in-cluster) "
-               "instead of files",
+               "Read the cluster (the kubectl options below, or in-cluster) instead of files.",
                &A::live),
-      DurationFlag("timeout", "with --live: how long listing and the PD probe may take",
+      DurationFlag("timeout",
+                   "With --live: how long the first read may take as a whole (the credential "
+                   "plugin, listing, the PD probe).",
                    &A::timeout),
-      {"context", FlagKind::kString, "with --live: the kubeconfig context (as --kube.context)",
-       [](A& a, const std::string& v) {
-         a.config.kube_context = v;
-         return std::string();
-       },
-       [](const A& a) { return a.config.kube_context; }},
-      FileFlag("events", "", "the same as -f (older name)"),
-      FileFlag("tidbclusters", "", "the same as -f (older name)"),
-      FileFlag("v2-objects", "", "the same as -f (older name)"),
-      FileFlag("ca-status", "", "the same as -f (older name)"),
       StringFlag("pd-dir",
                  "PD answers as files: DIR/<namespace>/<cluster>/{health,leader,members,"
-                 "cluster_status,stores}.json (curl -s .../pd/api/v1/health > health.json)",
+                 "cluster_status,stores}.json (curl -s .../pd/api/v1/health > health.json).",
                  &A::pd_dir),
-      StringFlag("now", "classify as of this RFC 3339 time (default: now)", &A::now),
-  };
+      StringFlag("now", "Classify as of this RFC 3339 time (default: now).", &A::now),
+      FileFlag("events", "", "The same as -f (older name)."),
+      FileFlag("tidbclusters", "", "The same as -f (older name)."),
+      FileFlag("v2-objects", "", "The same as -f (older name)."),
+      FileFlag("ca-status", "", "The same as -f (older name)."),
+      Heading<A>("Kubectl options"),
+      KubectlFlag("kubeconfig", "Path to the kubeconfig file to use for CLI requests.",
+                  &Config::kubeconfig),
+      KubectlFlag("context", "The name of the kubeconfig context to use.", &Config::kube_context),
+      KubectlFlag("cluster", "The name of the kubeconfig cluster to use.", &Config::kube_cluster),
+      KubectlFlag("user", "The name of the kubeconfig user to use.", &Config::kube_user),
+      Short(KubectlFlag("server", "The address and port of the Kubernetes API server.",
+                        &Config::kube_server),
+            "-s"),
+      KubectlFlag("token", "Bearer token for authentication to the API server.",
+                  &Config::kube_token),
+      KubectlFlag("certificate-authority", "Path to a cert file for the certificate authority.",
+                  &Config::kube_ca_file),
+      KubectlFlag("client-certificate", "Path to a client certificate file for TLS.",
+                  &Config::kube_client_certificate),
+      KubectlFlag("client-key", "Path to a client key file for TLS.", &Config::kube_client_key),
+      {"insecure-skip-tls-verify", FlagKind::kBool,
+       "If true, the server's certificate will not be checked for validity. This will make your "
+       "HTTPS connections insecure.",
+       [](A& a, const std::string& v) {
+         a.config.kube_insecure_skip_tls_verify = v == "true" || v == "1";
+         return v == "true" || v == "1" || v == "false" || v == "0"
+                    ? std::string()
+                    : "expects true or false, got \"" + v + "\"";
+       },
+       [](const A& a) {
+         return std::string(a.config.kube_insecure_skip_tls_verify ? "true" : "false");
+       }},
+      RequestTimeoutFlag(),
+  });
   return flags;
 }
 
 // explain's flags: its own, then the exporter's (the classification and Kubernetes API flags
 // apply).
-std::span<const FlagSpec<ExplainArgs>> ExplainFlags() {
-  static const std::vector<FlagSpec<ExplainArgs>> flags = [] {
-    std::vector<FlagSpec<ExplainArgs>> f(OwnFlags().begin(), OwnFlags().end());
+std::span<const Row> ExplainFlags() {
+  static const std::vector<Row> flags = [] {
+    std::vector<Row> f(OwnFlags().begin(), OwnFlags().end());
     for (auto& c : LiftFlags(ConfigFlags(), &ExplainArgs::config)) f.push_back(std::move(c));
     return f;
   }();
@@ -113,6 +186,28 @@ std::span<const FlagSpec<ExplainArgs>> ExplainFlags() {
 }
 
 constexpr std::string_view kOutputs[] = {"table", "wide", "name", "json", "yaml"};
+
+// What flags cannot check one by one.
+std::string CheckArgs(const ExplainArgs& a, const ExplainEnvironment& env) {
+  if (!a.live && a.files.empty())
+    return "-f FILE is required (\"-\" for standard input), or --live";
+  if (a.live && !a.files.empty()) return "--live reads the cluster: no -f";
+  if (a.live && !a.pd_dir.empty()) return "--live probes PD: no --pd-dir";
+  if (std::count(a.files.begin(), a.files.end(), "-") > 1) {
+    return "standard input (-f -) can be read once";
+  }
+  if (a.all_namespaces && !a.namespace_.empty()) return "-n and -A exclude each other";
+  if (std::find(std::begin(kOutputs), std::end(kOutputs), a.output) == std::end(kOutputs)) {
+    return "--output must be table, wide, name, json or yaml";
+  }
+  if (a.watch) {
+    if (!a.live) return "-w watches the cluster: with --live, not -f";
+    if (a.output == "json" || a.output == "yaml") return "-w prints rows: -o table, wide or name";
+    if (!a.now.empty()) return "-w follows the cluster now: no --now";
+    if (!env.catch_stop || !env.wait_for_stop) return "-w is not available here";
+  }
+  return "";
+}
 
 // The command line of explain, checked.
 Result<ExplainArgs> ParseExplainArgs(const std::vector<std::string>& args,
@@ -126,24 +221,12 @@ Result<ExplainArgs> ParseExplainArgs(const std::vector<std::string>& args,
     a.help = true;
     return R::Ok(std::move(a));
   }
+  a.deprecated = parsed.value->deprecated;
   if (Result<bool> checked = CheckConfig(a.config); !checked.ok()) return R::Fail(checked.error);
   if (!parsed.value->positional.empty()) {
     return R::Fail("unexpected argument \"" + parsed.value->positional[0] + "\"");
   }
-  if (!a.live && a.files.empty()) {
-    return R::Fail("-f FILE is required (\"-\" for standard input), or --live");
-  }
-  if (a.live && !a.files.empty()) return R::Fail("--live reads the cluster: no -f");
-  if (a.live && !a.pd_dir.empty()) return R::Fail("--live probes PD: no --pd-dir");
-  if (std::count(a.files.begin(), a.files.end(), "-") > 1) {
-    return R::Fail("standard input (-f -) can be read once");
-  }
-  if (a.all_namespaces && !a.namespace_.empty()) {
-    return R::Fail("-n and -A exclude each other");
-  }
-  if (std::find(std::begin(kOutputs), std::end(kOutputs), a.output) == std::end(kOutputs)) {
-    return R::Fail("--output must be table, wide, name, json or yaml");
-  }
+  if (std::string e = CheckArgs(a, env); !e.empty()) return R::Fail(e);
   return R::Ok(std::move(a));
 }
 
@@ -187,50 +270,78 @@ std::string Paint(const std::string& text, bool expected) {
   return std::string(expected ? "\033[32m" : "\033[31m") + text + "\033[0m";
 }
 
-// The kubectl-like table. Columns are padded by their plain width (colour codes take none).
-void PrintTable(const Selection& s, bool wide, bool all, bool headers, bool color, Timestamp now,
-                std::ostream& out) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<int> expected;  // per row: 1 expected, 0 not, -1 not waiting (no colour)
-  if (headers) {
-    rows.push_back({"NAMESPACE", "POD", "EXPECTED", "CLASS", "REASON", "WAITING", "STAGE",
-                    "COMPONENT", "CLUSTER"});
-    if (wide) rows.back().push_back("EVIDENCE");
-    expected.push_back(-1);
+// One line of the kubectl-like table: its cells and whether it is an expected wait (1), not (0),
+// or no wait at all (-1: the header, a pod that does not wait; no colour).
+struct TableRow {
+  std::vector<std::string> cells;
+  int expected = -1;
+};
+
+TableRow HeaderRow(bool wide) {
+  TableRow r{{"NAMESPACE", "POD", "EXPECTED", "CLASS", "REASON", "WAITING", "STAGE", "COMPONENT",
+              "CLUSTER"}};
+  if (wide) r.cells.push_back("EVIDENCE");
+  return r;
+}
+
+// A pod's row; `c` is its verdict, nullptr when it does not wait (REASON is then `not_waiting`).
+TableRow PodRow(const PodRecord& p, const Classification* c, bool wide, Timestamp now,
+                const std::string& not_waiting = "not waiting") {
+  const bool e = c != nullptr && IsExpected(c->wait_class);
+  TableRow row{
+      {p.namespace_, p.name, c ? (e ? "yes" : "no") : "-",
+       c ? std::string(WaitClassName(c->wait_class)) : "-", c ? c->reason : not_waiting,
+       c ? FormatDuration(now - c->stage_start) : "-", c ? std::string(StageName(c->stage)) : "-",
+       p.component.empty() ? "<none>" : p.component.str(),
+       p.cluster.empty() ? "<none>" : p.cluster.str()},
+      c ? (e ? 1 : 0) : -1};
+  if (wide) row.cells.push_back(c ? EvidenceText(*c, now) : "");
+  return row;
+}
+
+// Writes rows padded to column widths (by their plain width: colour codes take none). The widths
+// are those of the rows fitted so far: -w keeps the first table's, as kubectl get -w does.
+class TableWriter {
+ public:
+  TableWriter(bool one_namespace, bool color) : first_(one_namespace ? 1 : 0), color_(color) {}
+
+  void Fit(const TableRow& row) {
+    widths_.resize(std::max(widths_.size(), row.cells.size()));
+    for (size_t i = 0; i < row.cells.size(); ++i) {
+      widths_[i] = std::max(widths_[i], row.cells[i].size());
+    }
   }
-  for (const PodPtr& p : s.pods) {
-    const Classification* c = WaitingOf(s, *p);
-    if (c == nullptr && !all) continue;
-    const bool e = c != nullptr && IsExpected(c->wait_class);
-    std::vector<std::string> row = {p->namespace_,
-                                    p->name,
-                                    c ? (e ? "yes" : "no") : "-",
-                                    c ? std::string(WaitClassName(c->wait_class)) : "-",
-                                    c ? c->reason : "not waiting",
-                                    c ? FormatDuration(now - c->stage_start) : "-",
-                                    c ? std::string(StageName(c->stage)) : "-",
-                                    p->component.empty() ? "<none>" : p->component.str(),
-                                    p->cluster.empty() ? "<none>" : p->cluster.str()};
-    if (wide) row.push_back(c ? EvidenceText(*c, now) : "");
-    rows.push_back(std::move(row));
-    expected.push_back(c ? (e ? 1 : 0) : -1);
-  }
-  const size_t first = s.one_namespace ? 1 : 0;  // without the NAMESPACE column
-  std::vector<size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  for (size_t r = 0; r < rows.size(); ++r) {
+
+  void Write(const TableRow& row, std::ostream& out) const {
     std::string line;
-    for (size_t i = first; i < rows[r].size(); ++i) {
-      const std::string& cell = rows[r][i];
-      const bool paint = color && expected[r] >= 0 && (i == 2 || i == 3);
-      line += paint ? Paint(cell, expected[r] == 1) : cell;
-      if (i + 1 < rows[r].size()) line += std::string(widths[i] - cell.size() + 3, ' ');
+    for (size_t i = first_; i < row.cells.size(); ++i) {
+      const std::string& cell = row.cells[i];
+      const bool paint = color_ && row.expected >= 0 && (i == 2 || i == 3);
+      line += paint ? Paint(cell, row.expected == 1) : cell;
+      const size_t width = i < widths_.size() ? widths_[i] : cell.size();
+      if (i + 1 < row.cells.size())
+        line += std::string(width - std::min(width, cell.size()) + 3, ' ');
     }
     out << line << "\n";
   }
+
+ private:
+  const size_t first_;  // 1: without the NAMESPACE column
+  const bool color_;
+  std::vector<size_t> widths_;
+};
+
+// The table of the selected pods (those that wait, or all), fitted and written with `table`.
+void PrintTable(const Selection& s, bool wide, bool all, bool headers, Timestamp now,
+                TableWriter& table, std::ostream& out) {
+  std::vector<TableRow> rows;
+  if (headers) rows.push_back(HeaderRow(wide));
+  for (const PodPtr& p : s.pods) {
+    const Classification* c = WaitingOf(s, *p);
+    if (c != nullptr || all) rows.push_back(PodRow(*p, c, wide, now));
+  }
+  for (const TableRow& r : rows) table.Fit(r);
+  for (const TableRow& r : rows) table.Write(r, out);
 }
 
 // "7 pods, 3 waiting: 1 needs attention (capacity 1), 2 expected (dependency 2)".
@@ -311,8 +422,8 @@ void PrintHolds(const std::map<ClusterKey, ClusterDependencies>& clusters, std::
   }
 }
 
-int Print(const ExplainArgs& a, const Selection& s, const Pipeline& pipeline, bool color,
-          Timestamp now, std::ostream& out) {
+int Print(const ExplainArgs& a, const Selection& s, const Pipeline& pipeline, Timestamp now,
+          TableWriter& table, std::ostream& out) {
   const std::shared_ptr<const WaitingSnapshot> snapshot = pipeline.Snapshot();
   if (a.output == "json" || a.output == "yaml") {
     const std::string json = SelectedJson(s, *snapshot, pipeline, now);
@@ -332,10 +443,133 @@ int Print(const ExplainArgs& a, const Selection& s, const Pipeline& pipeline, bo
       return a.all || WaitingOf(s, *p) != nullptr;
     });
     if (!a.no_headers) PrintHolds(pipeline.dependencies().Snapshot(), out);
-    if (any) PrintTable(s, a.output == "wide", a.all, !a.no_headers, color, now, out);
-    if (!a.no_headers) out << Summary(s) << "\n";
+    // -w prints its header even before the first waiting pod, as kubectl get -w does.
+    if (any || a.watch) {
+      PrintTable(s, a.output == "wide", a.all, !a.no_headers, now, table, out);
+    }
+    if (!a.no_headers && !a.watch) out << Summary(s) << "\n";
   }
   return ExitCode(s);
+}
+
+// -w: what was last printed of each selected pod: its verdict ("" when it does not wait) and row.
+struct Shown {
+  std::string verdict;
+  TableRow row;
+};
+using ShownPods = std::map<std::pair<std::string, std::string>, Shown>;
+
+std::string VerdictOf(const Classification* c) {
+  if (c == nullptr) return "";
+  return std::string(WaitClassName(c->wait_class)) + "/" + c->reason + "/" +
+         std::string(StageName(c->stage));
+}
+
+// Prints the rows of the pods whose verdict changed since `shown` (a pod that stopped waiting as
+// "not waiting", one that is gone as "deleted"), and records them. Table rows, or names.
+void PrintChanges(const ExplainArgs& a, const Selection& s, Timestamp now, const TableWriter& table,
+                  ShownPods* shown, std::ostream& out) {
+  const bool wide = a.output == "wide";
+  const auto emit = [&](const TableRow& row) {
+    if (a.output == "name") {
+      out << "pod/" << row.cells[1] << "\n";
+    } else {
+      table.Write(row, out);
+    }
+  };
+  std::set<std::pair<std::string, std::string>> present;
+  for (const PodPtr& p : s.pods) {
+    const Classification* c = WaitingOf(s, *p);
+    const auto key = std::make_pair(p->namespace_, p->name);
+    present.insert(key);
+    const std::string verdict = VerdictOf(c);
+    auto it = shown->find(key);
+    const bool was_shown = it != shown->end() && (!it->second.verdict.empty() || a.all);
+    if (it != shown->end() && it->second.verdict == verdict) continue;
+    TableRow row = PodRow(*p, c, wide, now);
+    if (!verdict.empty() || a.all || was_shown) emit(row);
+    (*shown)[key] = {verdict, std::move(row)};
+  }
+  for (auto it = shown->begin(); it != shown->end();) {
+    if (present.count(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    if (!it->second.verdict.empty() || a.all) {
+      TableRow row = it->second.row;
+      for (size_t i : {2, 3, 5, 6}) row.cells[i] = "-";
+      row.cells[4] = "deleted";
+      if (wide) row.cells.back().clear();
+      row.expected = -1;
+      emit(row);
+    }
+    it = shown->erase(it);
+  }
+  out.flush();
+}
+
+// -w after the first table: evaluates again every watch_interval and prints what changed, until
+// the user stops it (exit 0).
+int Watch(const ExplainArgs& a, const ExplainEnvironment& env, LiveRead& live, Pipeline& pipeline,
+          const Selection& first, const TableWriter& table, std::ostream& out) {
+  ShownPods shown;
+  for (const PodPtr& p : first.pods) {
+    const Classification* c = WaitingOf(first, *p);
+    shown[{p->namespace_, p->name}] = {VerdictOf(c), PodRow(*p, c, a.output == "wide", 0)};
+  }
+  out.flush();
+  while (!env.wait_for_stop(env.watch_interval)) {
+    live.Refresh(pipeline);
+    const Timestamp now = SystemClock::Instance().Now();
+    pipeline.Evaluate(now);
+    const Selection s = Select(pipeline, *pipeline.Snapshot(), a.namespace_, live.Selected());
+    PrintChanges(a, s, now, table, &shown, out);
+  }
+  return 0;
+}
+
+// --live: the cluster into `pipeline` (and kept there with -w). Sets a.namespace_ to the
+// context's when that is what was read.
+Result<std::unique_ptr<LiveRead>> ReadLive(ExplainArgs& a, const ExplainEnvironment& env,
+                                           Pipeline& pipeline) {
+  if (!a.namespace_.empty()) a.config.namespaces = {a.namespace_};
+  if (a.all_namespaces) a.config.namespaces.clear();
+  LiveRequest request;
+  request.context_namespace =
+      a.namespace_.empty() && !a.all_namespaces && a.config.namespaces.empty();
+  request.label_selector = a.label_selector;
+  request.timeout = a.timeout;
+  request.watch = a.watch;
+  if (a.watch) env.catch_stop();
+  Result<std::unique_ptr<LiveRead>> read = env.live(&a.config, request, pipeline);
+  if (read.ok() && request.context_namespace && a.config.namespaces.size() == 1) {
+    a.namespace_ = a.config.namespaces[0];
+  }
+  return read;
+}
+
+// -f: the dumps into `pipeline`; the pods -l selects (nullopt without -l). Skipped kinds are
+// named on `err`.
+Result<std::optional<PodKeys>> ReadFiles(const ExplainArgs& a, const Selector& selector,
+                                         Timestamp now, std::istream& in, Pipeline& pipeline,
+                                         const ExplainEnvironment& env, std::ostream& err) {
+  using R = Result<std::optional<PodKeys>>;
+  Result<FileInputs> loaded = LoadFiles(a.files, in, a.config, selector, pipeline);
+  if (!loaded.ok()) return R::Fail(loaded.error);
+  if (!loaded.value->skipped.empty()) {
+    std::string kinds;
+    for (const auto& [kind, n] : loaded.value->skipped) {
+      kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(n);
+    }
+    err << env.program << ": skipped objects of kinds it does not read: " << kinds << "\n";
+  }
+  if (!a.pd_dir.empty()) {
+    if (Result<bool> probed = ProbePdFromFiles(a.pd_dir, now, pipeline); !probed.ok()) {
+      return R::Fail(probed.error);
+    }
+  }
+  if (a.label_selector.empty()) return R::Ok(std::nullopt);
+  return R::Ok(std::move(loaded.value->selected));
 }
 
 }  // namespace
@@ -345,29 +579,49 @@ bool UseColor(bool stdout_is_terminal, const char* no_color) {
 }
 
 std::string ExplainUsage(const ExplainEnvironment& env) {
+  const std::string& p = env.program;
   std::string usage;
   if (env.live_by_default) {
     usage =
-        "usage: " + env.program +
-        " [-n NAMESPACE | -A] [-l SELECTOR] [-o wide|name|json|yaml] [flags]\n\n"
-        "Why the pods of the cluster wait, as podwait's exporter would say: lists what the "
-        "exporter\nlists (with its client and RBAC) and probes PD once, then prints one row per "
-        "waiting pod.\nDefault namespace: the kubeconfig context's.\n\n";
+        "Why the pods of the cluster wait, as podwait's exporter says it: lists what the "
+        "exporter lists\n(with its client and RBAC), probes PD once, and prints one row per "
+        "waiting pod.\n\nExamples:\n  # The waiting pods of the kubeconfig context's "
+        "namespace\n  " +
+        p + "\n\n  # Every namespace, with the evidence\n  " + p +
+        " -A -o wide\n\n  # Another API server, as kubectl's flags say\n  " + p +
+        " --context prod -n tidb\n  " + p +
+        " -s https://10.0.0.1:6443 --token \"$TOKEN\" -A\n\n"
+        "  # Print each row again as its class changes, until Ctrl-C\n  " +
+        p + " -n tidb -w\n\n";
   } else {
-    usage = "usage: " + env.program +
-            " -f DUMP [-f DUMP...] | --live  [-n NAMESPACE | -A] [-l SELECTOR] [flags]\n\n"
-            "Why pods wait, with the exporter's classifier: from kubectl dumps (kubectl get "
-            "pods,events -A\n-o json or -o yaml; TidbClusters, tidb-operator v2 objects and the "
-            "cluster-autoscaler status\nConfigMap may be in them too) or, with --live, from the "
-            "cluster once.\n\n";
+    usage =
+        "Why pods wait, with the exporter's classifier: from kubectl dumps (kubectl get "
+        "pods,events -A\n-o json or -o yaml; TidbClusters, tidb-operator v2 objects and the "
+        "cluster-autoscaler status\nConfigMap may be in them too) or, with --live, from the "
+        "cluster once (-w: and then as it changes).\n\nExamples:\n  kubectl get "
+        "pods,events -A -o json | " +
+        p + " -f -\n  " + p + " --live -A -o wide\n\n";
   }
-  usage += FlagTableUsage(OwnFlags(), ExplainArgs{});
-  usage +=
-      "\nThe exporter's flags apply too (podwait-exporter --help): --kubeconfig, "
-      "--kube.context,\n--kube.api-url, --pd.url-template, --autoscaler, --dependency.*, "
-      "--label.*, --selector, ...\n\n"
-      "Exit codes: 0 no selected pod waits on a real problem (every wait is expected), 1 at least "
-      "one\ndoes, 2 bad usage or input that cannot be read.\n";
+  // The plugin reads the cluster: the rows about files are left out of its help.
+  std::vector<Row> rows;
+  for (const Row& r : OwnFlags()) {
+    constexpr std::string_view kOffline[] = {"filename", "live",         "pd-dir",     "now",
+                                             "events",   "tidbclusters", "v2-objects", "ca-status"};
+    const bool offline =
+        std::find(std::begin(kOffline), std::end(kOffline), r.name) != std::end(kOffline);
+    if (!env.live_by_default || !offline) rows.push_back(r);
+  }
+  usage += FlagTableUsage(std::span<const Row>(rows), ExplainArgs{}, FlagHelpStyle::kKubectl);
+  usage += "Usage:\n  " + p +
+           (env.live_by_default ? " [-n NAMESPACE | -A] [-l SELECTOR] [-o wide|name|json|yaml] [-w]"
+                                : " (-f DUMP [-f DUMP...] | --live [-w]) [-n NAMESPACE | -A] "
+                                  "[-l SELECTOR] [-o wide|name|json|yaml]") +
+           " [flags] [options]\n\n"
+           "Exit codes: 0 no selected pod waits on a real problem (every wait is expected; -w "
+           "stopped with Ctrl-C),\n1 at least one does, 2 bad usage or input that cannot be read "
+           "(the API server not reached, no pods in a dump).\n\n"
+           "The exporter's flags apply too (podwait-exporter --help): --pd.url-template, "
+           "--autoscaler, --selector,\n--dependency.*, --label.*, --kube.api-url, ...\n";
   return usage;
 }
 
@@ -380,6 +634,7 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
     out << ExplainUsage(env);
     return 0;
   }
+  for (const std::string& note : a.deprecated) err << env.program << ": " << note << "\n";
   Result<Selector> selector = Selector::ParseLabels(a.label_selector);
   if (!selector.ok()) return Usage(err, env, selector.error);
   Timestamp now = SystemClock::Instance().Now();
@@ -395,44 +650,32 @@ int RunExplain(const std::vector<std::string>& args, std::istream& in, std::ostr
   const Clock& clock = a.live ? static_cast<const Clock&>(SystemClock::Instance()) : fixed;
   Pipeline pipeline(a.config, clock);
   std::optional<PodKeys> selected;
+  std::unique_ptr<LiveRead> live;
   if (a.live) {
-    if (!a.namespace_.empty()) a.config.namespaces = {a.namespace_};
-    if (a.all_namespaces) a.config.namespaces.clear();
-    const bool context_namespace =
-        a.namespace_.empty() && !a.all_namespaces && a.config.namespaces.empty();
+    Result<std::unique_ptr<LiveRead>> read = ReadLive(a, env, pipeline);
+    if (!read.ok()) {
+      err << env.program << ": " << read.error << "\n";
+      return 2;
+    }
+    live = std::move(*read.value);
+    selected = live->Selected();
+    if (a.now.empty()) now = SystemClock::Instance().Now();
+  } else {
     Result<std::optional<PodKeys>> read =
-        env.live(&a.config, context_namespace, a.label_selector, a.timeout, pipeline);
+        ReadFiles(a, *selector.value, now, in, pipeline, env, err);
     if (!read.ok()) {
       err << env.program << ": " << read.error << "\n";
       return 2;
     }
     selected = std::move(*read.value);
-    if (context_namespace && a.config.namespaces.size() == 1) a.namespace_ = a.config.namespaces[0];
-    if (a.now.empty()) now = SystemClock::Instance().Now();
-  } else {
-    Result<FileInputs> loaded = LoadFiles(a.files, in, a.config, *selector.value, pipeline);
-    if (!loaded.ok()) {
-      err << env.program << ": " << loaded.error << "\n";
-      return 2;
-    }
-    if (!a.label_selector.empty()) selected = loaded.value->selected;
-    if (!loaded.value->skipped.empty()) {
-      std::string kinds;
-      for (const auto& [kind, n] : loaded.value->skipped) {
-        kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(n);
-      }
-      err << env.program << ": skipped objects of kinds it does not read: " << kinds << "\n";
-    }
-    if (!a.pd_dir.empty()) {
-      if (Result<bool> probed = ProbePdFromFiles(a.pd_dir, now, pipeline); !probed.ok()) {
-        err << env.program << ": " << probed.error << "\n";
-        return 2;
-      }
-    }
   }
   pipeline.Evaluate(now);
   const Selection s = Select(pipeline, *pipeline.Snapshot(), a.namespace_, selected);
-  return Print(a, s, pipeline, env.color, now, out);
+  TableWriter table(s.one_namespace, env.color);
+  const int code = Print(a, s, pipeline, now, table, out);
+  out.flush();  // before the live read stops, which takes up to a second
+  if (!a.watch) return code;
+  return Watch(a, env, *live, pipeline, s, table, out);
 }
 
 }  // namespace podwait

@@ -136,6 +136,17 @@ class Router {
 
   // Adds one object; `kind` is its kind (or the one its List implies). "" or the error.
   std::string Add(const rapidjson::Value& item, const std::string& kind) {
+    const size_t before = read_;
+    std::string error = Route(item, kind);
+    if (read_ > before) ++kinds_read_[kind.empty() ? std::string(json::Str(&item, "kind")) : kind];
+    return error;
+  }
+
+  // Objects read, by kind ("Pod" 3, "Event" 12).
+  const std::map<std::string, size_t>& kinds_read() const { return kinds_read_; }
+
+ private:
+  std::string Route(const rapidjson::Value& item, const std::string& kind) {
     if (json::Str(&item, "apiVersion") == v2::kApiVersion) {
       AddV2Object(item, &v2_);
       ++read_;
@@ -171,6 +182,7 @@ class Router {
     return "";
   }
 
+ public:
   // Keeps one parsed object of a kind whose presence is news (ListedKind). "" or the error.
   template <typename T>
   std::string Keep(Result<T> parsed, std::vector<T>* into, std::string_view kind) {
@@ -248,6 +260,7 @@ class Router {
   const PodParseOptions pod_options_;
   FileInputs inputs_;
   size_t read_ = 0;
+  std::map<std::string, size_t> kinds_read_;
   std::vector<PodPtr> pods_;
   std::vector<EventRecord> events_;
   std::vector<TidbClusterStatus> tidbclusters_;
@@ -310,6 +323,11 @@ Result<FileInputs> LoadFiles(const std::vector<std::string>& files, std::istream
     const std::string name = Display(file);
     Result<std::string> text = ReadInput(file, in);
     if (!text.ok()) return R::Fail(text.error);
+    if (text.value->find_first_not_of(" \t\r\n") == std::string::npos) {
+      return R::Fail(name + (text.value->empty() ? " is empty" : " holds only white space") +
+                     (file == "-" ? ": did the command writing into the pipe fail?" : "") +
+                     " (no pods read, so nothing to explain; that is no all-clear)");
+    }
     Result<Documents> docs = ParseDocuments(name, *text.value);
     if (!docs.ok()) return R::Fail(docs.error);
     const size_t v2_errors = router.v2_errors();
@@ -324,15 +342,27 @@ Result<FileInputs> LoadFiles(const std::vector<std::string>& files, std::istream
     router.NameV2Errors(name, v2_errors);
   }
   Result<FileInputs> loaded = router.Finish(pipeline);
-  if (loaded.ok() && objects > 0 && router.objects_read() == 0) {
+  if (!loaded.ok()) return loaded;
+  if (router.objects_read() == 0) {
     std::string kinds;
     for (const auto& [kind, n] : loaded.value->skipped) {
       kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(n);
     }
-    return R::Fail(
-        "no Pod, Event, TidbCluster, tidb-operator v2 object or cluster-autoscaler status in the "
-        "input, only " +
-        kinds + " (expected kubectl get pods,events -o json or -o yaml)");
+    return R::Fail(objects == 0
+                       ? "no objects in the input: an empty List (kubectl found nothing to "
+                         "dump?); no pods read, so nothing to explain, which is no all-clear"
+                       : "no Pod, Event, TidbCluster, tidb-operator v2 object or "
+                         "cluster-autoscaler status in the input, only " +
+                             kinds + " (expected kubectl get pods,events -o json or -o yaml)");
+  }
+  if (router.kinds_read().count("Pod") == 0) {
+    std::string kinds;
+    for (const auto& [kind, n] : router.kinds_read()) {
+      kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(n);
+    }
+    return R::Fail("no pods in the input, only " + kinds +
+                   ": nothing to explain, which is no all-clear (dump the pods too: kubectl get "
+                   "pods,events -o json)");
   }
   return loaded;
 }

@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
+#include "exporter/common/clock.h"
 #include "exporter/common/log.h"
 
 namespace podwait {
@@ -72,9 +74,49 @@ struct Direction {
   Buffer buffer;
   bool eof = false;   // `from` has ended its stream
   bool shut = false;  // ...and everything was written to `to`, which was shut down for writing
+  // Since when the buffer's bytes wait for `to`: when it filled from empty, or the last write.
+  int64_t waiting_since_ms = 0;
 };
 
+int64_t NowMs() { return SystemClock::Instance().MonotonicMs(); }
+
 }  // namespace
+
+int EvictionFor(std::span<const RelaySlot> open, const Ipv6Peer& peer,
+                const Ipv6RelayLimits& limits) {
+  int of_peer = 0;
+  for (const RelaySlot& s : open) of_peer += s.peer == peer ? 1 : 0;
+  const bool peer_full = of_peer >= std::max(1, limits.max_per_peer);
+  if (!peer_full && static_cast<int>(open.size()) < std::max(1, limits.max_connections)) return -1;
+  int victim = -1;
+  const auto staler = [](const RelaySlot& a, const RelaySlot& b) {
+    if (a.lingering != b.lingering) return a.lingering;
+    return a.last_progress_ms < b.last_progress_ms;
+  };
+  for (size_t i = 0; i < open.size(); ++i) {
+    if (peer_full && open[i].peer != peer) continue;
+    if (victim < 0 || staler(open[i], open[static_cast<size_t>(victim)])) {
+      victim = static_cast<int>(i);
+    }
+  }
+  return victim;
+}
+
+void Ipv6Relay::PeerTable::Add(uint32_t key, std::string peer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  peers_[key] = std::move(peer);
+}
+
+void Ipv6Relay::PeerTable::Remove(uint32_t key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  peers_.erase(key);
+}
+
+std::string Ipv6Relay::PeerTable::Find(uint32_t key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = peers_.find(key);
+  return it == peers_.end() ? std::string() : it->second;
+}
 
 struct Ipv6Relay::Connection {
   int client = -1;
@@ -82,12 +124,20 @@ struct Ipv6Relay::Connection {
   bool connecting = true;  // the upstream connect() is in progress
   Direction up;            // client → upstream
   Direction down;          // upstream → client
+  RelaySlot slot;
+  int64_t linger_since_ms = 0;
   std::atomic<int>* open = nullptr;
+  PeerTable* peers = nullptr;
+  std::optional<uint32_t> peer_key;  // registered in `peers`
 
-  Connection(int c, int u, std::atomic<int>* n) : client(c), upstream(u), open(n) {
+  Connection(int c, int u, const Ipv6Peer& peer, int64_t now, std::atomic<int>* n, PeerTable* t)
+      : client(c), upstream(u), open(n), peers(t) {
+    slot.peer = peer;
+    slot.last_progress_ms = now;
     open->fetch_add(1);
   }
   ~Connection() {
+    if (peer_key) peers->Remove(*peer_key);
     CloseFd(&client);
     CloseFd(&upstream);
     open->fetch_sub(1);
@@ -96,6 +146,8 @@ struct Ipv6Relay::Connection {
   Connection& operator=(const Connection&) = delete;
 
   short Events(const Direction& in, const Direction& out, bool is_upstream) const {
+    // Lingering: only the client's end (or what it still sends) is read.
+    if (slot.lingering) return is_upstream ? 0 : POLLIN;
     // Until the upstream is connected, only its connect is waited for.
     if (connecting) return is_upstream ? POLLOUT : 0;
     short events = 0;
@@ -108,16 +160,19 @@ struct Ipv6Relay::Connection {
 
   // Reads what `from` has for `d` and writes what `d` holds to `to`; passes an end of stream on.
   // False on an error. *progress: whether any byte moved or a stream ended.
-  static bool Pump(Direction& d, int from, bool readable, int to, bool* progress) {
+  static bool Pump(Direction& d, int from, bool readable, int to, int64_t now, bool* progress) {
     if (readable && !d.eof && !d.buffer.full()) {
+      const bool was_empty = d.buffer.empty();
       const ssize_t n = d.buffer.ReadFrom(from);
       if (n == 0) d.eof = true;
       if (n < 0 && !Retryable(errno)) return false;
+      if (n > 0 && was_empty) d.waiting_since_ms = now;
       *progress = *progress || n >= 0;
     }
     if (!d.buffer.empty()) {
       const ssize_t n = d.buffer.WriteTo(to);
       if (n < 0 && !Retryable(errno)) return false;
+      if (n > 0) d.waiting_since_ms = now;
       *progress = *progress || n > 0;
     }
     if (d.eof && d.buffer.empty() && !d.shut) {
@@ -128,9 +183,18 @@ struct Ipv6Relay::Connection {
     return true;
   }
 
+  // Reads and drops what a lingering client still sends. False once it has ended (or failed).
+  bool Drain(short client_events) {
+    if ((client_events & (POLLIN | POLLHUP)) == 0) return true;
+    char scratch[4096];
+    const ssize_t n = ::recv(client, scratch, sizeof(scratch), 0);
+    return n > 0 || (n < 0 && Retryable(errno));
+  }
+
   // Handles poll()'s answer for both sockets. False when the connection is to be closed.
-  bool Step(short client_events, short upstream_events) {
+  bool Step(short client_events, short upstream_events, int64_t now) {
     if ((client_events | upstream_events) & (POLLERR | POLLNVAL)) return false;
+    if (slot.lingering) return Drain(client_events);
     bool progress = false;
     if (connecting) {
       if (upstream_events == 0) return true;
@@ -141,21 +205,46 @@ struct Ipv6Relay::Connection {
       progress = true;
     }
     const short readable = POLLIN | POLLHUP;
-    if (!Pump(up, client, (client_events & readable) != 0, upstream, &progress)) return false;
-    if (!Pump(down, upstream, (upstream_events & readable) != 0, client, &progress)) return false;
-    if (up.shut && down.shut) return false;
+    if (!Pump(up, client, (client_events & readable) != 0, upstream, now, &progress)) return false;
+    if (!Pump(down, upstream, (upstream_events & readable) != 0, client, now, &progress)) {
+      return false;
+    }
+    if (progress) slot.last_progress_ms = now;
+    if (down.shut) {
+      // The server is done and the client has all of it: nothing more can be answered.
+      if (up.eof) return false;
+      slot.lingering = true;
+      linger_since_ms = now;
+      CloseFd(&upstream);
+      return true;
+    }
     // A hang-up that moved nothing would be reported again at once.
     return progress || !((client_events | upstream_events) & POLLHUP);
   }
+
+  // When the connection is to be closed unless something moves first.
+  int64_t Deadline(const Ipv6RelayLimits& limits) const {
+    if (slot.lingering) return linger_since_ms + limits.linger_ms;
+    int64_t deadline = slot.last_progress_ms + limits.idle_timeout_ms;
+    for (const Direction* d : {&up, &down}) {
+      if (!d->buffer.empty()) {
+        deadline = std::min(deadline, d->waiting_since_ms + limits.progress_timeout_ms);
+      }
+    }
+    return deadline;
+  }
 };
 
-Ipv6Relay::Ipv6Relay(int max_connections)
-    : max_connections_(std::max(1, max_connections)),
-      wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+Ipv6Relay::Ipv6Relay(Ipv6RelayLimits limits)
+    : limits_(limits), wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
 Ipv6Relay::~Ipv6Relay() {
   Stop();
   CloseFd(&wake_fd_);
+}
+
+std::string Ipv6Relay::PeerOf(int target_port, int source_port) const {
+  return peers_.Find(PeerTable::Key(target_port, source_port));
 }
 
 Result<int> Ipv6Relay::Listen(const std::string& address, int port, int target_port) {
@@ -200,29 +289,40 @@ void Ipv6Relay::Stop() {
   listeners_.clear();
 }
 
+void Ipv6Relay::MakeRoom(const Ipv6Peer& peer) {
+  std::vector<RelaySlot> slots;
+  slots.reserve(connections_.size());
+  for (const auto& c : connections_) slots.push_back(c->slot);
+  const int victim = EvictionFor(slots, peer, limits_);
+  if (victim < 0) return;
+  connections_.erase(connections_.begin() + victim);
+  evicted_.fetch_add(1);
+}
+
 bool Ipv6Relay::Accept(const Listener& listener) {
   while (true) {
-    int client = ::accept4(listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    sockaddr_in6 from{};
+    socklen_t from_len = sizeof(from);
+    int client = ::accept4(listener.fd, reinterpret_cast<sockaddr*>(&from), &from_len,
+                           SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (client < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (Retryable(errno)) return true;
       LogWarn("ipv6 relay: cannot accept", {{"err", std::strerror(errno)}});
       return false;
     }
-    if (static_cast<int>(connections_.size()) >= max_connections_) {
-      refused_.fetch_add(1);
-      CloseFd(&client);
-      continue;
-    }
+    Ipv6Peer peer{};
+    std::memcpy(peer.data(), &from.sin6_addr, peer.size());
     int upstream = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (upstream < 0) {
       LogWarn("ipv6 relay: cannot open a socket", {{"err", std::strerror(errno)}});
       CloseFd(&client);
       return false;
     }
+    MakeRoom(peer);
     NoDelay(client);
     NoDelay(upstream);
-    auto c = std::make_unique<Connection>(client, upstream, &open_);
+    auto c = std::make_unique<Connection>(client, upstream, peer, NowMs(), &open_, &peers_);
     sockaddr_in target{};
     target.sin_family = AF_INET;
     target.sin_port = htons(static_cast<uint16_t>(listener.target_port));
@@ -233,14 +333,39 @@ bool Ipv6Relay::Accept(const Listener& listener) {
       LogDebug("ipv6 relay: connect failed", {{"err", std::strerror(errno)}});
       continue;  // closes the client: there is nothing to relay to
     }
+    // The source port is bound by connect(): registered before any byte reaches the server.
+    sockaddr_in source{};
+    socklen_t source_len = sizeof(source);
+    if (::getsockname(upstream, reinterpret_cast<sockaddr*>(&source), &source_len) == 0) {
+      char text[INET6_ADDRSTRLEN] = {};
+      ::inet_ntop(AF_INET6, &from.sin6_addr, text, sizeof(text));
+      c->peer_key = PeerTable::Key(listener.target_port, ntohs(source.sin_port));
+      peers_.Add(*c->peer_key, text);
+    }
     connections_.push_back(std::move(c));
   }
+}
+
+int64_t Ipv6Relay::CloseExpired(int64_t now_ms) {
+  int64_t earliest = now_ms + kSafetyNetMs;
+  for (auto& c : connections_) {
+    const int64_t deadline = c->Deadline(limits_);
+    if (deadline <= now_ms) {
+      c.reset();
+      timed_out_.fetch_add(1);
+    } else {
+      earliest = std::min(earliest, deadline);
+    }
+  }
+  std::erase(connections_, nullptr);
+  return earliest;
 }
 
 void Ipv6Relay::Run() {
   std::vector<pollfd> fds;
   bool paused = false;
   while (true) {
+    const int64_t next_deadline = CloseExpired(NowMs());
     fds.clear();
     fds.push_back({wake_fd_, POLLIN, 0});
     for (const Listener& l : listeners_) fds.push_back({paused ? -1 : l.fd, POLLIN, 0});
@@ -252,22 +377,23 @@ void Ipv6Relay::Run() {
       add(c->client, c->ClientEvents());
       add(c->upstream, c->UpstreamEvents());
     }
-    const int n =
-        ::poll(fds.data(), static_cast<nfds_t>(fds.size()), paused ? kAcceptPauseMs : kSafetyNetMs);
+    const int64_t wait = std::clamp<int64_t>(next_deadline - NowMs(), 0, kSafetyNetMs);
+    const int n = ::poll(fds.data(), static_cast<nfds_t>(fds.size()),
+                         paused ? kAcceptPauseMs : static_cast<int>(wait));
     if (n < 0 && errno != EINTR) {
       LogError("ipv6 relay stopped: poll failed", {{"err", std::strerror(errno)}});
       return;
     }
     if (fds[0].revents != 0) return;  // Stop()
     paused = false;
+    const int64_t now = NowMs();
     const size_t first = 1 + listeners_.size();
     for (size_t i = 0; i < connections_.size(); ++i) {
-      if (!connections_[i]->Step(fds[first + 2 * i].revents, fds[first + 2 * i + 1].revents)) {
+      if (!connections_[i]->Step(fds[first + 2 * i].revents, fds[first + 2 * i + 1].revents, now)) {
         connections_[i].reset();
       }
     }
-    connections_.erase(std::remove(connections_.begin(), connections_.end(), nullptr),
-                       connections_.end());
+    std::erase(connections_, nullptr);
     for (size_t i = 0; i < listeners_.size(); ++i) {
       // Out of file descriptors or memory: accepting again at once would fail again.
       if (fds[1 + i].revents != 0 && !Accept(listeners_[i])) paused = true;

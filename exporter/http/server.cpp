@@ -305,6 +305,11 @@ Result<bool> HttpServer::Start(const std::vector<std::string>& listen_addresses)
     return 1;
   };
   callbacks.http_error = &SendErrorReply;
+  // The relay exists before civetweb serves (the request handlers read relay_), and listens once
+  // civetweb's ports are known.
+  const bool relayed = std::any_of(plans.begin(), plans.end(),
+                                   [](const ListenPlan& p) { return !p.relay_address.empty(); });
+  if (relayed) relay_ = std::make_unique<Ipv6Relay>(RelayLimits(limits_));
   started_at_ = SystemClock::Instance().Now();  // before any request can read it
   ctx_ = mg_start(&callbacks, this, options);
   if (ctx_ == nullptr) {
@@ -338,7 +343,6 @@ Result<bool> HttpServer::StartRelay(const std::vector<std::string>& listen_addre
   for (size_t i = 0; i < plans.size(); ++i) {
     const ListenPlan& plan = plans[i];
     if (plan.relay_address.empty()) continue;
-    if (!relay_) relay_ = std::make_unique<Ipv6Relay>(limits_.worker_threads);
     Result<int> port = relay_->Listen(plan.relay_address,
                                       plan.relay_same_port ? bound[i] : plan.relay_port, bound[i]);
     if (!port.ok()) {
@@ -348,24 +352,40 @@ Result<bool> HttpServer::StartRelay(const std::vector<std::string>& listen_addre
     ports[i] = *port;
   }
   if (!relay_) return R::Ok(true);
+  const Ipv6RelayLimits relay = RelayLimits(limits_);
   LogInfo("IPv6 is served through a relay to the IPv4 listener",
           {{"reason", "civetweb was built without IPv6 (USE_IPV6)"},
-           {"max_connections", std::to_string(limits_.worker_threads)}});
+           {"max_connections", std::to_string(relay.max_connections)},
+           {"max_per_client", std::to_string(relay.max_per_peer)}});
   relay_->Start();
   ports_ = std::move(ports);
   return R::Ok(true);
 }
 
 void HttpServer::Stop() {
-  // The relay first: its connections end, so civetweb's workers are not left waiting on them.
-  if (relay_) {
-    relay_->Stop();
-    relay_.reset();
-  }
+  // The relay's connections first, so civetweb's workers are not left waiting on them; the relay
+  // itself after civetweb, whose workers ask it for their clients (ClientOf) until they stop.
+  if (relay_) relay_->Stop();
   if (ctx_ != nullptr) {
     mg_stop(ctx_);
     ctx_ = nullptr;
   }
+  relay_.reset();
+}
+
+Ipv6RelayLimits RelayLimits(const HttpServerLimits& limits) {
+  Ipv6RelayLimits relay;
+  // IPv6 clients hold civetweb's workers as IPv4 ones do: at most all of them together, a
+  // quarter for one client address.
+  relay.max_connections = std::max(1, limits.worker_threads);
+  relay.max_per_peer = std::max(1, limits.worker_threads / 4);
+  // civetweb bounds each write of an answer by the request timeout: so does the relay for its
+  // client. Idle: longer than civetweb's request and keep-alive timeouts, so civetweb ends an
+  // idle connection first and the relay's deadline holds when it does not.
+  relay.progress_timeout_ms = std::max(1, limits.request_timeout_ms);
+  relay.idle_timeout_ms = std::max<int64_t>(
+      30'000, 2 * std::max(limits.request_timeout_ms, limits.keep_alive_timeout_ms));
+  return relay;
 }
 
 namespace {
@@ -437,6 +457,15 @@ class InFlight {
 
 }  // namespace
 
+std::string HttpServer::ClientOf(const mg_connection* conn) const {
+  const mg_request_info* info = mg_get_request_info(conn);
+  if (relay_ && std::strcmp(info->remote_addr, "127.0.0.1") == 0) {
+    std::string peer = relay_->PeerOf(info->server_port, info->remote_port);
+    if (!peer.empty()) return peer;
+  }
+  return info->remote_addr;
+}
+
 int HttpServer::Refused(mg_connection* conn, HttpHeaders* configured) {
   if (!web_config_) return 0;
   std::shared_ptr<const WebConfig> config = web_config_->Current();
@@ -451,7 +480,7 @@ int HttpServer::Refused(mg_connection* conn, HttpHeaders* configured) {
     return Refuse(conn, 429, headers, "Too Many Requests\n");
   }
   if (verified) return 0;
-  switch (auth_->Check(*config, authorization, mg_get_request_info(conn)->remote_addr)) {
+  switch (auth_->Check(*config, authorization, ClientOf(conn))) {
     case AuthResult::kAllowed:
       return 0;
     case AuthResult::kBusy: {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exporter/common/result.h"
+#include "exporter/http/ipv6_relay.h"
 #include "exporter/http/web_config.h"
 
 struct mg_context;
@@ -17,7 +18,6 @@ struct mg_connection;
 
 namespace podwait {
 
-class Ipv6Relay;
 class TlsContext;
 
 struct HttpServerRequest {
@@ -54,6 +54,9 @@ struct HttpServerLimits {
   // Health probes are not counted. 0: no limit.
   int max_requests = 40;
 };
+
+// The IPv6 relay's limits for a server with `limits` (http/ipv6_relay.h).
+Ipv6RelayLimits RelayLimits(const HttpServerLimits& limits);
 
 // How one --web.listen-address is served.
 struct ListenPlan {
@@ -111,6 +114,10 @@ class HttpServer {
   // The web config's gate in front of the handlers: the status `conn` was answered with here
   // (401, 429), or 0 with *configured set to the config's response headers.
   int Refused(mg_connection* conn, HttpHeaders* configured);
+  // The client of `conn`'s request: civetweb's remote address, or for a connection the IPv6
+  // relay made, the relay's IPv6 client (so basic auth's one-check-per-client rule holds for
+  // each IPv6 client, not for all of them as 127.0.0.1).
+  std::string ClientOf(const mg_connection* conn) const;
   // Starts the relay for every plan with a relay address; `bound`: civetweb's port of each plan.
   Result<bool> StartRelay(const std::vector<std::string>& listen_addresses,
                           const std::vector<ListenPlan>& plans, const std::vector<int>& bound);

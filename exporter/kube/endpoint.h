@@ -54,29 +54,43 @@ struct KubeEndpoint {
   static constexpr const char* kInClusterSource = "in-cluster";
 };
 
-// The --kube.* flags that choose and adjust the endpoint.
+// The flags that choose and adjust the endpoint: the exporter's --kube.* and kubectl's global
+// options (`kubectl podwait` takes them with kubectl's meanings; each is laid over the kubeconfig
+// as client-go's clientcmd overrides are).
 struct KubeEndpointFlags {
-  std::string api_url;     // --kube.api-url
-  std::string kubeconfig;  // --kubeconfig
-  std::string context;     // --kube.context
-  std::string token_file;  // --kube.token-file
-  std::string ca_file;     // --kube.ca-file
-  bool insecure_skip_tls_verify = false;
+  std::string api_url;                    // --kube.api-url
+  std::string kubeconfig;                 // --kubeconfig
+  std::string context;                    // --kube.context, kubectl's --context
+  std::string token_file;                 // --kube.token-file
+  std::string ca_file;                    // --kube.ca-file, kubectl's --certificate-authority
+  bool insecure_skip_tls_verify = false;  // --kube.insecure-skip-tls-verify, kubectl's too
+  // kubectl's --server/-s, --cluster, --user, --token, --client-certificate, --client-key.
+  std::string server;
+  std::string cluster;
+  std::string user;
+  std::string token;
+  std::string client_certificate;
+  std::string client_key;
 };
 
 // Resolves the endpoint, first match wins:
-//  1. --kube.api-url, with --kube.token-file and --kube.ca-file (unchanged from before kubeconfig
-//     support; --kubeconfig and --kube.context are then ignored, with a warning);
+//  1. --kube.api-url, with the credential and TLS flags below (--kubeconfig and --kube.context
+//     are then ignored, with a warning; --server beside it is an error);
 //  2. --kubeconfig (an error when the file cannot be read);
 //  3. the in-cluster configuration (KUBERNETES_SERVICE_HOST/_PORT and the service-account files),
-//     unless --kube.context asks for a kubeconfig;
+//     unless --kube.context, --cluster or --user asks for a kubeconfig;
 //  4. $KUBECONFIG: the first file of the colon-separated list that exists (lists are not merged;
 //     an error when none exists, as kubectl then does not read ~/.kube/config either);
-//  5. $HOME/.kube/config when it exists.
-// With a kubeconfig, --kube.token-file replaces the user's token (or exec plugin), --kube.ca-file
-// the cluster's CA, and --kube.insecure-skip-tls-verify turns verification off. Files named by
-// the kubeconfig must be readable. An error (naming the file and the item for a bad kubeconfig)
-// when nothing applies.
+//  5. $HOME/.kube/config when it exists;
+//  6. --server alone (kubectl --server URL without a kubeconfig).
+// Over a kubeconfig, as kubectl: --cluster and --user replace the context's; --server the
+// cluster's server (a context is then optional; a server without a scheme is https when TLS is
+// configured, else http); --token (or --kube.token-file) the user's token, tokenFile or exec
+// plugin; --client-certificate and --client-key the user's; --certificate-authority the CA (and
+// turns verification back on unless --insecure-skip-tls-verify is given too);
+// --insecure-skip-tls-verify turns verification off and drops the kubeconfig's CA. Files named by
+// the kubeconfig or the flags must be readable. An error (naming the file and the item for a bad
+// kubeconfig) when nothing applies.
 Result<KubeEndpoint> ResolveKubeEndpoint(const KubeEndpointFlags& flags, const EnvLookup& env);
 
 // How requests authenticate, for logs: "exec plugin aws", "token file /path", "token",

@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <string_view>
 
 #include "exporter/common/log.h"
+#include "exporter/common/shard.h"
 #include "exporter/common/time_format.h"
 #include "exporter/common/utf8.h"
 
@@ -81,6 +83,20 @@ std::string Text(const rapidjson::StringBuffer& buf) {
 }
 
 }  // namespace
+
+std::string EventName(std::string_view pod, uint64_t unique) {
+  char suffix[24];
+  std::snprintf(suffix, sizeof(suffix), ".%" PRIx64, unique);
+  if (pod.size() + std::strlen(suffix) <= kMaxEventNameBytes) return std::string(pod) + suffix;
+  // "<cut pod name>-<16 hex digits of FNV-1a of the whole name><suffix>": the cut must not end in
+  // '-' or '.', or the name would hold an empty or '-'-led DNS label.
+  char hash[24];
+  std::snprintf(hash, sizeof(hash), "-%016" PRIx64, Fnv1a64(pod));
+  std::string_view head =
+      pod.substr(0, kMaxEventNameBytes - std::strlen(hash) - std::strlen(suffix));
+  while (!head.empty() && (head.back() == '-' || head.back() == '.')) head.remove_suffix(1);
+  return std::string(head) + hash + suffix;
+}
 
 EventPlanner::EventPlanner(EventWriterOptions options) : opts_(std::move(options)) {}
 
@@ -183,10 +199,8 @@ std::optional<EventWrite> EventPlanner::Plan(const PodEventNote& note, Timestamp
   if (repeat) {
     ++s.count;
   } else {
-    char name[32];
-    std::snprintf(name, sizeof(name), ".%" PRIx64,
-                  static_cast<uint64_t>(now) * 1'000'000 + (names_++ % 1'000'000));
-    s = Series{note.pod + name, 1, now, mono_ms};
+    s = Series{EventName(note.pod, static_cast<uint64_t>(now) * 1'000'000 + (names_++ % 1'000'000)),
+               1, now, mono_ms};
   }
   s.last_observed_ms = mono_ms;
   if (!TakeToken(pod, mono_ms)) {
@@ -332,10 +346,10 @@ void EventWriter::Send(const EventWrite& write) {
   if (r.cancelled) return;
   if (observer_ != nullptr) observer_->OnWritten(EventWriteResult::kFailed);
   OnHttpError(write.namespace_ + "/" + write.name, r);
-  // The server is unreachable or overloaded: one backoff step before the next write.
-  if (!r.error.empty() || r.status == 429 || r.status >= 500) {
-    Sleep(backoff_.Next(r.retry_after_s));
-  }
+  // Unreachable, overloaded, or refusing (403 without the RBAC rule, 409 for a name taken, 422
+  // for an Event it finds invalid): one backoff step before the next write, so a server that
+  // refuses every write is not written to at the global bucket's rate.
+  Sleep(backoff_.Next(r.retry_after_s));
 }
 
 // HTTP errors (a missing RBAC rule answers 403 to every write): the first at once, then at most

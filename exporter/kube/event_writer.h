@@ -9,7 +9,8 @@
 //    series, which the next write carries.
 //  - Writes wait in a bounded queue (Record never blocks; overflow is dropped and counted), then
 //    for a token of the writer's global bucket and of the API server's request budget
-//    (KubeContext::budget), and after a transport error, 429 or 5xx for one backoff step.
+//    (KubeContext::budget), and after any failed write (transport error, 429, 5xx, 409, 422, ...)
+//    for one backoff step.
 
 #include <atomic>
 #include <condition_variable>
@@ -20,6 +21,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "exporter/common/clock.h"
@@ -42,6 +44,14 @@ struct PodEventNote {
 
 // events.k8s.io/v1 refuses a longer note (validation's NoteLengthLimit).
 inline constexpr size_t kMaxEventNoteBytes = 1024;
+// An Event's name is a DNS subdomain (ValidateObjectMeta): at most 253 characters.
+inline constexpr size_t kMaxEventNameBytes = 253;
+
+// The name of an Event about pod `pod`: client-go's "<pod>.<unique in hex>" (the time in
+// nanoseconds), for a pod name too long for that (over 236 characters with a 16-digit suffix)
+// the name cut and "-<16 hex digits of its FNV-1a hash>" put before the suffix, so it stays
+// within kMaxEventNameBytes, a valid DNS subdomain, and distinct for pods that share the cut part.
+std::string EventName(std::string_view pod, uint64_t unique);
 
 struct EventWriterOptions {
   std::string reporting_controller = "podwait.pingcap.com/exporter";

@@ -128,10 +128,14 @@ ExecCredentialParse RunExecPlugin(const ExecPlugin& plugin, int64_t timeout_ms,
   const std::string what = "exec plugin \"" + CommandLine(plugin) + "\"";
   const std::string hint = plugin.install_hint.empty() ? "" : " (" + plugin.install_hint + ")";
   if (!run.started) return Fail(what + " cannot be started: " + run.error + hint);
-  if (run.cancelled) return Fail(what + " was stopped: podwait is shutting down");
+  if (run.cancelled) return Fail(what + " was stopped: podwait is stopping");
   if (run.timed_out) {
-    return Fail(what + " did not finish within " + std::to_string(timeout_ms) +
-                " ms and was killed; stderr: " + StderrExcerpt(run.err));
+    const std::string err = StderrExcerpt(run.err);
+    const std::string within =
+        timeout_ms < 1000 ? std::to_string(timeout_ms) + "ms" : FormatDuration(timeout_ms);
+    return Fail(what + " did not finish within " + within +
+                " and was killed with every process it started" +
+                (err.empty() ? "" : "; stderr: " + err));
   }
   if (run.exit_code != 0) {
     std::string status = run.exit_code >= 0 ? "exited with status " + std::to_string(run.exit_code)

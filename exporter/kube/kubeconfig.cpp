@@ -152,15 +152,18 @@ void ReadFileOrData(Reader& r, const YAML::Node& map, const char* file_key, cons
   }
 }
 
+// `server_given`: kubectl's --server replaces the cluster's server, which may then be absent.
 void ReadCluster(Reader& r, const YAML::Node& cluster, const std::string& where,
-                 const std::string& dir, KubeEndpoint* t, std::string* tls_server_name) {
+                 const std::string& dir, bool server_given, KubeEndpoint* t,
+                 std::string* tls_server_name) {
   t->api_url = r.String(cluster, "server", where);
   if (r.failed()) return;
-  if (t->api_url.empty()) return r.Fail(where + " has no server");
-  if (t->api_url.rfind("https://", 0) != 0 && t->api_url.rfind("http://", 0) != 0) {
+  if (t->api_url.empty() && !server_given) return r.Fail(where + " has no server");
+  if (!t->api_url.empty() && t->api_url.rfind("https://", 0) != 0 &&
+      t->api_url.rfind("http://", 0) != 0) {
     return r.Fail(where + ": server " + Quoted(t->api_url) + " is not an http(s) URL");
   }
-  while (t->api_url.back() == '/') t->api_url.pop_back();
+  while (!t->api_url.empty() && t->api_url.back() == '/') t->api_url.pop_back();
   ReadFileOrData(r, cluster, "certificate-authority", "certificate-authority-data", where, dir,
                  &t->tls.ca_file, &t->tls.ca_pem, &t->ignored);
   t->tls.insecure_skip_verify = r.Bool(cluster, "insecure-skip-tls-verify", where);
@@ -278,50 +281,108 @@ std::string DirectoryOf(const std::string& path) {
   return path.substr(0, slash);
 }
 
+namespace {
+
+// yaml-cpp's message about a file that is not text may quote its bytes: only printable ASCII of
+// it goes into an error (and so into a terminal or a log line).
+std::string Printable(std::string_view text) {
+  std::string out;
+  for (char c : text.substr(0, 200)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return out;
+}
+
+// Whether the document has a kubeconfig's shape: kind Config (or none), clusters, contexts and
+// users lists when present, and at least one of them or current-context. An empty document (or
+// mapping) is a kubeconfig only when --server names the API server.
+bool CheckShape(Reader& r, const YAML::Node& root, bool server_given) {
+  if ((root.IsNull() || (root.IsMap() && root.size() == 0)) && server_given) return true;
+  if (!root.IsMap()) {
+    r.Fail(root.IsNull() ? "empty: not a kubeconfig (no clusters, contexts or users)"
+                         : "not a kubeconfig (no mapping with clusters, contexts and users)");
+    return false;
+  }
+  const std::string kind = r.String(root, "kind", "the file");
+  if (!kind.empty() && kind != "Config") {
+    r.Fail("not a kubeconfig: its kind is " + Quoted(kind) + ", a kubeconfig's is Config");
+    return false;
+  }
+  bool any = Reader::Has(root, "current-context");
+  for (const char* list : {"clusters", "contexts", "users"}) {
+    const YAML::Node n = Reader::Member(root, list);
+    if (!n.IsDefined() || n.IsNull()) continue;
+    if (!n.IsSequence()) {
+      r.Fail(std::string(list) + " is not a list (as kubectl config view shows it: - name: ...)");
+      return false;
+    }
+    any = true;
+  }
+  if (!any && !server_given) {
+    r.Fail("not a kubeconfig: it has no clusters, contexts, users or current-context");
+  }
+  return !r.failed();
+}
+
+// The context, cluster and user `choice` picks, into *t.
+void ReadChosen(Reader& r, const YAML::Node& root, const KubeconfigChoice& choice,
+                const std::string& dir, KubeEndpoint* t, std::string* tls_server_name) {
+  t->context =
+      choice.context.empty() ? r.String(root, "current-context", "the file") : choice.context;
+  // No context: kubectl's --server (or --cluster) alone says where the API server is.
+  const bool context_optional = choice.server_given || !choice.cluster.empty();
+  YAML::Node ctx(YAML::NodeType::Map);
+  if (!t->context.empty()) {
+    ctx = r.Lookup(root, "contexts", "context", t->context, "");
+  } else if (!r.failed() && !context_optional) {
+    r.Fail("no current-context is set; pass --kube.context (contexts: " +
+           Reader::Names(root, "contexts") + ")");
+  }
+  const std::string where = "context " + Quoted(t->context);
+  t->cluster = choice.cluster.empty() ? r.String(ctx, "cluster", where) : choice.cluster;
+  t->user = choice.user.empty() ? r.String(ctx, "user", where) : choice.user;
+  if (!r.failed() && t->cluster.empty() && !choice.server_given) {
+    r.Fail(where + " names no cluster");
+  }
+  t->namespace_ = r.String(ctx, "namespace", where);
+  if (!t->namespace_.empty()) {
+    t->ignored.push_back(where + ": namespace " + Quoted(t->namespace_) +
+                         " is not used by the exporter; --namespaces chooses what it watches");
+  }
+  if (!r.failed() && !t->cluster.empty()) {
+    const std::string of = choice.cluster.empty() ? " of " + where : " (--cluster)";
+    const YAML::Node cluster = r.Lookup(root, "clusters", "cluster", t->cluster, of);
+    if (!r.failed()) {
+      ReadCluster(r, cluster, "cluster " + Quoted(t->cluster), dir, choice.server_given, t,
+                  tls_server_name);
+    }
+  }
+  if (!r.failed() && !t->user.empty()) {
+    const std::string of = choice.user.empty() ? " of " + where : " (--user)";
+    const YAML::Node user = r.Lookup(root, "users", "user", t->user, of);
+    if (!r.failed()) ReadUser(r, user, "user " + Quoted(t->user), dir, t);
+  }
+}
+
+}  // namespace
+
 KubeconfigParse ParseKubeconfig(std::string_view yaml, const std::string& file,
-                                const std::string& context) {
+                                const KubeconfigChoice& choice) {
   KubeconfigParse out;
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml));
   } catch (const std::exception& e) {
-    out.error = file + ": not valid YAML: " + e.what();
-    return out;
-  }
-  if (!root.IsMap()) {
-    out.error = file + ": not a kubeconfig (no mapping with clusters, contexts and users)";
+    out.error = file + ": not valid YAML, so not a kubeconfig: " + Printable(e.what());
     return out;
   }
   Reader r(file);
-  const std::string dir = DirectoryOf(file);
   KubeEndpoint t;
   std::string tls_server_name;  // told to an exec plugin, not used for TLS
   try {
-    t.context = context.empty() ? r.String(root, "current-context", "the file") : context;
-    if (!r.failed() && t.context.empty()) {
-      r.Fail("no current-context is set; pass --kube.context (contexts: " +
-             Reader::Names(root, "contexts") + ")");
-    }
-    const YAML::Node ctx = r.Lookup(root, "contexts", "context", t.context, "");
-    const std::string where = "context " + Quoted(t.context);
-    t.cluster = r.String(ctx, "cluster", where);
-    t.user = r.String(ctx, "user", where);
-    if (!r.failed() && t.cluster.empty()) r.Fail(where + " names no cluster");
-    t.namespace_ = r.String(ctx, "namespace", where);
-    if (!t.namespace_.empty()) {
-      t.ignored.push_back(where + ": namespace " + Quoted(t.namespace_) +
-                          " is not used by the exporter; --namespaces chooses what it watches");
-    }
-    const YAML::Node cluster = r.Lookup(root, "clusters", "cluster", t.cluster, " of " + where);
-    if (!r.failed()) {
-      ReadCluster(r, cluster, "cluster " + Quoted(t.cluster), dir, &t, &tls_server_name);
-    }
-    if (!t.user.empty()) {
-      const YAML::Node user = r.Lookup(root, "users", "user", t.user, " of " + where);
-      if (!r.failed()) ReadUser(r, user, "user " + Quoted(t.user), dir, &t);
+    if (CheckShape(r, root, choice.server_given) && root.IsMap()) {
+      ReadChosen(r, root, choice, DirectoryOf(file), &t, &tls_server_name);
     }
   } catch (const std::exception& e) {
-    r.Fail(std::string("unexpected shape: ") + e.what());
+    r.Fail(std::string("unexpected shape: ") + Printable(e.what()));
   }
   if (r.failed()) {
     out.error = r.error();

@@ -75,6 +75,8 @@ bool ApiServerLog::OnTransportError(const std::string& resource, const std::stri
   std::lock_guard<std::mutex> lock(mu_);
   failing_.insert(resource);
   if (down_since_ms_ < 0) down_since_ms_ = now_ms;
+  last_address_ = address;
+  last_cause_ = cause;
   auto [it, first] = causes_.try_emplace(CauseShape(cause));
   Cause& c = it->second;
   if (!first && now_ms < c.next_ms) {
@@ -111,6 +113,12 @@ void ApiServerLog::OnAnswer(const std::string& resource, const std::string& addr
 uint64_t ApiServerLog::lines() const {
   std::lock_guard<std::mutex> lock(mu_);
   return lines_;
+}
+
+ApiServerLog::Reach ApiServerLog::Current() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (down_since_ms_ < 0) return {};
+  return {false, last_address_, last_cause_, down_since_ms_};
 }
 
 }  // namespace podwait

@@ -59,6 +59,15 @@ class ApiServerLog {
   void OnAnswer(const std::string& resource, const std::string& address, int64_t now_ms);
   // Lines written since construction.
   uint64_t lines() const;
+  // Whether the server answers now: unreachable from the first transport failure until the
+  // next answer, with the address and cause of the last failure and when the outage began.
+  struct Reach {
+    bool reachable = true;
+    std::string address;
+    std::string error;
+    int64_t down_since_ms = -1;  // monotonic
+  };
+  Reach Current() const;
 
  private:
   struct Cause {
@@ -72,6 +81,8 @@ class ApiServerLog {
   std::map<std::string, Cause> causes_;
   std::set<std::string> failing_;  // resources whose last request failed in transport
   int64_t down_since_ms_ = -1;
+  std::string last_address_;
+  std::string last_cause_;
   uint64_t lines_ = 0;
 };
 

@@ -44,7 +44,17 @@ TokenSource::TokenSource(std::string path, const Clock& clock, Timestamp max_age
 TokenSource::TokenSource(std::string what, Fetcher fetch, const Clock& clock, Policy policy)
     : what_(std::move(what)), fetch_(std::move(fetch)), clock_(clock), policy_(policy) {}
 
-std::string TokenSource::Token() {
+std::string TokenSource::Token() { return Fetch(nullptr); }
+
+Result<std::string> TokenSource::TokenOrError() {
+  std::string error;
+  std::string token = Fetch(&error);
+  if (!token.empty()) return Result<std::string>::Ok(std::move(token));
+  if (error.empty()) error = cancelled_.load() ? "cancelled" : "no token";
+  return Result<std::string>::Fail(std::move(error));
+}
+
+std::string TokenSource::Fetch(std::string* error) {
   if (!fetch_) return {};
   std::lock_guard<std::mutex> lock(mu_);
   const int64_t mono = clock_.MonotonicMs();
@@ -55,8 +65,10 @@ std::string TokenSource::Token() {
   if (due && !stale_ && failing_ && mono - attempt_ms_ < policy_.failure_retry) due = false;
   if (!due || cancelled_.load()) return token_;
   stale_ = false;
-  attempt_ms_ = mono;
   Fetched fetched = fetch_(cancelled_);
+  // Measured from the end of the fetch: callers that queued behind a slow plugin that failed do
+  // not each run it again at once.
+  attempt_ms_ = clock_.MonotonicMs();
   if (fetched.token && !fetched.token->empty()) {
     token_ = std::move(*fetched.token);
     loaded_ = true;
@@ -69,11 +81,15 @@ std::string TokenSource::Token() {
     if (failing_) LogInfo("got a Kubernetes token again", {{"source", what_}});
     failing_ = false;
   } else if (!cancelled_.load()) {
-    if (!failing_) {
+    if (error != nullptr) {
+      *error = fetched.error;
+    } else if (!failing_) {
       LogWarn("cannot get the Kubernetes token; keeping the previous one",
               {{"source", what_}, {"err", fetched.error}});
     }
     failing_ = true;
+  } else if (error != nullptr) {
+    *error = fetched.error;
   }
   return token_;
 }
@@ -110,9 +126,10 @@ std::unique_ptr<TokenSource> MakeExecTokenSource(ExecPlugin plugin, const Enviro
       TokenSource::Policy{0, options.expiry_margin, options.failure_retry});
 }
 
-std::unique_ptr<TokenSource> MakeTokenSource(const KubeEndpoint& endpoint, const Environment& env) {
+std::unique_ptr<TokenSource> MakeTokenSource(const KubeEndpoint& endpoint, const Environment& env,
+                                             ExecTokenOptions exec) {
   const Clock& clock = *env.clock;
-  if (endpoint.exec) return MakeExecTokenSource(*endpoint.exec, env);
+  if (endpoint.exec) return MakeExecTokenSource(*endpoint.exec, env, exec);
   if (!endpoint.token_file.empty())
     return std::make_unique<TokenSource>(endpoint.token_file, clock);
   if (!endpoint.token.empty()) {

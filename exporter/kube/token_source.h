@@ -11,6 +11,7 @@
 #include <string>
 
 #include "exporter/common/clock.h"
+#include "exporter/common/result.h"
 #include "exporter/kube/endpoint.h"
 
 namespace podwait {
@@ -49,6 +50,10 @@ class TokenSource {
 
   // The current token; "" when none could ever be fetched.
   std::string Token();
+  // The same for a caller that must say why there is none (`kubectl podwait` fetches the token
+  // before its first request): the token, or the error of the fetch that failed, which is then
+  // not logged.
+  Result<std::string> TokenOrError();
   // Forces a fetch on the next Token() call (after a 401 Unauthorized).
   void Invalidate();
   // For shutdown: a fetch in progress is told to give up (an exec plugin is killed within
@@ -62,10 +67,13 @@ class TokenSource {
   const Fetcher fetch_;
   const Clock& clock_;
   const Policy policy_;
+  // Token() and TokenOrError(); `error` receives why a fetch failed (nullptr: log it instead).
+  std::string Fetch(std::string* error);
+
   std::atomic<bool> cancelled_{false};
   mutable std::mutex mu_;
   std::string token_;
-  int64_t attempt_ms_ = 0;    // monotonic time of the last fetch
+  int64_t attempt_ms_ = 0;    // monotonic time the last fetch ended
   Timestamp refresh_at_ = 0;  // wall-clock time to fetch again (expiry minus margin); 0: none
   bool loaded_ = false;
   bool stale_ = true;
@@ -87,6 +95,8 @@ std::unique_ptr<TokenSource> MakeExecTokenSource(ExecPlugin plugin, const Enviro
                                                  ExecTokenOptions options = {});
 
 // The token source the endpoint asks for, or nullptr when requests carry no bearer token.
-std::unique_ptr<TokenSource> MakeTokenSource(const KubeEndpoint& endpoint, const Environment& env);
+// `exec` applies to an exec plugin (a command-line run gives it its deadline).
+std::unique_ptr<TokenSource> MakeTokenSource(const KubeEndpoint& endpoint, const Environment& env,
+                                             ExecTokenOptions exec = {});
 
 }  // namespace podwait

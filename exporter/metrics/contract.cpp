@@ -2,6 +2,18 @@
 
 namespace podwait {
 
+std::string_view LabelBoundName(LabelBound bound) {
+  switch (bound) {
+    case LabelBound::kFixed:
+      return "fixed";
+    case LabelBound::kMapped:
+      return "mapped";
+    case LabelBound::kObject:
+      return "object";
+  }
+  return "fixed";
+}
+
 std::vector<std::string_view> LabelsOf(const MetricInfo& metric) {
   std::vector<std::string_view> out;
   std::string_view rest = metric.labels;

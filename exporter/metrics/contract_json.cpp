@@ -5,6 +5,7 @@
 
 #include <span>
 
+#include "exporter/common/label_values.h"
 #include "exporter/metrics/contract.h"
 #include "exporter/model/autoscalers.h"
 #include "exporter/model/v2.h"
@@ -154,6 +155,31 @@ void WriteEvents(Writer& w) {
   w.EndObject();
 }
 
+// Each label of `m`: where its values come from and what bounds them.
+void WriteLabelSources(Writer& w, const MetricInfo& m) {
+  const std::vector<std::string_view> labels = LabelsOf(m);
+  w.Key("labelValues");
+  w.StartArray();
+  for (size_t i = 0; i < labels.size() && i < m.sources.size(); ++i) {
+    w.StartObject();
+    Key(w, "label", labels[i]);
+    Key(w, "from", m.sources[i].from);
+    Key(w, "bound", LabelBoundName(m.sources[i].bound));
+    Key(w, "boundedBy", m.sources[i].bounded_by);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// The sets that "mapped" label values are mapped onto (each also takes "other").
+void WriteLabelSets(Writer& w) {
+  w.Key("components");
+  w.StartArray();
+  for (const ComponentInfo& c : Components()) String(w, c.name);
+  w.EndArray();
+  Strings(w, "storeStates", StoreStateLabels());
+}
+
 }  // namespace
 
 std::string RenderContractJson() {
@@ -217,9 +243,11 @@ std::string RenderContractJson() {
     w.StartArray();
     for (std::string_view l : LabelsOf(m)) String(w, l);
     w.EndArray();
+    WriteLabelSources(w, m);
     w.EndObject();
   }
   w.EndArray();
+  WriteLabelSets(w);
   WriteV2(w);
   WriteAutoscalers(w);
   WriteVolumes(w);

@@ -4,13 +4,39 @@
 #include "exporter/model/v2.h"
 
 namespace podwait {
+const std::vector<ComponentInfo>& Components() {
+  static const std::vector<ComponentInfo> components = [] {
+    std::vector<ComponentInfo> out;
+    for (const v2::Kind& k : v2::Kinds()) out.push_back({k.component, k.needs});
+    // tidb-operator v1's own: Pump writes binlogs to PD's cluster (waits for PD); the rest serve
+    // the cluster from outside it.
+    using enum Dependency;
+    for (ComponentInfo c : std::initializer_list<ComponentInfo>{{"pump", {kPd}},
+                                                                {"discovery", {}},
+                                                                {"monitor", {}},
+                                                                {"ng-monitoring", {}},
+                                                                {"tidb-dashboard", {}},
+                                                                {"initializer", {}}}) {
+      out.push_back(std::move(c));
+    }
+    return out;
+  }();
+  return components;
+}
+
+std::string_view ComponentLabel(std::string_view component) {
+  if (component.empty()) return {};
+  for (const ComponentInfo& c : Components()) {
+    if (c.name == component) return c.name;
+  }
+  return kOtherComponent;
+}
+
 const DependencyMap& DefaultDependencyMap() {
   static const DependencyMap map = [] {
-    // tidb-operator v1's Pump (no v2 kind), then every v2 kind's own row (model/v2.cpp): v1's
-    // components are the same processes under the same component names.
-    DependencyMap m = {{"pump", {Dependency::kPd}}};
-    for (const v2::Kind& k : v2::Kinds()) {
-      if (!k.needs.empty()) m[std::string(k.component)] = k.needs;
+    DependencyMap m;
+    for (const ComponentInfo& c : Components()) {
+      if (!c.needs.empty()) m[std::string(c.name)] = c.needs;
     }
     return m;
   }();

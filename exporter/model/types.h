@@ -175,10 +175,26 @@ struct DependencyStatus {
 
 // component -> the dependencies it waits for: tikv=pd, tidb=pd+tikv, tiflash=pd+tikv,
 // ticdc=pd+tikv, pump=pd, the PD microservices tso, scheduling, scheduler, resource-manager and
-// router =pd, tikv-worker=pd (the default of --dependency.map: each v2 kind's row of
-// v2::Kinds(), model/v2.cpp, and v1's pump; the same components in tidb-operator v1 and v2).
+// router =pd, tikv-worker=pd (the default of --dependency.map: the needs of Components(), below).
 using DependencyMap = std::map<std::string, std::vector<Dependency>>;
 const DependencyMap& DefaultDependencyMap();
+
+// The components tidb-operator names its pods with (the component label's values): every v2
+// kind's (v2::Kinds(), model/v2.cpp: pd, tikv, tidb, tiflash, ticdc, the PD microservices,
+// tikv-worker, tiproxy, dm-master, dm-worker; v1 uses the same names for the same processes),
+// then v1's own, which have no v2 kind (pkg/apis/label/label.go on release-1.6: pump, discovery,
+// monitor, ng-monitoring, tidb-dashboard, initializer), each with the dependencies it waits for.
+struct ComponentInfo {
+  std::string_view name;
+  std::vector<Dependency> needs;
+};
+const std::vector<ComponentInfo>& Components();
+// A pod's component as a label value of a series that outlives the pod
+// (podwait_stage_duration_seconds): one of Components(), "" for a pod without one, else
+// kOtherComponent. Whoever may create a labelled pod then adds at most one series, not one per
+// value. The view points at static storage.
+inline constexpr std::string_view kOtherComponent = "other";
+std::string_view ComponentLabel(std::string_view component);
 
 // Classification defaults, for the flags and ClassifierOptions alike (exporter/classify/README.md
 // says what each does).

@@ -231,8 +231,9 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kInitRunning, "init_running", kStarting)                                                    \
   X(kReadinessProbe, "readiness_probe", kStarting, kNotReady)                                   \
   /* a running PD member, not Ready, while PD has no leader or is not initialized: forming its  \
-     quorum (--pd.bootstrap-grace) */                                                           \
-  X(kPdBootstrap, "pd_bootstrap", kStarting, kNotReady)                                         \
+     quorum (--pd.bootstrap-grace); past that grace it did not form: pd_no_quorum */            \
+  X(kPdBootstrap, "pd_bootstrap", kStarting)                                                    \
+  X(kPdNoQuorum, "pd_no_quorum", kNotReady)                                                     \
   /* the pod is Ready but its tidb-operator v2 instance is not (a v2 TiKV without a readiness   \
      probe whose store does not serve yet) */                                                   \
   X(kInstanceNotReady, "instance_not_ready", kStarting, kNotReady)                              \

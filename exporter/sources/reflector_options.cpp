@@ -11,6 +11,7 @@ ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string re
   o.path = std::move(path);
   o.page_size = config.kube_page_size;
   o.watch_timeout = config.kube_watch_timeout;
+  if (config.kube_request_timeout > 0) o.list_timeout = config.kube_request_timeout;
   return o;
 }
 

@@ -3,7 +3,8 @@
 #  - the committed JSON is what the mixin renders (mixin/build.sh --check);
 #  - dashboards/tools/check_dashboards.py lint passes on both dashboards (promtool, the metric
 #    contract and rules/podwait.rules.yml's record names);
-#  - what the issue asks of each dashboard (uids, tags, variables, panels, links) is there;
+#  - what the issues ask of each dashboard (uids, tags, variables, panels, links; the pods that
+#    need attention with links to the status page and the runbook, podwait's alert list) is there;
 #  - the checker rejects every deliberately broken fixture in dashboards/tests/, each for the rule
 #    its file name names, and accepts the good fixture they are made from.
 # Run from the source root (ctest does).
@@ -122,6 +123,45 @@ want(any(l.get("url", "").startswith("/d/podwait-cluster/") and l["includeVars"]
          for l in ov["links"]), "overview: dashboard link to the drill-down with includeVars")
 want(any(l.get("url", "").startswith("/d/podwait-overview/") for l in cl["links"]),
      "drill-down: link back to the overview")
+
+# The why and the next hop (issue 37): the pods that need attention with their class, reason and
+# waiting time, links from a row to the status page filtered to the pod and to the runbook
+# section of its class, and podwait's alerts, on both dashboards.
+import yaml
+alerts = {r["alert"] for g in yaml.safe_load(open("rules/podwait.rules.yml"))["groups"]
+          for r in g["rules"] if "alert" in r}
+expected_classes = {x["name"] for x in contract_classes if x["expected"]}
+for d, uid in ((ov, "overview"), (cl, "drill-down")):
+    titled = {p["title"]: p for p in panels(d)}
+    need = titled.get("Pods that need attention", {})
+    want(need.get("type") == "table", f"{uid}: no table 'Pods that need attention'")
+    expr = need.get("targets", [{}])[0].get("expr", "")
+    m = re.search(r'class!~"([^"]+)"', expr)
+    want(m and set(m.group(1).split("|")) == expected_classes,
+         f"{uid}: the attention table leaves out exactly the expected classes: {expr}")
+    org = next(x for x in need.get("transformations", []) if x["id"] == "organize")["options"]
+    for col in ("pod", "class", "reason", "Value"):
+        want(col in org["indexByName"], f"{uid}: attention table has no column {col}")
+    for title in ("Pods that need attention", "Waiting pods"):
+        links = {o["matcher"]["options"]: o["properties"][0]["value"]
+                 for o in titled[title]["fieldConfig"]["overrides"]
+                 if o["properties"][0]["id"] == "links"}
+        pod = [l["url"] for l in links.get("pod", [])]
+        want(pod and pod[0].startswith("http") and
+             pod[0].endswith("/?namespace=${__data.fields.namespace:percentencode}"
+                             "&pod=${__data.fields.pod:percentencode}"),
+             f"{uid}: {title}: the pod links the status page filtered to it: {pod}")
+        book = [l["url"] for l in links.get("reason", [])]
+        want(book and book[0].startswith("http") and book[0].endswith("/runbook#class-${__data.fields.class}"),
+             f"{uid}: {title}: the reason links the runbook section of its class: {book}")
+    al = titled.get("podwait alerts", {})
+    want(al.get("type") == "alertlist", f"{uid}: no alert list 'podwait alerts'")
+    f = al.get("options", {}).get("alertInstanceLabelFilter", "")
+    m = re.search(r'alertname=~"([^"]+)"', f)
+    want(m and set(m.group(1).split("|")) == alerts,
+         f"{uid}: the alert list shows every podwait alert and only those: {f}")
+    want(al.get("options", {}).get("stateFilter", {}).get("firing") and
+         al["options"]["stateFilter"].get("pending"), f"{uid}: the alert list shows firing and pending")
 
 for e in errors:
     print(e)

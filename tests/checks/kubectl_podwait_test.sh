@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `kubectl podwait`: the real kubectl finds the plugin on PATH (the release archive that
 # scripts/krew-package.sh builds, unpacked) and runs it against the simulator: its table and exit
-# code per namespace, -A, --help, a bad flag; the krew manifest names that archive and its sha256.
+# code per namespace, -A, kubectl's global options (--server/-s without a kubeconfig, --context,
+# --cluster, --user over one), -w until SIGINT, a refused API server failing fast, --help in
+# kubectl's style, a bad flag; the krew manifest names that archive and its sha256.
 #
 # Run from the source root; PODWAIT_BUILD_DIR is the build tree (default: build).
 set -euo pipefail
@@ -118,11 +120,71 @@ expect "kubectl podwait -l selects pods by label" "$tmp/selected.out" '^demo +de
 if grep -q tikv "$tmp/selected.out"; then bad "-l let a TiKV pod through"; else ok "-l leaves other pods out"; fi
 
 podwait help 0 --help
-expect "kubectl podwait --help" "$tmp/help.out" '^usage: kubectl podwait ' '^Exit codes: 0 '
+expect "kubectl podwait --help, in kubectl's style" "$tmp/help.out" \
+  '^Examples:$' '^Options:$' '^    -A, --all-namespaces=false:$' '^    -w, --watch=false:$' \
+  '^Kubectl options:$' '^    -s, --server=.*:$' '^    --request-timeout=.*:$' \
+  '^Usage:$' '^  kubectl podwait \[-n NAMESPACE \| -A\]' '^Exit codes: 0 '
+if grep -q '(default: ' "$tmp/help.out"; then bad "--help shows (default: ...) noise"; else ok "--help has no (default: ...) noise"; fi
+
+# kubectl's global options, with kubectl's precedence over the kubeconfig. --server/-s alone, with
+# no kubeconfig at all (KUBECONFIG naming files that do not exist, which kubectl skips):
+KUBECONFIG=$tmp/nowhere podwait server 1 --server "$base" -A "$pd"
+expect "kubectl podwait --server URL -A, no kubeconfig" "$tmp/server.out" \
+  '^demo +demo-tidb-0 +yes +dependency ' '^demo +demo-tikv-0 +yes +scale_up ' \
+  '^shop +shop-tikv-2 +no +capacity '
+KUBECONFIG=$tmp/nowhere podwait short 1 -s "$base" -n shop "$pd"
+expect "kubectl podwait -s URL -n shop" "$tmp/short.out" '^shop-tikv-2 +no +capacity '
+# A kubeconfig whose current context points at a port nobody listens on: --context, --cluster
+# (with --user) and --server each lead to the simulator instead.
+{
+  printf 'apiVersion: v1\nkind: Config\ncurrent-context: down\nclusters:\n'
+  printf -- '- name: down\n  cluster: {server: "http://127.0.0.1:1"}\n'
+  printf -- '- name: sim\n  cluster: {server: "%s"}\n' "$base"
+  printf 'contexts:\n- name: down\n  context: {cluster: down, user: nobody}\n'
+  printf -- '- name: sim\n  context: {cluster: sim, user: sre, namespace: shop}\n'
+  printf 'users:\n- name: sre\n  user: {}\n- name: nobody\n  user: {}\n'
+} >"$tmp/two-contexts"
+KUBECONFIG=$tmp/two-contexts podwait context 1 --context sim "$pd"
+expect "kubectl podwait --context sim: that context's cluster and namespace" "$tmp/context.out" \
+  '^shop-tikv-2 +no +capacity ' 'in namespace shop,'
+KUBECONFIG=$tmp/two-contexts podwait cluster 1 --cluster sim --user sre -n shop "$pd"
+expect "kubectl podwait --cluster sim --user sre" "$tmp/cluster.out" '^shop-tikv-2 +no +capacity '
+KUBECONFIG=$tmp/two-contexts podwait server-over 1 -s "$base" -n shop "$pd"
+expect "kubectl podwait -s over a kubeconfig" "$tmp/server-over.out" '^shop-tikv-2 +no +capacity '
+
+# The current context's server refuses: exit 2 at once (kubectl's own behaviour), naming it.
+start=$(date +%s%N)
+KUBECONFIG=$tmp/two-contexts podwait refused 2 -A
+took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+expect "a refused API server is named" "$tmp/refused.err" \
+  '^kubectl podwait: cannot reach the API server http://127.0.0.1:1 \(context "down" of '
+if [ "$took_ms" -lt 20000 ]; then ok "a refused API server ends it in ${took_ms} ms, not at --timeout"
+else bad "a refused API server took ${took_ms} ms"; fi
 
 podwait bogus 2 --bogus
 expect "a bad flag is a usage error naming it" "$tmp/bogus.err" \
   '^kubectl podwait: error: unknown flag --bogus'
+
+# -w: the table, then each row again as its verdict changes (the simulator's PD gets its leader,
+# then TiKV starts), until SIGINT: exit 0 although shop-tikv-2 needs attention.
+kubectl podwait -A -w "$pd" >"$tmp/watch.out" 2>"$tmp/watch.err" &
+watch_pid=$!
+for _ in $(seq 1 100); do grep -q '^shop ' "$tmp/watch.out" 2>/dev/null && break; sleep 0.1; done
+curl -fsS -X POST "$base/_sim/advance?to=tikv-1-2-start" >/dev/null
+for _ in $(seq 1 100); do grep -q '^demo +demo-pd-0 +- +- +not waiting' "$tmp/watch.out" && break; sleep 0.1; done
+kill -INT "$watch_pid"
+watch_code=0
+wait "$watch_pid" || watch_code=$?
+if [ "$watch_code" -eq 0 ]; then ok "kubectl podwait -w: exit 0 on SIGINT"
+else bad "kubectl podwait -w: exit $watch_code on SIGINT"; sed 's/^/     /' "$tmp/watch.err" | head; fi
+expect "kubectl podwait -w prints the rows that change" "$tmp/watch.out" \
+  '^NAMESPACE +POD +EXPECTED ' '^demo +demo-pd-0 +yes +starting +pd_bootstrap ' \
+  '^demo +demo-pd-0 +- +- +not waiting ' '^shop +shop-tikv-2 +no +capacity '
+if [ "$(grep -c '^NAMESPACE ' "$tmp/watch.out")" -eq 1 ] && ! grep -q 'waiting:' "$tmp/watch.out"; then
+  ok "-w: one header, no summary line"
+else
+  bad "-w: headers or summary lines repeated"; sed 's/^/     /' "$tmp/watch.out" | head -40
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,9 +2,11 @@
 # The status page at / in a real headless browser (Debian's chromium) against the demo scenario:
 # the pods and their classes are shown, on a laptop-sized and a phone-sized window, and the page's
 # Content-Security-Policy blocks nothing it uses (chromium logs no violation; a page whose policy
-# does block its style shows that the log would say so). Then the triage page at 40 clusters from
-# the simulator's fleet, under --web.route-prefix (tests/checks/tools/status_page_fleet.sh). Screenshots
-# are kept as test artifacts in $PODWAIT_ARTIFACTS (default: the build dir's artifacts/).
+# does block its style shows that the log would say so). Then the page live (its in-place
+# refresh, an opened group kept open, the API server unreachable, no data yet:
+# tests/checks/tools/status_page_live.py), and the triage page at 40 clusters of 500 pods from the
+# simulator's fleet, under --web.route-prefix, with its size (tests/checks/tools/status_page_fleet.sh).
+# Screenshots are kept as test artifacts in $PODWAIT_ARTIFACTS (default: the build dir's artifacts/).
 set -euo pipefail
 build=${PODWAIT_BUILD_DIR:-build}
 artifacts=${PODWAIT_ARTIFACTS:-$build/artifacts}
@@ -80,12 +82,17 @@ console=/dev/null
 check() {
   if grep -q -- "$1" <<<"$dom"; then echo "ok: page shows $2"; else echo "FAIL: page does not show $2"; fail=1; fi
 }
-check "demo-tidb-0" "the TiDB pods waiting in init"
-check "demo-tikv-0" "the TiKV pod waiting for a node"
+# Expected waits are counts until opened; filtered to their class, their rows are there.
+dom_all=$dom
+dom=$(browse_url "$PODWAIT_EXPORTER_URL/?namespace=demo&class=dependency" 1280,900 --dump-dom)
+check "demo-tidb-0" "the TiDB pods waiting in init (?class=dependency)"
+dom=$(browse_url "$PODWAIT_EXPORTER_URL/?namespace=demo&class=scale_up" 1280,900 --dump-dom)
+check "demo-tikv-0" "the TiKV pod waiting for a node (?class=scale_up)"
+dom=$dom_all
 check "shop-tikv-2" "the capacity-short pod"
-check "data-class=\"dependency\"" "class dependency"
-check "data-class=\"scale_up\"" "class scale_up"
-check "data-class=\"capacity\"" "class capacity"
+check "details class=\"class-dependency\"" "class dependency (collapsed)"
+check "details class=\"class-scale_up\"" "class scale_up (collapsed)"
+check "data-class=\"capacity\"" "class capacity (its rows)"
 check "needs attention" "the unexpected class marked"
 check "pd: not_ready" "the PD dependency state"
 browse 1280,900 --screenshot="$ARTIFACTS/status-page-laptop.png" >/dev/null
@@ -96,7 +103,12 @@ done
 exit $fail
 '
 
-# 40 generated clusters (tests/sim/README.md, "Load generation") beside the demo, under a route
-# prefix as behind an ingress sub-path.
+# The page live as an on-call uses it, driven over the DevTools protocol: refreshed in place,
+# opened groups kept, the API server gone, no data yet (tests/checks/tools/status_page_live.py).
+python3 tests/checks/tools/status_page_live.py "$build" "$artifacts"
+
+# 40 generated clusters of 500 pods (tests/sim/README.md, "Load generation": 2,000 dependency
+# waits) beside the demo, under a route prefix as behind an ingress sub-path.
 exec python3 tests/e2e/stack.py run --build-dir "$build" --manual --components sim,exporter \
-  --sim-arg=--generate-clusters=40 --route-prefix /ops/podwait -- bash tests/checks/tools/status_page_fleet.sh
+  --sim-arg=--generate-clusters=40 --sim-arg=--pods-per-cluster=500 --route-prefix /ops/podwait \
+  -- bash tests/checks/tools/status_page_fleet.sh

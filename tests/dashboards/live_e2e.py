@@ -11,7 +11,9 @@ histograms grow between samples as they do in a real cluster. Before the steps i
 failover of a TiDB pod that waits on PD and checks that the failover panel counts it. Then every
 panel and variable query
 of dashboards/*.json, variables set to the demo's values (namespace=demo, tidb_cluster=demo-demo),
-must return data (dashboards/tools/check_dashboards.py live). Every wait is bounded and everything
+must return data (dashboards/tools/check_dashboards.py live), the alert lists' filters (as ALERTS{...})
+included; so that the tables of pods that need attention have a row, one more TiDB pod of the demo
+cannot pull its image. Every wait is bounded and everything
 started is stopped on exit.
 """
 
@@ -62,6 +64,18 @@ def failover_shows_on_panel(stack):
         x["metric"].get("component") == "tidb" and float(x["value"][1]) == 1 for x in r))
 
 
+def a_pod_needs_attention(stack):
+    """The demo's pods all wait as designed; the tables of pods that need attention must show a
+    row, so one more TiDB pod cannot pull its image (made up, the simulator's pod shorthand:
+    tests/sim/README.md; kubelet's reason ImagePullBackOff and its message)."""
+    stack.sim_apply({"pod": {
+        "namespace": "demo", "name": "demo-tidb-5", "stage": "waiting", "created": "-1m",
+        "reason": "ImagePullBackOff",
+        "containerMessage": 'Back-off pulling image "pingcap/tidb:v8.5.99"'}})
+    stack.wait_query('podwait_pod_waiting_seconds{tidb_cluster="demo-demo", pod="demo-tidb-5", '
+                     'class="image"}', timeout=30)
+
+
 def wait_scraped_after(stack, t, timeout=30):
     """Waits until Prometheus holds an exporter sample taken more than 2s after wall time t."""
     stack.wait_query(f"timestamp(podwait_build_info) > {t + 2:.3f}", timeout=timeout)
@@ -87,6 +101,8 @@ def main():
             failover_shows_on_panel(s)
             print("ok   failover of demo-tidb-0 during its dependency wait shows on the panel",
                   flush=True)
+            a_pod_needs_attention(s)
+            print("stack: demo-tidb-5 cannot pull its image (class image)", flush=True)
             for name in steps:
                 t = time.time()
                 s.sim_advance(to=name)

@@ -7,7 +7,9 @@ exactly the same pod / StatefulSet / TiDB cluster, and the same `cluster` — or
 Then resolves a source and checks that its targets become active again.
 
 Alert labels are made up; they follow what rules/podwait.rules.yml and kubernetes-mixin's
-KubePodNotReady / KubeContainerWaiting / KubePodCrashLooping / KubeStatefulSetReplicasMismatch alerts carry.
+KubePodNotReady / KubeContainerWaiting / KubePodCrashLooping / KubeStatefulSetReplicasMismatch alerts
+carry: every per-pod podwait alert (an expected wait's info source, or a page with the why)
+silences the generic per-pod alerts of its pod.
 
 Usage: inhibit_check.py [--inhibit-file FILE]   (exit 0 when every expectation holds)
 """
@@ -31,14 +33,17 @@ def alert(labels, ends_in=600):
             "endsAt": ts(ends_in), "generatorURL": "http://127.0.0.1/inhibit_check"}
 
 
-def pod_source(pod, namespace="demo", **extra):
-    return dict(alertname="PodWaitingOnDependency", severity="info", namespace=namespace,
-                tidb_cluster="demo-demo", component=pod.split("-")[1], pod=pod, stage="initializing",
-                **{"class": "dependency"}, reason="pd_not_ready", **extra)
+def pod_source(pod, namespace="demo", alertname="PodWaitingOnDependency", severity="info",
+               klass="dependency", tidb_cluster="demo-demo", **extra):
+    """A per-pod podwait alert: its identity is the pod and its class (stage and reason are in the
+    description, not in the labels)."""
+    return dict(alertname=alertname, severity=severity, namespace=namespace,
+                tidb_cluster=tidb_cluster, component=pod.split("-")[1], pod=pod,
+                **{"class": klass}, **extra)
 
 
 def sts_source(statefulset, namespace="demo", **extra):
-    return dict(alertname="StatefulSetWaitingOnDependency", severity="info", namespace=namespace,
+    return dict(alertname="StatefulSetWaitExplained", severity="info", namespace=namespace,
                 tidb_cluster="demo-demo", component=statefulset.split("-")[1],
                 statefulset=statefulset, **extra)
 
@@ -62,6 +67,13 @@ SOURCES = [
     ("PD not ready", dep("pd"), False),
     ("v2 TiKV pod source in eu-1",
      pod_source("tikv-tikv-q7w4mz", namespace="tidb-v2", cluster="eu-1"), False),
+    # The pages with the why: the same pod's generic alerts say it again without it.
+    ("capacity page", pod_source("basic-tikv-3", namespace="shop", alertname="PodCapacityShortfall",
+                                 severity="critical", klass="capacity", tidb_cluster="shop-basic"), False),
+    ("scale-up in progress", pod_source("demo-tikv-0", alertname="PodWaitingForScaleUp",
+                                        klass="scale_up"), False),
+    ("volume page", pod_source("demo-tikv-4", alertname="PodVolumeOrSandboxStuck",
+                               severity="warning", klass="volume"), False),
 ]
 TARGETS = [
     ("KubePodNotReady, same pod, no cluster label",
@@ -77,8 +89,18 @@ TARGETS = [
      generic("KubePodNotReady", "demo", pod="demo-tidb-0", cluster="eu-1"), False),
     ("KubePodNotReady, same pod name in another namespace",
      generic("KubePodNotReady", "shop", pod="demo-tidb-0"), False),
-    ("KubePodNotReady of a capacity-short pod (no source)",
-     generic("KubePodNotReady", "shop", pod="basic-tikv-3"), False),
+    ("KubePodNotReady of a capacity-short pod (PodCapacityShortfall pages for it)",
+     generic("KubePodNotReady", "shop", pod="basic-tikv-3"), True),
+    ("PodScaleUpTooSlow of the same capacity-short pod (the capacity page replaces it)",
+     pod_source("basic-tikv-3", namespace="shop", alertname="PodScaleUpTooSlow", severity="warning",
+                klass="scale_up", tidb_cluster="shop-basic"), True),
+    ("KubePodNotReady of a pod waiting for a node being added",
+     generic("KubePodNotReady", "demo", pod="demo-tikv-0"), True),
+    ("KubeContainerWaiting of a pod whose volume cannot be mounted",
+     generic("KubeContainerWaiting", "demo", pod="demo-tikv-4", container="tikv",
+             reason="ContainerCreating"), True),
+    ("KubePodNotReady of a pod podwait does not page for (an image it cannot pull)",
+     generic("KubePodNotReady", "demo", pod="demo-tiflash-0"), False),
     # A main container that exits while PD is down (tidb-operator v2 creates every pod at once;
     # a v1 TiKV whose PD went away) crash-loops as a symptom: silenced while the pod waits.
     ("KubePodCrashLooping of a pod waiting on a dependency, no cluster label",

@@ -100,10 +100,11 @@ def parse_duration(text):
     return sum(int(n) * units[u] for n, u in parts)
 
 
-def shorten_rules(src, dst, for_max="2s", keep_firing_for_max="5s"):
+def shorten_rules(src, dst, for_max="2s", keep_firing_for_max="5s", keep_for=()):
     """Copies a rule file, capping every alert's `for:` and `keep_firing_for:` so that a stack
     with 1s evaluation shows in seconds what production shows in minutes. Expressions, labels and
-    annotations are left as they are."""
+    annotations are left as they are. Alerts named in `keep_for` keep their `for:` (a test whose
+    story is shorter than it, where production's order of events matters)."""
     with open(src) as f:
         doc = yaml.safe_load(f)
     caps = {"for": for_max, "keep_firing_for": keep_firing_for_max}
@@ -112,6 +113,8 @@ def shorten_rules(src, dst, for_max="2s", keep_firing_for_max="5s"):
             if "alert" not in rule:
                 continue
             for key, cap in caps.items():
+                if key == "for" and rule["alert"] in keep_for:
+                    continue
                 if key in rule and parse_duration(rule[key]) > parse_duration(cap):
                     rule[key] = cap
     with open(dst, "w") as f:
@@ -187,6 +190,7 @@ class Stack:
                     receiver starts with alertmanager)
     rule_files      rule files Prometheus loads (default rules/podwait.rules.yml), with their
                     alerts' for:/keep_firing_for: capped (see shorten_rules) unless shorten=False
+    keep_for        alerts whose for: is not capped
     extra_rule_files  more rule files, loaded as they are (e.g. test-only alerts)
     extra_scrape_configs  more Prometheus scrape configs, as they are (e.g. a stand-in target)
     external_labels Prometheus external labels (default cluster="e2e", like a multi-cluster setup)
@@ -200,7 +204,7 @@ class Stack:
 
     def __init__(self, build_dir=None, scenario="tests/scenarios/demo.json", manual=False,
                  components=COMPONENTS, rule_files=("rules/podwait.rules.yml",), extra_rule_files=(),
-                 shorten=True, for_max="2s", keep_firing_for_max="5s", external_labels=None,
+                 shorten=True, for_max="2s", keep_firing_for_max="5s", keep_for=(), external_labels=None,
                  inhibit_file="rules/alertmanager-inhibit.yml", exporter_args=FAST_EXPORTER_ARGS,
                  sim_args=(), route_prefix="", workdir=None, keep_workdir=False, start_timeout=60.0,
                  extra_scrape_configs=()):
@@ -218,6 +222,7 @@ class Stack:
         self.shorten = shorten
         self.for_max = for_max
         self.keep_firing_for_max = keep_firing_for_max
+        self.keep_for = tuple(keep_for)
         self.external_labels = {"cluster": "e2e"} if external_labels is None else dict(external_labels)
         self.inhibit_file = inhibit_file
         self.exporter_args = list(exporter_args)
@@ -445,7 +450,7 @@ class Stack:
             src = os.path.join(SOURCE_DIR, rf)
             if self.shorten:
                 dst = self._path(f"rules-{i}-{os.path.basename(rf)}")
-                shorten_rules(src, dst, self.for_max, self.keep_firing_for_max)
+                shorten_rules(src, dst, self.for_max, self.keep_firing_for_max, self.keep_for)
                 rule_paths.append(dst)
             else:
                 rule_paths.append(src)

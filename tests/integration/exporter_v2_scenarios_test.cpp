@@ -73,7 +73,11 @@ TEST(ExporterV2Scenarios, FreshV2ClusterWaitsOnPdThenRecovers) {
   EXPECT_THAT(pods.body, HasSubstr("\"tidbCluster\":\"tidb-v2-basic\""));
   EXPECT_THAT(pods.body, HasSubstr(kTidb));
   EXPECT_THAT(pods.body, HasSubstr("CrashLoopBackOff"));
-  EXPECT_THAT(HttpGet(stack.exporter_port(), "/").body, HasSubstr("tikv-tikv-q7w4mz"));
+  // The status page: its dependency waits collapsed to a count, their rows there when asked for.
+  EXPECT_THAT(HttpGet(stack.exporter_port(), "/").body,
+              HasSubstr("data-rows=\"?namespace=tidb-v2&amp;cluster=basic&amp;class=dependency\""));
+  EXPECT_THAT(HttpGet(stack.exporter_port(), "/?cluster=basic&class=dependency").body,
+              HasSubstr("tikv-tikv-q7w4mz"));
 
   // PD gets a leader; TiKV runs: its pods are Ready at once (no readiness probe), its instances
   // stay Ready=False (Preparing). The TiDB pod runs, not Ready, PD not initialized.

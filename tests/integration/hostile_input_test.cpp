@@ -50,9 +50,9 @@ TEST(HostileInput, WaitForPdSurvivesADeeplyNestedAnswer) {
   const std::string log = MakeTempDir() + "/termination-log";
   std::string out;
   EXPECT_EQ(RunCommand(
-                {BinaryPath("wait-for-pd"), "--leader", "--timeout=10s", "--interval=500ms",
+                {BinaryPath("wait-for-pd"), "--leader", "--timeout=10s", "--pd.interval=500ms",
                  "--termination-log=" + log,
-                 "--pd-url=http://127.0.0.1:" + std::to_string(stack.sim_port()) + "/pd/demo/demo"},
+                 "--pd.url=http://127.0.0.1:" + std::to_string(stack.sim_port()) + "/pd/demo/demo"},
                 &out),
             1)
       << out;

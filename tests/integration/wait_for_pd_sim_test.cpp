@@ -43,7 +43,7 @@ class WaitForPdSim : public ::testing::Test {
   std::string Url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/pd/ns/demo"; }
   std::string TerminationLog() const { return dir_ + "/termination-log"; }
   std::vector<std::string> Cmd(std::vector<std::string> extra) const {
-    std::vector<std::string> argv = {BinaryPath("wait-for-pd"), "--interval=200ms",
+    std::vector<std::string> argv = {BinaryPath("wait-for-pd"), "--pd.interval=200ms",
                                      "--termination-log=" + TerminationLog()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return argv;
@@ -61,7 +61,7 @@ class WaitForPdSim : public ::testing::Test {
 
 TEST_F(WaitForPdSim, LeaderAppearsLate) {
   Pd(R"("members":3,"state":"no_leader")");
-  Subprocess wait(Cmd({"--leader", "--pd-url=" + Url()}));
+  Subprocess wait(Cmd({"--leader", "--pd.url=" + Url()}));
   std::this_thread::sleep_for(1500ms);  // about seven tries without a leader
   EXPECT_TRUE(wait.Running()) << wait.ReadLog();
   Pd(R"("state":"leader")");
@@ -78,7 +78,7 @@ TEST_F(WaitForPdSim, NeverInitializedHitsTheDeadline) {
   Pd(R"("state":"bootstrapped","stores":[{"state":"Up"}],"initialized":false)");
   const auto start = std::chrono::steady_clock::now();
   std::string out;
-  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=2s", "--pd-url=" + Url()}), &out), 1);
+  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=2s", "--pd.url=" + Url()}), &out), 1);
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_GE(took, 1800ms);
   EXPECT_LT(took, 5s);
@@ -95,8 +95,8 @@ TEST_F(WaitForPdSim, TimeoutLastsUntilTheDeadlineAndReportsTheRealTime) {
   Pd(R"("members":3,"state":"no_leader")");
   const auto start = std::chrono::steady_clock::now();
   std::string out;
-  EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--interval=1s", "--timeout=3s", "--leader",
-                        "--termination-log=" + TerminationLog(), "--pd-url=" + Url()},
+  EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--pd.interval=1s", "--timeout=3s", "--leader",
+                        "--termination-log=" + TerminationLog(), "--pd.url=" + Url()},
                        &out),
             1)
       << out;
@@ -117,7 +117,7 @@ TEST_F(WaitForPdSim, TimeoutLastsUntilTheDeadlineAndReportsTheRealTime) {
 TEST_F(WaitForPdSim, InitializedClusterReturnsAtOnce) {
   Pd(R"("state":"initialized","stores":[{"state":"Up"}])");
   std::string out;
-  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=5s", "--pd-url=" + Url()}), &out), 0)
+  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=5s", "--pd.url=" + Url()}), &out), 0)
       << out;
   EXPECT_THAT(out, HasSubstr("state=initialized"));
   EXPECT_THAT(out, Not(HasSubstr("not ready")));
@@ -126,7 +126,7 @@ TEST_F(WaitForPdSim, InitializedClusterReturnsAtOnce) {
 TEST_F(WaitForPdSim, OldPdWithoutIsInitializedFallsBackToLeader) {
   Pd(R"("state":"initialized","clusterStatus":"legacy","stores":[{"state":"Up"}])");
   std::string out;
-  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=5s", "--pd-url=" + Url()}), &out), 0)
+  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=5s", "--pd.url=" + Url()}), &out), 0)
       << out;
   EXPECT_THAT(out, HasSubstr("level=warn"));
   EXPECT_THAT(out, HasSubstr("does not report is_initialized"));
@@ -136,12 +136,12 @@ TEST_F(WaitForPdSim, OldPdWithoutIsInitializedFallsBackToLeader) {
 TEST_F(WaitForPdSim, GarbageNeverCountsAsReady) {
   Pd(R"("state":"garbage")");
   std::string out;
-  EXPECT_EQ(RunCommand(Cmd({"--leader", "--timeout=2s", "--pd-url=" + Url()}), &out), 1) << out;
+  EXPECT_EQ(RunCommand(Cmd({"--leader", "--timeout=2s", "--pd.url=" + Url()}), &out), 1) << out;
   EXPECT_THAT(out, HasSubstr("state=bad_answer"));
   EXPECT_THAT(ReadFile(TerminationLog()), HasSubstr("bad_answer"));
 
   Pd(R"("state":"html")");
-  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=1s", "--pd-url=" + Url()}), &out), 1)
+  EXPECT_EQ(RunCommand(Cmd({"--initialized", "--timeout=1s", "--pd.url=" + Url()}), &out), 1)
       << out;
   EXPECT_THAT(ReadFile(TerminationLog()), HasSubstr("HTML"));
 }
@@ -149,32 +149,54 @@ TEST_F(WaitForPdSim, GarbageNeverCountsAsReady) {
 TEST_F(WaitForPdSim, AddressFromTheEnvironment) {
   // The in-cluster service name does not resolve here: the message names the derived address.
   std::string out;
-  Subprocess wait(Cmd({"--leader", "--timeout=1s", "--request-timeout=500ms"}),
+  Subprocess wait(Cmd({"--leader", "--timeout=1s", "--pd.timeout=500ms"}),
                   {{"NAMESPACE", "tidb-prod"}, {"CLUSTER_NAME", "basic"}});
   EXPECT_EQ(wait.Wait(10s), 1);
   EXPECT_THAT(wait.ReadLog(), HasSubstr("pd=http://basic-pd.tidb-prod:2379"));
   EXPECT_THAT(ReadFile(TerminationLog()), HasSubstr("http://basic-pd.tidb-prod:2379"));
 }
 
+// The flags are named as the exporter's (--pd.url, --pd.timeout, --pd.interval); the spellings of
+// before still work and each says once that it is deprecated.
+TEST_F(WaitForPdSim, OldFlagSpellingsStillWorkWithOneWarningEach) {
+  Pd(R"("members":3,"state":"leader")");
+  std::string out;
+  EXPECT_EQ(RunCommand(
+                {BinaryPath("wait-for-pd"), "--leader", "--interval=200ms", "--request-timeout=2s",
+                 "--pd-url=" + Url(), "--pd-url=" + Url(), "--termination-log=" + TerminationLog()},
+                &out),
+            0)
+      << out;
+  EXPECT_THAT(out, HasSubstr("PD is ready"));
+  EXPECT_EQ(Count(out, "flag --pd-url is deprecated: use --pd.url"), 1) << out;
+  EXPECT_EQ(Count(out, "flag --interval is deprecated: use --pd.interval"), 1) << out;
+  EXPECT_EQ(Count(out, "flag --request-timeout is deprecated: use --pd.timeout"), 1) << out;
+  EXPECT_EQ(RunCommand(Cmd({"--leader", "--pd.url=" + Url()}), &out), 0) << out;
+  EXPECT_THAT(out, Not(HasSubstr("deprecated")));
+  EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--help"}, &out), 0);
+  EXPECT_THAT(out, HasSubstr("--pd.url URL"));
+  EXPECT_THAT(out, Not(HasSubstr("--pd-url URL")));
+}
+
 TEST_F(WaitForPdSim, BadFlagsAndHelp) {
   std::string out;
-  EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--pd-url=http://x"}, &out), 2);
+  EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--pd.url=http://x"}, &out), 2);
   EXPECT_THAT(out, HasSubstr("--leader or --initialized"));
   EXPECT_EQ(
-      RunCommand({BinaryPath("wait-for-pd"), "--leader", "--timeout=soon", "--pd-url=x"}, &out), 2);
+      RunCommand({BinaryPath("wait-for-pd"), "--leader", "--timeout=soon", "--pd.url=x"}, &out), 2);
   EXPECT_THAT(out, HasSubstr("--timeout"));
   EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--help"}, &out), 0);
   EXPECT_THAT(out, HasSubstr("--initialized"));
 }
 
-// --interval=0 spun against PD; only a sane minimum is accepted.
+// --pd.interval=0 spun against PD; only a sane minimum is accepted.
 TEST_F(WaitForPdSim, AnIntervalBelowTheMinimumIsRefused) {
   std::string out;
-  for (const char* interval : {"--interval=0", "--interval=0s", "--interval=10ms"}) {
+  for (const char* interval : {"--pd.interval=0", "--pd.interval=0s", "--pd.interval=10ms"}) {
     EXPECT_EQ(
-        RunCommand({BinaryPath("wait-for-pd"), "--leader", interval, "--pd-url=http://x"}, &out), 2)
+        RunCommand({BinaryPath("wait-for-pd"), "--leader", interval, "--pd.url=http://x"}, &out), 2)
         << interval;
-    EXPECT_THAT(out, HasSubstr("--interval must be at least 100ms")) << interval;
+    EXPECT_THAT(out, HasSubstr("--pd.interval must be at least 100ms")) << interval;
   }
 }
 
@@ -183,12 +205,12 @@ TEST_F(WaitForPdSim, APdUrlOfAnotherSchemeIsRefused) {
   std::string out;
   for (const std::string url : {"file:///etc/passwd", "gopher://127.0.0.1:6379/_x",
                                 "dict://127.0.0.1:11211/stats", "basic-pd:2379"}) {
-    EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--leader", "--pd-url=" + url}, &out), 2)
+    EXPECT_EQ(RunCommand({BinaryPath("wait-for-pd"), "--leader", "--pd.url=" + url}, &out), 2)
         << url;
     EXPECT_THAT(out, HasSubstr("only http and https")) << url << out;
   }
   EXPECT_THAT(out, HasSubstr("without an http:// or https:// scheme"));
-  RunCommand({BinaryPath("wait-for-pd"), "--leader", "--pd-url=gopher://h:1/"}, &out);
+  RunCommand({BinaryPath("wait-for-pd"), "--leader", "--pd.url=gopher://h:1/"}, &out);
   EXPECT_THAT(out, HasSubstr("\"gopher\""));
 }
 

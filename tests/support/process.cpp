@@ -183,22 +183,37 @@ int FreePort() {
   return port;
 }
 
-RefusingPort::RefusingPort() {
-  // No SO_REUSEADDR: while this socket holds the port, no other socket can bind it.
-  fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+namespace {
+
+// A socket bound to a free port of 127.0.0.1 (no SO_REUSEADDR: while it holds the port, no other
+// socket can bind it), listening when `listening`; aborts when that fails. Sets *port.
+int BindLoopback(bool listening, int* port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    std::perror("RefusingPort: bind");
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      (listening && listen(fd, 64) != 0)) {
+    std::perror("BindLoopback");
     std::abort();
   }
   socklen_t len = sizeof(addr);
-  getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-  port_ = ntohs(addr.sin_port);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  *port = ntohs(addr.sin_port);
+  return fd;
 }
 
+}  // namespace
+
+RefusingPort::RefusingPort() { fd_ = BindLoopback(false, &port_); }
+
 RefusingPort::~RefusingPort() {
+  if (fd_ >= 0) close(fd_);
+}
+
+SilentPort::SilentPort() { fd_ = BindLoopback(true, &port_); }
+
+SilentPort::~SilentPort() {
   if (fd_ >= 0) close(fd_);
 }
 

@@ -58,6 +58,21 @@ class RefusingPort {
   int fd_ = -1;
   int port_ = 0;
 };
+// A TCP port on 127.0.0.1 that accepts connections (the kernel completes them; nobody calls
+// accept) and never answers, for as long as this object lives: a server that hangs.
+class SilentPort {
+ public:
+  SilentPort();
+  ~SilentPort();
+  SilentPort(const SilentPort&) = delete;
+  SilentPort& operator=(const SilentPort&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
 // A TCP connection to 127.0.0.1:port (a socket the caller closes), or -1.
 int ConnectLoopback(int port);
 

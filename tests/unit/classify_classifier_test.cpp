@@ -1599,7 +1599,7 @@ std::vector<Row> Rows() {
 
   // ===== PD bootstrap (--pd.bootstrap-grace, default 5m) =====================================
   // A running PD member, not Ready, while PD has no leader or is not initialized: it waits for
-  // its peers. Expected up to the grace, then a problem.
+  // its peers. Expected up to the grace (pd_bootstrap), then a problem (pd_no_quorum).
   add(Row("PdBootstrapNoLeaderWithinGrace", kRunning)
           .With(Component("pd"))
           .With(RenameMain("pd"))
@@ -1618,7 +1618,16 @@ std::vector<Row> Rows() {
           .With(RenameMain("pd"))
           .WithDeps(PdDown("no_pd_leader"))
           .Now(initialized + 5 * kMinute + 1)
-          .Expect(S::kStarting, C::kNotReady, r::kPdBootstrap, initialized));
+          .Expect(S::kStarting, C::kNotReady, r::kPdNoQuorum, initialized,
+                  "pd not ready (no_pd_leader): no quorum within the bootstrap grace (5m0s)"));
+  // Long past the grace the row must not read like the expected wait it was.
+  add(Row("PdBootstrapHalfAnHourOn", kRunning)
+          .With(Component("pd"))
+          .With(RenameMain("pd"))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(initialized + 30 * kMinute)
+          .Expect(S::kStarting, C::kNotReady, r::kPdNoQuorum, initialized,
+                  "): no quorum within the bootstrap grace"));
   add(Row("PdBootstrapLongerGraceFlag", kRunning)
           .With(Component("pd"))
           .With(RenameMain("pd"))

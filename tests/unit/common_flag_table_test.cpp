@@ -11,6 +11,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Inner {
   Timestamp grace = 5000;
@@ -110,11 +111,75 @@ TEST(FlagTable, HelpAndVersionStopTheParse) {
   EXPECT_EQ(Parse({"--version"}, &o).value->action, FlagAction::kVersion);
 }
 
+// A default is shown only where there is one: no (default: "") for an empty string, and a
+// boolean's only when it is on.
 TEST(FlagTable, UsageListsEveryRowWithItsDefault) {
   const std::string usage = FlagTableUsage(OuterFlags(), Outer{});
-  EXPECT_THAT(usage, HasSubstr("  -f, --filename=VALUE\n          The file. (default: \"\")"));
-  EXPECT_THAT(usage, HasSubstr("      --all\n          Everything. (default: \"false\")"));
+  EXPECT_THAT(usage, HasSubstr("  -f, --filename=VALUE\n          The file.\n"));
+  EXPECT_THAT(usage, HasSubstr("      --all\n          Everything.\n"));
   EXPECT_THAT(usage, HasSubstr("      --grace=DURATION\n          How long. (default: \"5s\")"));
+  EXPECT_THAT(usage, Not(HasSubstr("(default: \"\")")));
+  EXPECT_THAT(usage, Not(HasSubstr("(default: \"false\")")));
+  Outer on;
+  on.all = true;
+  EXPECT_THAT(FlagTableUsage(OuterFlags(), on),
+              HasSubstr("      --all\n          Everything. (default: true)\n"));
+}
+
+struct Settings {
+  std::string url;
+  bool watch = false;
+  Timestamp wait = 30 * kSecond;
+};
+
+std::span<const FlagSpec<Settings>> GroupedFlags() {
+  static const std::vector<FlagSpec<Settings>> flags = [] {
+    const FlagSpec<Settings> url = StringFlag("pd.url", "Where.", &Settings::url);
+    return Grouped<Settings>({
+        Heading<Settings>("PD"),
+        url,
+        DeprecatedAlias(url, "pd-url"),
+        Heading<Settings>("Output"),
+        BoolFlag("watch", "Keep going.", &Settings::watch),
+        DurationFlag("wait", "How long.", &Settings::wait),
+    });
+  }();
+  return flags;
+}
+
+// Headings group the rows of --help; the table itself stays one flat list of flags.
+TEST(FlagTable, HeadingsGroupTheHelp) {
+  ASSERT_EQ(GroupedFlags().size(), 4u) << "headings are not rows";
+  const std::string usage = FlagTableUsage(GroupedFlags(), Settings{});
+  EXPECT_THAT(usage, HasSubstr("\nPD:\n      --pd.url=VALUE\n"));
+  EXPECT_THAT(usage, HasSubstr("\nOutput:\n      --watch\n"));
+  EXPECT_THAT(usage, Not(HasSubstr("pd-url"))) << "a deprecated spelling is not advertised";
+  Settings s;
+  EXPECT_FALSE(ParseFlagTable(GroupedFlags(), {"--"}, &s).ok()) << "a heading is no flag";
+}
+
+// An old spelling still sets the value, and the parse says once that it was used.
+TEST(FlagTable, DeprecatedAliasWorksAndIsNamedOnce) {
+  Settings s;
+  Result<ParsedFlags> r =
+      ParseFlagTable(GroupedFlags(), {"--pd-url=http://a", "--pd-url", "http://b"}, &s);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(s.url, "http://b");
+  EXPECT_THAT(r.value->deprecated,
+              ElementsAre("flag --pd-url is deprecated: use --pd.url (it works the same)"));
+  r = ParseFlagTable(GroupedFlags(), {"--pd.url=http://c"}, &s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r.value->deprecated.empty());
+}
+
+// kubectl's help shape: "    -w, --watch=false:\n\t<help>\n\n", defaults always, strings quoted.
+TEST(FlagTable, KubectlStyleUsage) {
+  const std::string usage = FlagTableUsage(GroupedFlags(), Settings{}, FlagHelpStyle::kKubectl);
+  EXPECT_THAT(usage, HasSubstr("PD:\n    --pd.url='':\n\tWhere.\n\n"));
+  EXPECT_THAT(usage, HasSubstr("Output:\n    --watch=false:\n\tKeep going.\n\n"));
+  EXPECT_THAT(usage, HasSubstr("    --wait=30s:\n\tHow long.\n\n"));
+  EXPECT_THAT(FlagTableUsage(OuterFlags(), Outer{}, FlagHelpStyle::kKubectl),
+              HasSubstr("    -f, --filename='':\n\tThe file.\n\n"));
 }
 
 }  // namespace

@@ -152,6 +152,37 @@ TEST(Subprocess, TheDeadlineAlsoHoldsWhenTheChildClosesItsOutput) {
   EXPECT_EQ(r.signal, SIGKILL);
 }
 
+// A child that printed its answer and exited, leaving a helper behind that holds its stdout: the
+// answer stands, the helper is killed exit_grace_ms later, not at the deadline.
+TEST(Subprocess, WhatTheChildLeftHoldingItsOutputIsKilledAfterTheGrace) {
+  const auto start = std::chrono::steady_clock::now();
+  SubprocessSpec spec;
+  spec.argv = {"sh", "-c", "sleep 30 & echo $!; echo done; exit 3"};
+  spec.timeout_ms = 20'000;
+  spec.exit_grace_ms = 200;
+  SubprocessResult r = RunSubprocess(spec);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s) << "not the 20 s deadline";
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_TRUE(r.leftovers_killed);
+  EXPECT_EQ(r.exit_code, 3);
+  ASSERT_THAT(r.out, HasSubstr("done\n"));
+  const std::string helper = r.out.substr(0, r.out.find('\n'));
+  EXPECT_TRUE(testing::WaitFor([&] { return Dead(helper); }, 5s)) << "sleep " << helper;
+}
+
+// A child that writes without end is held to the deadline (and to max_output in memory).
+TEST(Subprocess, AnEndlessWriterEndsAtTheDeadline) {
+  const auto start = std::chrono::steady_clock::now();
+  SubprocessSpec spec;
+  spec.argv = {"yes", "made-up-token"};
+  spec.timeout_ms = 300;
+  spec.max_output = 4096;
+  SubprocessResult r = RunSubprocess(spec);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.out.size(), 4096u);
+}
+
 TEST(Subprocess, CancelKillsTheChildPromptly) {
   std::atomic<bool> cancel{false};
   SubprocessSpec spec;

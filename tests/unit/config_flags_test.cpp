@@ -8,6 +8,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(Flags, DefaultsWithoutArguments) {
   Result<ParsedConfig> r = ParseFlags({});
@@ -143,6 +144,31 @@ TEST(Flags, HelpAndVersion) {
   EXPECT_EQ(ParseFlags({"--version"})->action, FlagAction::kVersion);
   EXPECT_THAT(FlagUsage(), HasSubstr("--web.listen-address"));
   EXPECT_THAT(FlagUsage(), HasSubstr("(default: \":9877\")"));
+}
+
+// --help in groups, in the table's order, and no default where there is none.
+TEST(Flags, HelpIsGroupedWithoutEmptyDefaults) {
+  const std::string usage = FlagUsage();
+  EXPECT_THAT(usage, Not(HasSubstr("(default: \"\")")));
+  EXPECT_THAT(usage, Not(HasSubstr("(default: \"false\")")));
+  EXPECT_THAT(usage, HasSubstr("--metrics.pod-series\n          Publish one "
+                               "podwait_pod_waiting_seconds series per pod. (default: true)"));
+  size_t at = 0;
+  for (const char* group :
+       {"\nWeb:\n", "\nLogging:\n", "\nKubernetes API:\n", "\nWhat to watch:\n", "\nPD:\n",
+        "\nClassification:\n", "\nMetrics and Events:\n", "\nSharding:\n"}) {
+    const size_t found = usage.find(group, at);
+    ASSERT_NE(found, std::string::npos) << group << " after offset " << at;
+    at = found;
+  }
+  // Every flag is under a heading (the Kubernetes API rows together).
+  const size_t kube = usage.find("\nKubernetes API:\n");
+  const size_t watch = usage.find("\nWhat to watch:\n");
+  for (const char* flag :
+       {"--kube.api-url", "--kube.page-size", "--kube.api-qps", "--kube.watch-timeout"}) {
+    const size_t f = usage.find(flag);
+    EXPECT_TRUE(f > kube && f < watch) << flag;
+  }
 }
 
 struct BadFlag {

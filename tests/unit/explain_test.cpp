@@ -405,54 +405,213 @@ TEST(Explain, ColourOnlyWhenAsked) {
   EXPECT_THAT(plain.out, Not(HasSubstr("\033[")));
 }
 
+// The pods of PodList() as records.
+std::vector<PodPtr> PodRecords() {
+  const std::string pods = PodList();
+  rapidjson::Document d;
+  d.Parse(pods.c_str());
+  std::vector<PodPtr> records;
+  for (const auto& item : d["items"].GetArray()) {
+    records.push_back(std::make_shared<const PodRecord>(*ParsePod(item, PodParseOptions{})));
+  }
+  return records;
+}
+
+// A live read that hands the pipeline what the test says.
+class FakeLiveRead final : public LiveRead {
+ public:
+  std::optional<PodKeys> Selected() const override { return std::nullopt; }
+  void Refresh(Pipeline&) override { ++refreshed; }
+  int refreshed = 0;
+};
+
 // --live asks the injected reader (main wires the exporter's client): the namespace it chose is
 // the table's, and its errors are input errors (exit 2).
 TEST(Explain, LiveModeUsesTheReaderAndItsNamespace) {
   ExplainEnvironment env;
   env.live_by_default = true;
   env.program = "kubectl podwait";
-  const std::string pods = PodList();
   std::vector<std::string> seen_namespaces;
-  bool asked_context = false;
-  env.live = [&](Config* config, bool context_namespace, const std::string&, Timestamp,
-                 Pipeline& pipeline) -> podwait::Result<std::optional<PodKeys>> {
-    asked_context = context_namespace;
-    if (context_namespace) config->namespaces = {"tidb"};
+  LiveRequest seen;
+  env.live = [&](Config* config, const LiveRequest& request,
+                 Pipeline& pipeline) -> podwait::Result<std::unique_ptr<LiveRead>> {
+    seen = request;
+    if (request.context_namespace) config->namespaces = {"tidb"};
     seen_namespaces = config->namespaces;
-    rapidjson::Document d;
-    d.Parse(pods.c_str());
-    std::vector<PodPtr> records;
-    for (const auto& item : d["items"].GetArray()) {
-      records.push_back(std::make_shared<const PodRecord>(*ParsePod(item, PodParseOptions{})));
-    }
-    pipeline.pods().Replace(records);
-    return podwait::Result<std::optional<PodKeys>>::Ok(std::nullopt);
+    pipeline.pods().Replace(PodRecords());
+    return podwait::Result<std::unique_ptr<LiveRead>>::Ok(std::make_unique<FakeLiveRead>());
   };
   std::istringstream in;
   std::ostringstream out, err;
-  EXPECT_EQ(RunExplain({"--now=2024-05-02T10:10:00Z"}, in, out, err, env), 1) << err.str();
-  EXPECT_TRUE(asked_context);
+  EXPECT_EQ(RunExplain({"--now=2024-05-02T10:10:00Z", "--timeout=7s"}, in, out, err, env), 1)
+      << err.str();
+  EXPECT_TRUE(seen.context_namespace);
+  EXPECT_EQ(seen.timeout, 7 * kSecond);
+  EXPECT_FALSE(seen.watch);
   EXPECT_THAT(out.str(), ::testing::StartsWith("POD "));
   EXPECT_THAT(out.str(), HasSubstr("in namespace tidb"));
 
   std::ostringstream out2;
   RunExplain({"-A", "--now=2024-05-02T10:10:00Z"}, in, out2, err, env);
-  EXPECT_FALSE(asked_context);
+  EXPECT_FALSE(seen.context_namespace);
   EXPECT_TRUE(seen_namespaces.empty());
   EXPECT_THAT(out2.str(), ::testing::StartsWith("NAMESPACE "));
 
-  std::ostringstream help;
-  EXPECT_EQ(RunExplain({"--help"}, in, help, err, env), 0);
-  EXPECT_THAT(help.str(), HasSubstr("usage: kubectl podwait [-n NAMESPACE | -A]"));
-  EXPECT_THAT(help.str(), HasSubstr("Exit codes: 0"));
-
-  env.live = [](Config*, bool, const std::string&, Timestamp, Pipeline&) {
-    return podwait::Result<std::optional<PodKeys>>::Fail(
-        "not listed within 30s: pods (http_error)");
+  env.live = [](Config*, const LiveRequest&, Pipeline&) {
+    return podwait::Result<std::unique_ptr<LiveRead>>::Fail(
+        "cannot reach the API server http://127.0.0.1:1 (--server): connection refused");
   };
   std::ostringstream err2;
   EXPECT_EQ(RunExplain({}, in, out, err2, env), 2);
-  EXPECT_THAT(err2.str(), HasSubstr("kubectl podwait: not listed within 30s"));
+  EXPECT_THAT(err2.str(), HasSubstr("kubectl podwait: cannot reach the API server"));
+}
+
+// kubectl's global options land in the exporter's Config, where the endpoint is resolved from.
+TEST(Explain, KubectlGlobalOptionsReachTheReader) {
+  ExplainEnvironment env;
+  env.live_by_default = true;
+  Config got;
+  env.live = [&](Config* config, const LiveRequest&, Pipeline& pipeline) {
+    got = *config;
+    pipeline.pods().Replace(PodRecords());
+    return podwait::Result<std::unique_ptr<LiveRead>>::Ok(std::make_unique<FakeLiveRead>());
+  };
+  std::istringstream in;
+  std::ostringstream out, err;
+  RunExplain({"-s", "https://10.0.0.1:6443", "--kubeconfig=/k/config", "--context=prod",
+              "--cluster=c2", "--user=admin", "--token=made-up", "--certificate-authority=/k/ca",
+              "--client-certificate=/k/crt", "--client-key=/k/key", "--insecure-skip-tls-verify",
+              "--request-timeout=5", "-A"},
+             in, out, err, env);
+  EXPECT_EQ(err.str(), "");
+  EXPECT_EQ(got.kube_server, "https://10.0.0.1:6443");
+  EXPECT_EQ(got.kubeconfig, "/k/config");
+  EXPECT_EQ(got.kube_context, "prod");
+  EXPECT_EQ(got.kube_cluster, "c2");
+  EXPECT_EQ(got.kube_user, "admin");
+  EXPECT_EQ(got.kube_token, "made-up");
+  EXPECT_EQ(got.kube_ca_file, "/k/ca");
+  EXPECT_EQ(got.kube_client_certificate, "/k/crt");
+  EXPECT_EQ(got.kube_client_key, "/k/key");
+  EXPECT_TRUE(got.kube_insecure_skip_tls_verify);
+  EXPECT_EQ(got.kube_request_timeout, 5 * kSecond) << "a plain number is seconds, as kubectl's";
+  RunExplain({"-shttps://a:1", "--request-timeout=1m", "-A"}, in, out, err, env);
+  EXPECT_EQ(got.kube_server, "https://a:1");
+  EXPECT_EQ(got.kube_request_timeout, kMinute);
+  std::ostringstream bad;
+  EXPECT_EQ(RunExplain({"--request-timeout=soon"}, in, out, bad, env), 2);
+  EXPECT_THAT(bad.str(), HasSubstr("flag --request-timeout: expects a duration"));
+}
+
+// --help in kubectl's style: Examples, Options and kubectl's global options with their defaults
+// after '=', Usage; the plugin leaves out the rows about files.
+TEST(Explain, HelpIsInKubectlsStyle) {
+  ExplainEnvironment env;
+  env.live_by_default = true;
+  env.program = "kubectl podwait";
+  std::istringstream in;
+  std::ostringstream help, err;
+  EXPECT_EQ(RunExplain({"--help"}, in, help, err, env), 0);
+  const std::string h = help.str();
+  EXPECT_THAT(h, HasSubstr("\nExamples:\n  # "));
+  EXPECT_THAT(h, HasSubstr("\nOptions:\n    -A, --all-namespaces=false:\n\tIf present,"));
+  EXPECT_THAT(h, HasSubstr("    -w, --watch=false:\n\t"));
+  EXPECT_THAT(h, HasSubstr("\nKubectl options:\n    --kubeconfig='':\n\t"));
+  EXPECT_THAT(h, HasSubstr("    -s, --server='':\n\tThe address and port of the Kubernetes API"));
+  EXPECT_THAT(h, HasSubstr("    --request-timeout='0':\n\t"));
+  EXPECT_THAT(h, HasSubstr("\nUsage:\n  kubectl podwait [-n NAMESPACE | -A]"));
+  EXPECT_THAT(h, HasSubstr("Exit codes: 0"));
+  EXPECT_THAT(h, Not(HasSubstr("--filename")));
+  EXPECT_THAT(h, Not(HasSubstr("--pd-dir")));
+  EXPECT_THAT(h, Not(HasSubstr("(default:")));
+  std::ostringstream offline;
+  EXPECT_EQ(RunExplain({"--help"}, in, offline, err, ExplainEnvironment{}), 0);
+  EXPECT_THAT(offline.str(), HasSubstr("    -f, --filename=[]:\n\t"));
+  EXPECT_THAT(offline.str(), HasSubstr("\nUsage:\n  podwait-exporter explain (-f DUMP"));
+}
+
+// -w: the first table, then the row of each pod whose verdict changes (and of one that stops
+// waiting or goes), until the user stops it: exit 0 whatever waits.
+TEST(Explain, WatchPrintsChangedRowsUntilStopped) {
+  ExplainEnvironment env;
+  env.live_by_default = true;
+  Pipeline* live_pipeline = nullptr;
+  bool caught = false;
+  env.catch_stop = [&] { caught = true; };
+  env.live = [&](Config*, const LiveRequest& request, Pipeline& pipeline) {
+    EXPECT_TRUE(request.watch);
+    EXPECT_TRUE(caught) << "the stop signals are caught before the read";
+    live_pipeline = &pipeline;
+    pipeline.pods().Replace(PodRecords());
+    return podwait::Result<std::unique_ptr<LiveRead>>::Ok(std::make_unique<FakeLiveRead>());
+  };
+  // Tick 1: nothing changes. Tick 2: demo-tikv-0 is gone and demo-tidb-0 is Ready. Then stop.
+  int ticks = 0;
+  env.wait_for_stop = [&](Timestamp) {
+    ++ticks;
+    if (ticks == 2) {
+      std::vector<PodPtr> pods;
+      for (const PodPtr& p : live_pipeline->pods().Snapshot()) {
+        if (p->name == "demo-tikv-0") continue;
+        if (p->name == "demo-tidb-0") {
+          for (const PodPtr& ready : live_pipeline->pods().Snapshot()) {
+            if (ready->name != "demo-tidb-0" && ready->name != "demo-tikv-0") {
+              PodRecord copy = *ready;  // the Ready pod, as demo-tidb-0
+              copy.name = "demo-tidb-0";
+              copy.uid = p->uid;
+              copy.component = p->component;
+              pods.push_back(std::make_shared<const PodRecord>(std::move(copy)));
+            }
+          }
+          continue;
+        }
+        pods.push_back(p);
+      }
+      live_pipeline->pods().Replace(pods);
+    }
+    return ticks > 2;
+  };
+  std::istringstream in;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunExplain({"-A", "-w"}, in, out, err, env), 0) << err.str();
+  const std::string o = out.str();
+  EXPECT_THAT(o, ::testing::StartsWith("NAMESPACE "));
+  EXPECT_THAT(o, Not(HasSubstr("waiting:"))) << "no summary line under -w";
+  EXPECT_THAT(o, ::testing::ContainsRegex("\ntidb +demo-tikv-0 +- +- +deleted +- +-"));
+  EXPECT_THAT(o, ::testing::ContainsRegex("\ntidb +demo-tidb-0 +- +- +not waiting"));
+  EXPECT_EQ(std::count(o.begin(), o.end(), '\n'), 1 + 2 + 2) << o;
+  EXPECT_EQ(ticks, 3);
+
+  std::ostringstream err2;
+  EXPECT_EQ(RunExplain({"-w", "-o", "json"}, in, out, err2, env), 2);
+  EXPECT_THAT(err2.str(), HasSubstr("-w prints rows"));
+  EXPECT_EQ(RunExplain({"-w", "-f", "-"}, in, out, err2, ExplainEnvironment{}), 2);
+}
+
+// A kubectl that failed in a pipe leaves explain nothing to read: that is no all-clear (exit 2),
+// and neither is a dump without a single pod.
+TEST(Explain, EmptyInputIsAnErrorNotAnAllClear) {
+  Result nothing = Explain({"-f", "-"}, "");
+  EXPECT_EQ(nothing.code, 2);
+  EXPECT_EQ(nothing.out, "");
+  EXPECT_THAT(nothing.err, HasSubstr("standard input is empty: did the command writing into "
+                                     "the pipe fail?"));
+  EXPECT_THAT(Explain({"-f", "-"}, "\n  \n").err, HasSubstr("standard input holds only white"));
+  Result empty_file = Explain({"-f", WriteTemp("pods.json", "")});
+  EXPECT_EQ(empty_file.code, 2);
+  EXPECT_THAT(empty_file.err, HasSubstr("pods.json is empty"));
+
+  Result empty_list = Explain({"-f", "-"}, R"({"apiVersion":"v1","kind":"List","items":[]})");
+  EXPECT_EQ(empty_list.code, 2);
+  EXPECT_THAT(empty_list.err, HasSubstr("an empty List"));
+
+  const std::string event = R"({"apiVersion":"v1","kind":"List","items":[{"kind":"Event",
+      "apiVersion":"v1","metadata":{"name":"e","namespace":"tidb"},"reason":"Scheduled",
+      "involvedObject":{"kind":"Pod","name":"demo-tidb-0","namespace":"tidb"}}]})";
+  Result events_only = Explain({"-f", "-"}, event);
+  EXPECT_EQ(events_only.code, 2) << events_only.out;
+  EXPECT_THAT(events_only.err, HasSubstr("no pods in the input, only Event 1"));
+  EXPECT_THAT(events_only.out, Not(HasSubstr("No waiting pods")));
 }
 
 // -f /dev/zero, or a dump larger than memory allows, ended in std::bad_alloc (SIGABRT).
@@ -539,6 +698,7 @@ TEST(Explain, BadUsageExitsTwo) {
   EXPECT_EQ(unknown.code, 2);
   EXPECT_THAT(unknown.err, HasSubstr("unknown flag --bogus"));
   EXPECT_EQ(Explain({"--help"}).code, 0);
+  EXPECT_EQ(Explain({"-f", "-", "-w"}).code, 2) << "-w watches the cluster";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 
 #include "exporter/http/views.h"
+#include "exporter/http/views_internal.h"
 
 namespace podwait {
 namespace {
@@ -11,6 +12,19 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr Timestamp kNow = 1'700'000'100'000;
+
+// The page as rendered, without the script and its data (whose text names every message).
+std::string Shown(const std::string& html) {
+  return html.substr(0, html.find("<template id=\"podwait-watching\">"));
+}
+
+PodFilter Filter(std::string ns, std::string cluster, std::string wait_class) {
+  PodFilter f;
+  f.namespace_ = std::move(ns);
+  f.cluster = std::move(cluster);
+  f.wait_class = std::move(wait_class);
+  return f;
+}
 
 ViewModel Model() {
   auto snap = std::make_shared<WaitingSnapshot>();
@@ -71,7 +85,8 @@ TEST(PodsJson, EvidenceAgoIsMeasuredAtTheTimeOfTheView) {
   m.now += 3 * kMinute;
   d.Parse(RenderPodsJson(m, {}).c_str());
   EXPECT_STREQ(d["pods"][0]["evidence"].GetString(), "scale-up 15m0s ago did not bring a node");
-  EXPECT_THAT(RenderStatusPage(m, {}, {}), HasSubstr("scale-up 15m0s ago did not bring a node"));
+  EXPECT_THAT(RenderStatusPage(m, {}, Filter("", "", "dependency")),
+              HasSubstr("scale-up 15m0s ago did not bring a node"));
 }
 
 TEST(PodsJson, ListsPodsAndClusters) {
@@ -93,13 +108,13 @@ TEST(PodsJson, ListsPodsAndClusters) {
 
 TEST(PodsJson, Filters) {
   rapidjson::Document d;
-  d.Parse(RenderPodsJson(Model(), {"", "", "capacity"}).c_str());
+  d.Parse(RenderPodsJson(Model(), Filter("", "", "capacity")).c_str());
   ASSERT_EQ(d["pods"].Size(), 1u);
   EXPECT_STREQ(d["pods"][0]["pod"].GetString(), "shop-tikv-0");
-  d.Parse(RenderPodsJson(Model(), {"demo", "", ""}).c_str());
+  d.Parse(RenderPodsJson(Model(), Filter("demo", "", "")).c_str());
   EXPECT_EQ(d["pods"].Size(), 1u);
   EXPECT_EQ(d["clusters"].Size(), 1u);
-  d.Parse(RenderPodsJson(Model(), {"", "shop-shop", ""}).c_str());
+  d.Parse(RenderPodsJson(Model(), Filter("", "shop-shop", "")).c_str());
   EXPECT_EQ(d["pods"].Size(), 1u);
 }
 
@@ -133,15 +148,17 @@ TEST(PodsJson, FromQueryKeepsUnknownValues) {
 
 TEST(StatusPage, ShowsClustersClassesAndEscapes) {
   std::string html = RenderStatusPage(Model(), {}, {});
-  EXPECT_THAT(html, HasSubstr("<meta http-equiv=\"refresh\""));
-  EXPECT_THAT(html, HasSubstr("demo-tidb-0"));
+  // Refreshed in place by its script, never by a reload that collapses what the user opened.
+  EXPECT_THAT(html, Not(HasSubstr("http-equiv=\"refresh\"")));
+  EXPECT_THAT(html, HasSubstr("shop-tikv-0"));
   EXPECT_THAT(html, HasSubstr("pd: not_ready (no_pd_leader)"));
   EXPECT_THAT(html, HasSubstr("pd: ready for 1h0m"));
   EXPECT_THAT(html, HasSubstr("capacity <span class=\"tag\">needs attention · 1"));
   EXPECT_THAT(html, HasSubstr("<b>dependency</b> <span class=\"tag\">1 pod, expected wait"));
   EXPECT_THAT(html, HasSubstr("2m5s"));
   EXPECT_THAT(html, HasSubstr("&lt;script&gt;"));
-  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(Shown(html), Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("<script src")));
   EXPECT_THAT(html, Not(HasSubstr("http://")));  // self-contained: no external assets
 }
 
@@ -186,29 +203,50 @@ TEST(StatusPage, SummaryCountsWhatNeedsAttentionAndWhatIsExpected) {
 
 // Every needs-attention group of every cluster comes before every expected group.
 TEST(StatusPage, EveryProblemIsAboveEveryExpectedGroup) {
-  const std::string html = RenderStatusPage(Fleet(40, 10), {}, {});
+  const std::string html = Shown(RenderStatusPage(Fleet(40, 10), {}, {}));
   const size_t last_attention = html.rfind("needs attention ·");
   const size_t first_expected = html.find("<details");
   ASSERT_NE(last_attention, std::string::npos);
   ASSERT_NE(first_expected, std::string::npos);
   EXPECT_LT(last_attention, first_expected);
   EXPECT_LT(html.find("tc-39-tikv-99"), first_expected);
-  EXPECT_GT(html.find("tc-0-tikv-0<"), first_expected);
+  // Filtered to the expected class, its rows are there, below every problem.
+  const std::string all = RenderStatusPage(Fleet(40, 10), {}, Filter("", "", "dependency"));
+  ASSERT_NE(all.find("tc-0-tikv-0<"), std::string::npos);
+  EXPECT_GT(all.find("tc-0-tikv-0<"), all.find("<details"));
 }
 
-// Expected groups are collapsed (closed <details>, no script), with their count in the summary.
-TEST(StatusPage, ExpectedGroupsAreCollapsedToACount) {
+// Expected groups are collapsed to their count, their rows not sent: the script loads them when
+// a group is opened, and without script the group's link opens the page filtered to them.
+TEST(StatusPage, ExpectedGroupsAreCollapsedToACountWithoutRows) {
   const std::string html = RenderStatusPage(Fleet(2, 10), {}, {});
-  EXPECT_THAT(html, HasSubstr("<details class=\"class-dependency\"><summary"));
+  EXPECT_THAT(html,
+              HasSubstr("<details class=\"class-dependency\" "
+                        "data-rows=\"?namespace=load-1&amp;cluster=tc-1&amp;class=dependency\">"
+                        "<summary"));
   EXPECT_THAT(html, HasSubstr("10 pods, expected wait"));
+  EXPECT_THAT(html, HasSubstr("<p class=\"rows\"><a href=\"?namespace=load-1&amp;cluster=tc-1&amp;"
+                              "class=dependency\">show the 10 pods</a></p>"));
   EXPECT_THAT(html, Not(HasSubstr(" open>")));
-  // Filtered to an expected class, its groups are what was asked for: open.
-  EXPECT_THAT(RenderStatusPage(Fleet(2, 10), {}, {"", "", "dependency"}),
-              HasSubstr("<details class=\"class-dependency\" open><summary"));
+  EXPECT_THAT(html, Not(HasSubstr("tc-1-tikv-3<")));
+  // Filtered to an expected class, its groups are what was asked for: open, with their rows.
+  const std::string open = RenderStatusPage(Fleet(2, 10), {}, Filter("", "", "dependency"));
+  EXPECT_THAT(open, HasSubstr("class=dependency\" open><summary"));
+  EXPECT_THAT(open, HasSubstr("tc-1-tikv-3<"));
+}
+
+// A fleet page is its problems and a count per expected group: at 40 clusters of 50 expected
+// waits (2,000 pods) it stays far below what a page of every row was.
+TEST(StatusPage, AFleetPageDoesNotGrowWithExpectedWaits) {
+  const std::string small = RenderStatusPage(Fleet(40, 1), {}, {});
+  const std::string large = RenderStatusPage(Fleet(40, 50), {}, {});
+  EXPECT_LT(large.size(), small.size() + 1024) << "rows of expected waits in the page";
+  EXPECT_LT(large.size(), 250u * 1024);
 }
 
 TEST(StatusPage, NaturalSortOfClustersAndPods) {
-  const std::string html = RenderStatusPage(Fleet(12, 11), {}, {});
+  const std::string html = RenderStatusPage(Fleet(12, 11), {}, Filter("", "", "dependency"));
+  ASSERT_NE(html.find("tc-2-tikv-10<"), std::string::npos);
   EXPECT_LT(html.find("tc-2-tikv-2<"), html.find("tc-2-tikv-10<"));
   EXPECT_LT(html.find(">tc-2<"), html.find(">tc-10<"));
   EXPECT_TRUE(NaturalLess("tidb-2", "tidb-10"));
@@ -223,16 +261,16 @@ TEST(StatusPage, NaturalSortOfClustersAndPods) {
 // Filters are query parameters: the chips and the cluster names are links that set them.
 TEST(StatusPage, FiltersByClassClusterAndNamespace) {
   const ViewModel m = Fleet(4, 2);
-  std::string html = RenderStatusPage(m, {}, {"", "", "capacity"});
+  std::string html = RenderStatusPage(m, {}, Filter("", "", "capacity"));
   EXPECT_THAT(html, HasSubstr("tc-3-tikv-99"));
   EXPECT_THAT(html, Not(HasSubstr("tc-3-tikv-0<")));
-  EXPECT_THAT(html, HasSubstr("2 need attention</span>, <span class=\"calm\">0 expected"));
   EXPECT_THAT(html, HasSubstr("href=\"?class=capacity\">capacity 2</a>"));
   EXPECT_THAT(html, HasSubstr("<a href=\"./\">clear filters</a>"));
-  html = RenderStatusPage(m, {}, {"load-1", "", ""});
-  EXPECT_THAT(html, HasSubstr("tc-1-tikv-0<"));
-  EXPECT_THAT(html, Not(HasSubstr("tc-2-tikv-0<")));
-  html = RenderStatusPage(m, {}, {"", "load-3-tc-3", ""});
+  html = RenderStatusPage(m, {}, Filter("load-1", "", ""));
+  EXPECT_THAT(html,
+              HasSubstr("data-rows=\"?namespace=load-1&amp;cluster=tc-1&amp;class=dependency\""));
+  EXPECT_THAT(html, Not(HasSubstr("?namespace=load-2&amp;")));
+  html = RenderStatusPage(m, {}, Filter("", "load-3-tc-3", ""));
   EXPECT_THAT(html, HasSubstr("tc-3-tikv-99"));
   EXPECT_THAT(html, Not(HasSubstr("tc-0-tikv-99")));
   // The class chips keep the other filters; the cluster name is a link to that cluster only.
@@ -243,7 +281,7 @@ TEST(StatusPage, FiltersByClassClusterAndNamespace) {
 
 TEST(StatusPage, FilterValuesAreEncodedInLinks) {
   ViewModel m = Fleet(1, 1);
-  const std::string html = RenderStatusPage(m, {}, {"a&b c", "", ""});
+  const std::string html = RenderStatusPage(m, {}, Filter("a&b c", "", ""));
   EXPECT_THAT(html, HasSubstr("href=\"?namespace=a%26b%20c\""));
 }
 
@@ -262,7 +300,7 @@ TEST(StatusPage, AbsoluteTimesOnHoverVersionAndRunbookPerClass) {
 TEST(StatusPage, EveryLinkIsRelative) {
   StatusPageOptions o;
   o.telemetry_path = "/custom/metrics";
-  const std::string html = RenderStatusPage(Fleet(4, 2), o, {"", "", "capacity"});
+  const std::string html = RenderStatusPage(Fleet(4, 2), o, Filter("", "", "capacity"));
   EXPECT_THAT(html, HasSubstr("href=\"custom/metrics\""));
   EXPECT_THAT(html, HasSubstr("href=\"api/v1/pods\""));
   EXPECT_THAT(html, Not(HasSubstr("href=\"/")));
@@ -272,8 +310,7 @@ TEST(StatusPage, EveryLinkIsRelative) {
 TEST(StatusPage, EmptyStateNamesSelectorNamespacesAndSync) {
   ViewModel m;
   m.now = kNow;
-  m.synced = false;
-  m.unsynced = {"pods", "events"};
+  m.synced = true;
   StatusPageOptions o;
   o.selector = "app.kubernetes.io/managed-by=tidb-operator";
   o.selector_v2 = "pingcap.com/managed-by=tidb-operator";
@@ -283,12 +320,8 @@ TEST(StatusPage, EmptyStateNamesSelectorNamespacesAndSync) {
   EXPECT_THAT(html, HasSubstr("<code>app.kubernetes.io/managed-by=tidb-operator</code> and "
                               "<code>pingcap.com/managed-by=tidb-operator</code>"));
   EXPECT_THAT(html, HasSubstr("namespaces <code>tidb-a</code>, <code>tidb-b</code>"));
-  EXPECT_THAT(html, HasSubstr("<b>Not synced yet</b>: waiting for the first list of "
-                              "<code>pods</code> <code>events</code>."));
-  m.synced = true;
-  m.unsynced.clear();
   o.namespaces.clear();
-  html = RenderStatusPage(m, o, {"", "", "capacity"});
+  html = RenderStatusPage(m, o, Filter("", "", "capacity"));
   EXPECT_THAT(html, HasSubstr("No waiting pods match this filter."));
   EXPECT_THAT(html, HasSubstr("in all namespaces"));
   EXPECT_THAT(html, HasSubstr("Every watch has synced"));
@@ -318,10 +351,207 @@ TEST(StatusPage, HeadersAllowOnlyItsOwnStyle) {
     if (name != "Content-Security-Policy") continue;
     csp = true;
     EXPECT_THAT(value, HasSubstr("default-src 'none'; style-src 'sha256-"));
-    EXPECT_THAT(value, Not(HasSubstr("script-src")));
+    EXPECT_THAT(value, HasSubstr("; script-src 'sha256-"));
+    EXPECT_THAT(value, HasSubstr("; connect-src 'self';"));
     EXPECT_THAT(value, HasSubstr("form-action 'none'"));
   }
   EXPECT_TRUE(csp);
+}
+
+// ===== No data is not good news ===============================================================
+
+// Issue 37: with the API server unreachable the page said a green "0 need attention" and "No
+// waiting pods". Before the first list there is no data: the page says so first, and nothing
+// reads as an all-clear.
+TEST(StatusPage, BeforeTheFirstListThereIsNoData) {
+  ViewModel m;
+  m.now = kNow;
+  m.health.not_synced_yet = {"pods", "events"};
+  m.health.started_at = kNow - 12'000;
+  m.health.api_address = "https://10.0.0.1:6443";
+  m.health.api_reachable = false;
+  m.health.api_error = "cannot connect: Connection refused";
+  m.health.api_unreachable_since = kNow - 11'000;
+  const std::string html = Shown(RenderStatusPage(m, {}, {}));
+  const size_t banner = html.find("<div class=\"nodata\" role=\"alert\">");
+  ASSERT_NE(banner, std::string::npos);
+  EXPECT_LT(banner, html.find("class=\"summary\""));  // first
+  EXPECT_THAT(html, HasSubstr("<b>No data yet</b>: waiting for the first list of <code>pods</code> "
+                              "<code>events</code> (the exporter started "));
+  EXPECT_THAT(html, HasSubstr("12s ago</time>"));
+  EXPECT_THAT(html, HasSubstr("<b>The API server is unreachable</b> for <time datetime=\""));
+  EXPECT_THAT(html, HasSubstr(">11s</time>: <code>https://10.0.0.1:6443</code>: cannot connect: "
+                              "Connection refused."));
+  EXPECT_THAT(html, HasSubstr("No data has arrived from the API server yet: not an all-clear."));
+  EXPECT_THAT(html, HasSubstr("<p class=\"summary\"><span class=\"warn\">No data yet</span></p>"));
+  EXPECT_THAT(html, Not(HasSubstr("class=\"ok\"")));
+  EXPECT_THAT(html, Not(HasSubstr("No waiting pods")));
+  EXPECT_THAT(html, Not(HasSubstr("need attention")));
+  EXPECT_THAT(html, HasSubstr("<title>not current · podwait</title>"));
+}
+
+// After the data stopped: what is shown is the last data, and the page says how old it is.
+TEST(StatusPage, UnreachableAfterDataSaysSinceWhenAndHowOld) {
+  ViewModel m = Fleet(2, 3);
+  auto snap = std::make_shared<WaitingSnapshot>(*m.waiting);
+  m.waiting = snap;
+  m.synced = false;
+  m.health.out_of_sync = {"pods", "events", "tidbclusters", "configmaps", "pds", "tikvs", "tidbs"};
+  m.health.api_address = "https://10.0.0.1:6443";
+  m.health.api_reachable = false;
+  m.health.api_error = "cannot connect: Connection refused";
+  m.health.api_unreachable_since = kNow - 3 * kMinute;
+  m.health.last_data = kNow - 3 * kMinute - 5'000;
+  std::string html = RenderStatusPage(m, {}, {});
+  EXPECT_THAT(html, HasSubstr(">3m0s</time>: <code>https://10.0.0.1:6443</code>"));
+  EXPECT_THAT(html,
+              HasSubstr("<b>Out of sync</b>: the list or watch of <code>pods</code> "
+                        "<code>events</code> <code>tidbclusters</code> <code>configmaps</code> "
+                        "<code>pds</code> <code>tikvs</code> and 1 more keeps failing."));
+  EXPECT_THAT(html, HasSubstr("The last data arrived <time datetime=\"2023-11-14T22:11:55Z\" "
+                              "title=\"2023-11-14T22:11:55Z\">3m5s ago</time>: what follows is as "
+                              "of then, not an all-clear."));
+  EXPECT_THAT(html, HasSubstr("1 needs attention</span>"));  // Fleet(2, .): one capacity pod
+  EXPECT_THAT(html, HasSubstr(" · as of the last data</span>"));
+  EXPECT_THAT(html, HasSubstr("<b>not current</b>"));
+  // Nothing waiting in the last data: still no green, no "No waiting pods".
+  m.waiting = std::make_shared<WaitingSnapshot>();
+  html = Shown(RenderStatusPage(m, {}, {}));
+  EXPECT_THAT(html, HasSubstr("<span class=\"warn\">0 need attention</span>"));
+  EXPECT_THAT(html, Not(HasSubstr("class=\"ok\"")));
+  EXPECT_THAT(html, Not(HasSubstr("No waiting pods")));
+  EXPECT_THAT(html, HasSubstr("Nothing to show, and that is not an all-clear"));
+  // Current again: the all-clear is allowed.
+  m.health = {};
+  m.synced = true;
+  html = Shown(RenderStatusPage(m, {}, {}));
+  EXPECT_THAT(html, HasSubstr("<span class=\"ok\">0 need attention</span>"));
+  EXPECT_THAT(html, HasSubstr("No waiting pods."));
+  EXPECT_THAT(html, Not(HasSubstr("class=\"nodata\"")));
+}
+
+TEST(PodsJson, HealthSaysWhatKeepsTheDataFromBeingCurrent) {
+  ViewModel m = Model();
+  rapidjson::Document d;
+  d.Parse(RenderPodsJson(m, {}).c_str());
+  EXPECT_TRUE(d["health"]["current"].GetBool());
+  EXPECT_TRUE(d["health"]["apiServer"]["reachable"].GetBool());
+  EXPECT_STREQ(d["now"].GetString(), "2023-11-14T22:15:00Z");
+  m.health.out_of_sync = {"pods"};
+  m.health.api_address = "https://10.0.0.1:6443";
+  m.health.api_reachable = false;
+  m.health.api_error = "refused";
+  m.health.api_unreachable_since = kNow - kMinute;
+  m.health.last_data = kNow - 2 * kMinute;
+  d.Parse(RenderPodsJson(m, {}).c_str());
+  const auto& h = d["health"];
+  EXPECT_FALSE(h["current"].GetBool());
+  EXPECT_STREQ(h["outOfSync"][0].GetString(), "pods");
+  EXPECT_EQ(h["notSyncedYet"].Size(), 0u);
+  EXPECT_STREQ(h["apiServer"]["address"].GetString(), "https://10.0.0.1:6443");
+  EXPECT_FALSE(h["apiServer"]["reachable"].GetBool());
+  EXPECT_STREQ(h["apiServer"]["error"].GetString(), "refused");
+  EXPECT_STREQ(h["apiServer"]["unreachableSince"].GetString(), "2023-11-14T22:14:00Z");
+  EXPECT_STREQ(h["lastData"].GetString(), "2023-11-14T22:13:00Z");
+}
+
+// ===== The headline counts the whole scope ====================================================
+
+// Issue 37: a class filter turned the headline green while problems existed elsewhere.
+TEST(StatusPage, TheHeadlineCountsTheWholeScopeAndSaysFiltered) {
+  const ViewModel m = Fleet(4, 2);  // 8 dependency pods, capacity pods in load-0 and load-3
+  std::string html = RenderStatusPage(m, {}, Filter("", "", "dependency"));
+  EXPECT_THAT(html,
+              HasSubstr("<span class=\"bad\">2 need attention</span>, <span class=\"calm\">"
+                        "8 expected</span> <span class=\"meta\">in 4 clusters, 2 with "
+                        "problems</span> <span class=\"filtered\">· filtered: 8 shown</span>"));
+  EXPECT_THAT(html, Not(HasSubstr("class=\"ok\"")));
+  EXPECT_THAT(html, HasSubstr("<title>2 need attention · podwait</title>"));
+  html = RenderStatusPage(m, {}, Filter("load-1", "", ""));
+  EXPECT_THAT(html, HasSubstr("2 need attention</span>"));
+  EXPECT_THAT(html, HasSubstr("filtered: 2 shown"));
+  EXPECT_THAT(Shown(RenderStatusPage(m, {}, {})), Not(HasSubstr("class=\"filtered\"")));
+}
+
+// ===== No red inside "Expected" ===============================================================
+
+TEST(StatusPage, DependencyChipsInsideExpectedAreCalm) {
+  const std::string html = RenderStatusPage(Model(), {}, {});
+  const size_t expected = html.find("id=\"expected\"");
+  ASSERT_NE(expected, std::string::npos);
+  // demo's PD is not ready: the reason its pods wait as designed, not a problem of its own.
+  EXPECT_THAT(html.substr(expected), HasSubstr("<section class=\"cluster expected\">"));
+  EXPECT_THAT(html.substr(expected), HasSubstr("dep not_ready"));
+  EXPECT_THAT(html, HasSubstr(".expected .dep.not_ready{color:var(--calm)}"));
+}
+
+// ===== ?namespace=&pod=: where an alert links =================================================
+
+TEST(StatusPage, APodLinkOpensItsClassReasonEvidenceSinceAndWhatHoldsIt) {
+  ViewModel m = Model();
+  std::string html = RenderStatusPage(
+      m, {}, PodFilter::FromQuery({{"namespace", "demo"}, {"pod", "demo-tidb-0"}}));
+  const size_t card = html.find("<section class=\"pod expected\">");
+  ASSERT_NE(card, std::string::npos);
+  const std::string c = html.substr(card, html.find("</section>", card) - card);
+  EXPECT_THAT(c, HasSubstr("<a href=\"?namespace=demo\">demo</a> / demo-tidb-0</h2>"));
+  EXPECT_THAT(c, HasSubstr("<dt>class</dt><dd><b>dependency</b> · expected wait: waiting for a "
+                           "component it needs, which is not ready · <a "
+                           "href=\"runbook#class-dependency\">runbook</a></dd>"));
+  EXPECT_THAT(c, HasSubstr("<dt>reason</dt><dd>pd_not_ready</dd>"));
+  EXPECT_THAT(c, HasSubstr("<dt>evidence</dt><dd>PD has no leader</dd>"));
+  EXPECT_THAT(
+      c, HasSubstr("<dt>since</dt><dd>initializing for <time datetime=\"2023-11-14T22:12:55Z\""));
+  EXPECT_THAT(c, HasSubstr(", dependency for <time datetime=\"2023-11-14T22:14:00Z\""));
+  EXPECT_THAT(c, HasSubstr("<dt>what holds it</dt><dd><span class=\"deps\"><span class=\"dep "
+                           "not_ready\">pd: not_ready (no_pd_leader)</span>"));
+  // Its group is open with its one row; nothing else is shown.
+  EXPECT_THAT(html, HasSubstr("class=dependency\" open><summary"));
+  EXPECT_THAT(html, Not(HasSubstr("shop-tikv-0<")));
+  // The headline still counts everything.
+  EXPECT_THAT(html, HasSubstr("1 needs attention</span>"));
+  // A pod that is not waiting (any more) says so, and is not an error.
+  html = RenderStatusPage(m, {}, PodFilter::FromQuery({{"namespace", "demo"}, {"pod", "gone-0"}}));
+  EXPECT_THAT(html, HasSubstr("Pod demo/gone-0 is not waiting: it is Ready, gone, or not watched "
+                              "here."));
+}
+
+TEST(PodsJson, PodAndExpectedFilters) {
+  auto f = ParsePodFilter({{"namespace", "shop"}, {"pod", "shop-tikv-0"}, {"expected", "false"}});
+  ASSERT_TRUE(f.ok()) << f.error;
+  rapidjson::Document d;
+  d.Parse(RenderPodsJson(Model(), *f).c_str());
+  ASSERT_EQ(d["pods"].Size(), 1u);
+  EXPECT_STREQ(d["pods"][0]["pod"].GetString(), "shop-tikv-0");
+  EXPECT_FALSE(ParsePodFilter({{"expected", "maybe"}}).ok());
+  // expected=false lists the problems only; each cluster still counts its pods by class.
+  d.Parse(RenderPodsJson(Model(), *ParsePodFilter({{"expected", "false"}})).c_str());
+  ASSERT_EQ(d["pods"].Size(), 1u);
+  ASSERT_EQ(d["clusters"].Size(), 2u);
+  EXPECT_EQ(d["clusters"][0]["waiting"]["dependency"].GetUint64(), 1u);
+  EXPECT_EQ(d["clusters"][1]["waiting"]["capacity"].GetUint64(), 1u);
+  // The scope is the whole one, whatever the filter.
+  d.Parse(RenderPodsJson(Model(), Filter("", "", "capacity")).c_str());
+  EXPECT_EQ(d["scope"]["needAttention"].GetUint64(), 1u);
+  EXPECT_EQ(d["scope"]["expected"].GetUint64(), 1u);
+  EXPECT_EQ(d["scope"]["clusters"].GetUint64(), 2u);
+  EXPECT_EQ(d["scope"]["clustersWithProblems"].GetUint64(), 1u);
+}
+
+// The policy allows exactly the script the page carries.
+TEST(StatusPage, ThePolicyAllowsThePagesOwnScriptByItsHash) {
+  const std::string html = RenderStatusPage(Model(), {}, {});
+  const std::string open = "</script><script>";
+  const size_t start = html.find(open);
+  ASSERT_NE(start, std::string::npos);
+  const size_t end = html.find("</script>", start + open.size());
+  const std::string script = html.substr(start + open.size(), end - start - open.size());
+  EXPECT_THAT(script, HasSubstr("refreshes in place every"));
+  std::string csp;
+  for (const auto& [name, value] : StatusPageHeaders()) {
+    if (name == "Content-Security-Policy") csp = value;
+  }
+  EXPECT_THAT(csp, HasSubstr("script-src 'sha256-" + views::Sha256Base64(script) + "'"));
 }
 
 }  // namespace

@@ -347,24 +347,36 @@ TEST(MergeHeaders, OwnValuesWinCaseInsensitively) {
                                   Pair("Strict-Transport-Security", "max-age=1")));
 }
 
-TEST(StatusPageHeaders, PolicyAllowsExactlyThePagesOwnStyle) {
+TEST(StatusPageHeaders, PolicyAllowsExactlyThePagesOwnStyleAndScript) {
   const std::string page = RenderStatusPage(ViewModel{}, {}, {});
-  const auto open = page.find("<style>") + 7;
-  const std::string style = page.substr(open, page.find("</style>") - open);
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(style.data(), style.size(), md, &len, EVP_sha256(), nullptr);
-  const std::string hash = Base64Encode(std::string_view(reinterpret_cast<char*>(md), len));
+  auto hash_of = [&page](const std::string& open_tag, const std::string& close_tag) {
+    const auto open = page.find(open_tag) + open_tag.size();
+    const std::string text = page.substr(open, page.find(close_tag, open) - open);
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_Digest(text.data(), text.size(), md, &len, EVP_sha256(), nullptr);
+    return Base64Encode(std::string_view(reinterpret_cast<char*>(md), len));
+  };
 
   auto headers = StatusPageHeaders();
   ASSERT_EQ(headers.size(), 2u);
   EXPECT_EQ(headers[0].first, "Content-Security-Policy");
-  EXPECT_EQ(headers[0].second,
-            "default-src 'none'; style-src 'sha256-" + hash +
-                "'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+  EXPECT_EQ(headers[0].second, "default-src 'none'; style-src 'sha256-" +
+                                   hash_of("<style>", "</style>") + "'; script-src 'sha256-" +
+                                   hash_of("</script><script>", "</script>") +
+                                   "'; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+                                   "frame-ancestors 'none'");
   EXPECT_THAT(headers[1], Pair("X-Frame-Options", "DENY"));
-  // Nothing else on the page would need the policy to allow it.
-  EXPECT_EQ(page.find("<script"), std::string::npos);
+  // Nothing else on the page would need the policy to allow it: one script, and one inert data
+  // block (not run, so not subject to script-src).
+  size_t scripts = 0;
+  for (size_t at = page.find("<script"); at != std::string::npos;
+       at = page.find("<script", at + 1)) {
+    ++scripts;
+  }
+  EXPECT_EQ(scripts, 2u);
+  EXPECT_NE(page.find("<script type=\"application/json\" id=\"podwait-classes\">"),
+            std::string::npos);
   EXPECT_EQ(page.find(" style="), std::string::npos);
   EXPECT_EQ(page.find("<img"), std::string::npos);
 }

@@ -18,6 +18,8 @@
 namespace podwait {
 namespace {
 
+using ::testing::HasSubstr;
+
 EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
   return [vars](const std::string& name) -> std::optional<std::string> {
     auto it = vars.find(name);
@@ -243,6 +245,114 @@ TEST(ResolveKubeEndpoint, FlagsOverrideTheKubeconfig) {
   EXPECT_EQ(DescribeAuth(*ep), "token file /var/run/made-up/token");
 }
 
+// kubectl's global options over a kubeconfig, with client-go's precedence: --server replaces the
+// cluster's server and keeps the user's credentials; --token replaces the user's exec plugin;
+// --certificate-authority turns verification back on; --insecure-skip-tls-verify drops the CA.
+TEST(ResolveKubeEndpoint, KubectlOptionsOverTheKubeconfig) {
+  const std::string dir = testing::MakeTempDir();
+  WriteFile(dir + "/u.crt", "made-up");
+  WriteFile(dir + "/u.key", "made-up");
+  KubeEndpointFlags flags;
+  flags.kubeconfig = WriteKubeconfig(
+      "https://k.example", "exec: {apiVersion: client.authentication.k8s.io/v1, command: p}");
+  flags.server = "https://other.example:6443/";
+  auto ep = ResolveKubeEndpoint(flags, FakeEnv({}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
+  EXPECT_EQ(ep->api_url, "https://other.example:6443");
+  ASSERT_TRUE(ep->exec) << "the user's credentials stay";
+  EXPECT_EQ(ep->context, "here");
+
+  flags.token = "made-up-flag-token";
+  flags.ca_file = dir + "/u.crt";
+  ep = ResolveKubeEndpoint(flags, FakeEnv({}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
+  EXPECT_FALSE(ep->exec);
+  EXPECT_EQ(ep->token, "made-up-flag-token");
+  EXPECT_EQ(DescribeAuth(*ep), "token");
+  EXPECT_EQ(ep->tls.ca_file, dir + "/u.crt");
+
+  // --context picks the other context, --cluster another cluster than the context's.
+  flags = {};
+  flags.kubeconfig = WriteKubeconfig("https://k.example");
+  flags.context = "there";
+  EXPECT_EQ(ResolveKubeEndpoint(flags, FakeEnv({}))->api_url, "https://there.example");
+  flags.cluster = "k";
+  EXPECT_EQ(ResolveKubeEndpoint(flags, FakeEnv({}))->api_url, "https://k.example");
+
+  // The client certificate goes as a pair, and its files must be readable.
+  flags = {};
+  flags.kubeconfig = WriteKubeconfig("https://k.example");
+  flags.client_certificate = dir + "/u.crt";
+  EXPECT_THAT(ResolveKubeEndpoint(flags, FakeEnv({})).error, HasSubstr("pass --client-key too"));
+  flags.client_key = dir + "/gone.key";
+  EXPECT_THAT(ResolveKubeEndpoint(flags, FakeEnv({})).error,
+              HasSubstr("--client-key " + dir + "/gone.key cannot be read"));
+  flags.client_key = dir + "/u.key";
+  ep = ResolveKubeEndpoint(flags, FakeEnv({}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
+  EXPECT_EQ(ep->tls.cert_file, dir + "/u.crt");
+  EXPECT_EQ(DescribeAuth(*ep), "token and client certificate");
+}
+
+TEST(ResolveKubeEndpoint, CaAndInsecureOverridesAsClientGo) {
+  const std::string dir = testing::MakeTempDir();
+  WriteFile(dir + "/ca.crt", "-----BEGIN CERTIFICATE-----\nmade-up\n");
+  KubeEndpointFlags flags;
+  flags.kubeconfig = dir + "/config";
+  WriteFile(
+      flags.kubeconfig,
+      "current-context: c\n"
+      "contexts: [{name: c, context: {cluster: k}}, {name: i, context: {cluster: insecure}}]\n"
+      "clusters: [{name: k, cluster: {server: https://k.example, "
+      "certificate-authority: ca.crt}},\n"
+      "           {name: insecure, cluster: {server: https://i.example, "
+      "insecure-skip-tls-verify: true}}]\n");
+  flags.insecure_skip_tls_verify = true;
+  auto ep = ResolveKubeEndpoint(flags, FakeEnv({}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
+  EXPECT_TRUE(ep->tls.insecure_skip_verify);
+  EXPECT_EQ(ep->tls.ca_file, "") << "no verification, no CA";
+
+  flags.insecure_skip_tls_verify = false;
+  flags.context = "i";
+  flags.ca_file = dir + "/ca.crt";
+  ep = ResolveKubeEndpoint(flags, FakeEnv({}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
+  EXPECT_FALSE(ep->tls.insecure_skip_verify) << "a CA given means: verify with it";
+  EXPECT_EQ(ep->tls.ca_file, dir + "/ca.crt");
+}
+
+// kubectl --server with no kubeconfig at all, or with a KUBECONFIG whose files are missing (which
+// client-go skips); a bare host:port is http unless TLS is configured.
+TEST(ResolveKubeEndpoint, ServerAloneIsEnough) {
+  KubeEndpointFlags flags;
+  flags.server = "127.0.0.1:8080";
+  auto ep = ResolveKubeEndpoint(flags, FakeEnv({{"HOME", "/nonexistent/podwait"}}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
+  EXPECT_EQ(ep->api_url, "http://127.0.0.1:8080");
+  EXPECT_EQ(ep->source, "--server");
+  flags.token = "made-up";
+  flags.insecure_skip_tls_verify = true;
+  ep = ResolveKubeEndpoint(flags, FakeEnv({{"KUBECONFIG", "/nonexistent/podwait/config"}}));
+  ASSERT_TRUE(ep.ok()) << ep.error;
+  EXPECT_EQ(ep->api_url, "https://127.0.0.1:8080");
+  EXPECT_EQ(ep->token, "made-up");
+  flags.server = "ftp://x";
+  EXPECT_THAT(ResolveKubeEndpoint(flags, FakeEnv({})).error, HasSubstr("not an http(s) URL"));
+  flags.server = "https://a";
+  flags.api_url = "https://b";
+  EXPECT_THAT(ResolveKubeEndpoint(flags, FakeEnv({})).error, HasSubstr("pass one"));
+  // In a cluster, --server replaces the service's address and keeps its token file.
+  flags.api_url.clear();
+  flags.token.clear();
+  flags.insecure_skip_tls_verify = false;
+  ep = ResolveKubeEndpoint(flags, FakeEnv(kInCluster));
+  ASSERT_TRUE(ep.ok()) << ep.error;
+  EXPECT_TRUE(ep->in_cluster());
+  EXPECT_EQ(ep->api_url, "https://a");
+  EXPECT_EQ(ep->token_file, kServiceAccountTokenFile);
+}
+
 TEST(ResolveKubeEndpoint, ClusterInfoForAnExecPluginReadsTheCaFile) {
   const std::string dir = testing::MakeTempDir();
   WriteFile(dir + "/ca.crt", "-----BEGIN CERTIFICATE-----\nmade-up\n");
@@ -338,6 +448,29 @@ TEST(TokenSource, CancelStopsFetchingAndKeepsTheLastToken) {
   tokens.Cancel();
   EXPECT_EQ(tokens.Token(), "t1");  // due again after the 401, but shutting down
   EXPECT_EQ(fetches, 1);
+}
+
+// TokenOrError says why there is no token (and logs nothing for it); a caller that queued behind
+// a slow fetch that failed does not run it again at once: the retry pause counts from its end.
+TEST(TokenSource, TokenOrErrorAndTheRetryPauseAfterASlowFailure) {
+  FakeClock clock(0);
+  int runs = 0;
+  TokenSource tokens(
+      "made-up plugin",
+      [&](const std::atomic<bool>&) {
+        ++runs;
+        clock.Advance(30 * kSecond);  // the plugin hangs until its timeout
+        return TokenSource::Fetched{std::nullopt, 0, "made-up plugin did not finish"};
+      },
+      clock, TokenSource::Policy{0, 0, 5 * kSecond});
+  Result<std::string> got = tokens.TokenOrError();
+  EXPECT_FALSE(got.ok());
+  EXPECT_EQ(got.error, "made-up plugin did not finish");
+  EXPECT_EQ(tokens.Token(), "");
+  EXPECT_EQ(runs, 1) << "the next caller within the pause does not run it again";
+  clock.Advance(5 * kSecond);
+  tokens.Token();
+  EXPECT_EQ(runs, 2);
 }
 
 TEST(TokenSource, NoPathNoToken) {

@@ -191,10 +191,42 @@ TEST(EventPlanner, TheNoteIsCutToTheApiServersLimitOnACharacterBoundary) {
   EXPECT_EQ(note.substr(note.size() - 5), "\xc3\xa9...");
 }
 
+// A pod name may be 253 characters (a DNS subdomain), and so may an Event's: client-go's
+// "<pod>.<hex nanoseconds>" is refused (422) for a pod name over 236 characters.
+TEST(EventPlanner, AnEventNameForALongPodNameIsCutWithAHashAndStaysADnsSubdomain) {
+  const std::regex subdomain("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  const uint64_t unique = 0x18ad2f3c4b5e6f70;  // 16 hex digits, as nanoseconds since 2001 are
+  EXPECT_EQ(EventName("demo-tikv-0", unique), "demo-tikv-0.18ad2f3c4b5e6f70");
+  const std::string fits(236, 'a');
+  EXPECT_EQ(EventName(fits, unique), fits + ".18ad2f3c4b5e6f70");
+  // 237 and 253 characters; one whose cut ends in '.' and '-' (a label may not end so).
+  std::string dotted = std::string(216, 'b') + "-.-" + std::string(34, 'c');  // cut at 219
+  for (const std::string& pod :
+       {std::string(237, 'a'), std::string(253, 'a'), dotted, std::string(252, 'a') + "b"}) {
+    const std::string name = EventName(pod, unique);
+    EXPECT_LE(name.size(), kMaxEventNameBytes) << pod;
+    EXPECT_TRUE(std::regex_match(name, subdomain)) << name;
+    EXPECT_EQ(name.substr(name.size() - 17), ".18ad2f3c4b5e6f70");
+    EXPECT_EQ(name.substr(0, 150), pod.substr(0, 150));  // still reads as the pod's
+  }
+  // Two pods that differ only past the cut get different names.
+  EXPECT_NE(EventName(std::string(253, 'a'), unique),
+            EventName(std::string(252, 'a') + "b", unique));
+  // The planner names its Events so.
+  EventPlanner planner(Options());
+  std::optional<EventWrite> w =
+      planner.Plan(Note(std::string(253, 'p'), "a"), 1'764'633'763'123, 0, nullptr);
+  ASSERT_TRUE(w);
+  EXPECT_LE(w->name.size(), kMaxEventNameBytes);
+  EXPECT_EQ(Str(Parse(w->event_json)["metadata"], "name"), w->name);
+  EXPECT_EQ(Str(Parse(w->event_json)["regarding"], "name"), std::string(253, 'p'));
+}
+
 // --- the writer: queue, requests, failures ----------------------------------------------------
 
 struct Sent {
   std::string method, url, body, content_type, auth;
+  std::chrono::steady_clock::time_point at;
 };
 
 // Answers writes from a script (201 when it runs out); `hold` makes it wait until released.
@@ -214,7 +246,7 @@ class FakeApi final : public HttpClient {
   }
   HttpResponse Write(const HttpRequest& req, size_t) override {
     std::unique_lock<std::mutex> lock(s_->mu);
-    Sent sent{req.method, req.url, req.body, "", ""};
+    Sent sent{req.method, req.url, req.body, "", "", std::chrono::steady_clock::now()};
     for (const auto& [k, v] : req.headers) {
       if (k == "Content-Type") sent.content_type = v;
       if (k == "Authorization") sent.auth = v;
@@ -367,6 +399,31 @@ TEST_F(EventWriterTest, AServerErrorIsCountedAndBacksOffThenWritesResume) {
   EXPECT_EQ(observer_.Written("failed"), 2);
   EXPECT_EQ(observer_.Written("created"), 1);
   EXPECT_EQ(SentCopy().size(), 3u);
+}
+
+// A server that refuses writes (409: the name is taken; 422: the Event is invalid) is not written
+// to at the global bucket's rate either: each refusal is one backoff step before the next write.
+// The global bucket (burst 20) would send all three at once.
+TEST_F(EventWriterTest, ConflictAndInvalidAnswersBackOffLikeOtherErrors) {
+  EventWriterOptions o = Options();
+  o.backoff_initial_ms = 200;  // the first step waits 100-200 ms, the second 200-400 ms
+  EventWriter writer(ctx_, o, &observer_);
+  {
+    std::lock_guard<std::mutex> lock(api_.mu);
+    api_.statuses = {409, 422};
+  }
+  writer.Start();
+  writer.Record(Note("a", "x"));
+  writer.Record(Note("b", "x"));
+  writer.Record(Note("c", "x"));
+  ASSERT_TRUE(writer.WaitIdle(10000));
+  EXPECT_EQ(observer_.Written("failed"), 2);
+  EXPECT_EQ(observer_.Written("created"), 1);
+  const std::vector<Sent> sent = SentCopy();
+  ASSERT_EQ(sent.size(), 3u);
+  using std::chrono::milliseconds;
+  EXPECT_GE(sent[1].at - sent[0].at, milliseconds(100));
+  EXPECT_GE(sent[2].at - sent[1].at, milliseconds(200));
 }
 
 TEST_F(EventWriterTest, StopCancelsTheWriteInFlightAndLeavesTheQueue) {

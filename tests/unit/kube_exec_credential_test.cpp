@@ -182,7 +182,7 @@ TEST_F(ExecPluginTest, AHangingPluginIsKilledAtTheTimeout) {
   ExecCredentialParse cred =
       RunExecPlugin(Script("echo waiting for a browser >&2\nsleep 30\n"), 300);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
-  EXPECT_THAT(cred.error, AllOf(HasSubstr("did not finish within 300 ms and was killed"),
+  EXPECT_THAT(cred.error, AllOf(HasSubstr("did not finish within 300ms and was killed"),
                                 HasSubstr("waiting for a browser")));
 
   ExecTokenOptions options;

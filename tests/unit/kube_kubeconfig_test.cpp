@@ -387,6 +387,64 @@ clusters: [{name: k, cluster: {server: [1]}}]
               HasSubstr("cluster \"k\": server is not a string"));
 }
 
+// kubectl's --cluster and --user replace the context's; --server makes a context (and the
+// cluster's server) optional.
+TEST(Kubeconfig, ClusterAndUserAsKubectlsFlagsChooseThem) {
+  const std::string two_users = kTwoContexts + "- name: admin\n  user: {token: made-up-admin}\n";
+  KubeconfigParse other = ParseKubeconfig(two_users, kFile, KubeconfigChoice{"", "prod", "admin"});
+  ASSERT_TRUE(other.ok()) << other.error;
+  EXPECT_EQ(other->context, "staging");
+  EXPECT_EQ(other->cluster, "prod");
+  EXPECT_EQ(other->api_url, "https://prod.example:6443");
+  EXPECT_EQ(other->token, "made-up-admin");
+  EXPECT_EQ(ParseKubeconfig(two_users, kFile, KubeconfigChoice{"", "gone", ""}).error,
+            kFile + ": cluster \"gone\" (--cluster) not found (clusters: staging, prod)");
+  EXPECT_EQ(ParseKubeconfig(two_users, kFile, KubeconfigChoice{"", "", "nobody"}).error,
+            kFile + ": user \"nobody\" (--user) not found (users: sre, admin)");
+
+  std::string no_current = kTwoContexts;
+  no_current.replace(no_current.find("current-context: staging"), 24, "");
+  KubeconfigParse by_server =
+      ParseKubeconfig(no_current, kFile, KubeconfigChoice{"", "", "", true});
+  ASSERT_TRUE(by_server.ok()) << by_server.error;
+  EXPECT_EQ(by_server->api_url, "") << "the caller puts --server there";
+  EXPECT_EQ(by_server->token, "");
+  KubeconfigParse by_cluster =
+      ParseKubeconfig(no_current, kFile, KubeconfigChoice{"", "prod", "sre"});
+  ASSERT_TRUE(by_cluster.ok()) << by_cluster.error;
+  EXPECT_EQ(by_cluster->api_url, "https://prod.example:6443");
+  EXPECT_EQ(by_cluster->token, "made-up-token");
+  // An empty file is a kubeconfig only when --server says where the server is.
+  EXPECT_TRUE(ParseKubeconfig("", kFile, KubeconfigChoice{"", "", "", true}).ok());
+  EXPECT_TRUE(ParseKubeconfig(R"(
+clusters: [{name: k, cluster: {insecure-skip-tls-verify: true}}]
+contexts: [{name: c, context: {cluster: k}}]
+current-context: c
+)",
+                              kFile, KubeconfigChoice{"", "", "", true})
+                  .ok())
+      << "a cluster without a server, given --server";
+}
+
+// A file that is not a kubeconfig says so, naming the file and what is wrong, rather than
+// asking for a context it could never have.
+TEST(Kubeconfig, GarbageIsNamedForWhatItIs) {
+  EXPECT_EQ(ParseError("hello: world\n"),
+            kFile + ": not a kubeconfig: it has no clusters, contexts, users or current-context");
+  EXPECT_EQ(ParseError("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n"),
+            kFile + ": not a kubeconfig: its kind is \"Pod\", a kubeconfig's is Config");
+  EXPECT_THAT(ParseError("apiVersion: v1\nkind: Config\nclusters: 5\n"),
+              HasSubstr(kFile + ": clusters is not a list"));
+  EXPECT_THAT(ParseError("users: {a: b}\ncurrent-context: x\n"),
+              HasSubstr(kFile + ": users is not a list"));
+  EXPECT_EQ(ParseError(""), kFile + ": empty: not a kubeconfig (no clusters, contexts or users)");
+  // Binary bytes: the YAML error, with only printable characters of it.
+  const std::string binary("\x89PNG\r\n\x1a\n\x00\x00\"\\\xff\xfe", 14);
+  const std::string err = ParseError(binary);
+  EXPECT_THAT(err, HasSubstr(kFile + ": not valid YAML, so not a kubeconfig"));
+  for (char c : err) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << err;
+}
+
 TEST(Kubeconfig, DirectoryOf) {
   EXPECT_EQ(DirectoryOf("/home/sre/.kube/config"), "/home/sre/.kube");
   EXPECT_EQ(DirectoryOf("kube/config"), "kube");

@@ -104,5 +104,40 @@ TEST(ContractJson, ListsEveryAutoscalerWithWhatItReads) {
   EXPECT_TRUE(karpenter["resources"][1]["clusterScoped"].GetBool());
 }
 
+// Every label of every family says where its values come from and what bounds them: a set of
+// podwait's own, a set values from outside are mapped onto, or the object the series goes with.
+TEST(ContractJson, EveryLabelSaysWhereItsValuesComeFromAndWhatBoundsThem) {
+  rapidjson::Document doc = Contract();
+  std::map<std::string, std::string> bound;  // "family label" -> bound
+  for (const auto& m : doc["metrics"].GetArray()) {
+    const std::vector<std::string> labels = Strings(m["labels"]);
+    const auto& values = m["labelValues"].GetArray();
+    ASSERT_EQ(values.Size(), labels.size()) << m["name"].GetString();
+    for (rapidjson::SizeType i = 0; i < values.Size(); ++i) {
+      EXPECT_EQ(std::string(values[i]["label"].GetString()), labels[i]);
+      EXPECT_NE(std::string(values[i]["from"].GetString()), "");
+      EXPECT_NE(std::string(values[i]["boundedBy"].GetString()), "");
+      bound[std::string(m["name"].GetString()) + " " + labels[i]] = values[i]["bound"].GetString();
+    }
+  }
+  for (const auto& [label, b] : bound) {
+    EXPECT_THAT(b, ::testing::AnyOf("fixed", "mapped", "object")) << label;
+  }
+  // The histograms of completed stages outlive their pods: their component is mapped, and the
+  // waiting pods' own series go with the pods.
+  EXPECT_EQ(bound["podwait_stage_duration_seconds component"], "mapped");
+  EXPECT_EQ(bound["podwait_tikv_stores state"], "mapped");
+  EXPECT_EQ(bound["podwait_pod_waiting_seconds component"], "object");
+  EXPECT_EQ(bound["podwait_pod_waiting_seconds pod"], "object");
+  EXPECT_EQ(bound["podwait_dependency_ready tidb_cluster"], "object");
+  EXPECT_EQ(bound["podwait_pod_waiting_seconds class"], "fixed");
+  // The sets a mapped value is mapped onto.
+  const std::vector<std::string> components = Strings(doc["components"]);
+  EXPECT_THAT(components, ::testing::IsSupersetOf({"pd", "tikv", "tidb", "tiflash", "ticdc",
+                                                   "tiproxy", "dm-master", "pump", "discovery"}));
+  EXPECT_THAT(components, ::testing::Not(::testing::Contains("other")));
+  EXPECT_THAT(Strings(doc["storeStates"]), ::testing::Contains("Serving"));
+}
+
 }  // namespace
 }  // namespace podwait

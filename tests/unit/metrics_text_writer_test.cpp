@@ -14,7 +14,7 @@ namespace podwait {
 namespace {
 
 TEST(TextWriter, CompileTimeLabelNamesAreTheContractRows) {
-#define PODWAIT_CHECK_ROW(constant, name, type, help, labels)                    \
+#define PODWAIT_CHECK_ROW(constant, name, type, help, labels, sources)           \
   EXPECT_EQ(std::vector<std::string_view>(kLabelNames<metric::constant>.begin(), \
                                           kLabelNames<metric::constant>.end()),  \
             LabelsOf(metric::constant))                                          \

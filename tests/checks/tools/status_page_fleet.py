@@ -1,6 +1,7 @@
 """The 40-cluster status page, as chromium parsed it (status_page_fleet.sh dumps the DOMs):
-summary line, problems above expected groups, collapsed expected groups, natural sort, filters,
-times, version, runbook links, relative links, the empty state, the route prefix.
+summary line, problems above expected groups, collapsed expected groups (counts, no rows),
+natural sort, filters, times, version, runbook links, relative links, the empty state, the route
+prefix, and the page's size at the fleet (under 250 KB at 2,000 waiting pods).
 
 usage: status_page_fleet.py URL DOM_DIR VERSION_LINE ARTIFACTS
 """
@@ -34,7 +35,8 @@ class Page(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.events = []  # ("attention", class) / ("expected", class, open) / ("row", class, pod)
+        # ("attention", class) / ("expected", class, open) / ("row", class, pod) / ("count", n)
+        self.events = []
         self.hrefs, self.ids, self.times = [], set(), []
         self.text = []
         self.clusters = []  # cluster heading texts in order
@@ -43,6 +45,7 @@ class Page(html.parser.HTMLParser):
         self._in_h3 = False
         self._h3 = ""
         self._part = None
+        self._tag = None
         self.headings = []  # (part id, "namespace / cluster")
 
     def handle_starttag(self, tag, attrs):
@@ -65,6 +68,7 @@ class Page(html.parser.HTMLParser):
             self._in_h3, self._h3 = True, ""
         if tag == "h2" and "id" in a:
             self._part = a["id"]
+        self._tag = tag
 
     def handle_endtag(self, tag):
         if tag == "td":
@@ -76,6 +80,9 @@ class Page(html.parser.HTMLParser):
 
     def handle_data(self, data):
         self.text.append(data)
+        m = re.fullmatch(r"(\d+) pods?, expected wait", data)
+        if m and self._tag == "span":
+            self.events.append(("count", int(m.group(1))))
         if self._td == "pod" and self._row_class:
             self.events.append(("row", self._row_class, data))
         if self._in_h3:
@@ -119,8 +126,14 @@ page = load("all")
 # The summary line counts what the JSON view lists.
 summary = f"{attention} need attention, {expected} expected in {clusters} clusters"
 check(summary in page.all_text, f"summary line '{summary}' ({len(pods)} waiting pods)")
-check(clusters >= 40 and expected > 300 and attention > 0,
+check(clusters >= 40 and expected >= 1900 and attention > 0,
       f"the fleet: {clusters} clusters, {expected} expected waits, {attention} needing attention")
+
+# The page at the fleet: its problems' rows and a count per expected group, not 2,000 rows.
+size = os.path.getsize(os.path.join(dom_dir, "page.html"))
+gzipped = os.path.getsize(os.path.join(dom_dir, "page.html.gz"))
+check(len(pods) >= 2000 and size < 250 * 1024,
+      f"the page at {len(pods)} waiting pods is {size} bytes ({gzipped} gzipped), under 250 KB")
 
 # Every needs-attention group of every cluster above every expected group; expected collapsed.
 kinds = [e[0] for e in page.events if e[0] != "row"]
@@ -131,11 +144,15 @@ check("expected" in kinds and "attention" not in kinds[first_expected:],
 check(all(not e[2] for e in page.events if e[0] == "expected"),
       "every expected group is collapsed (<details> without open)")
 rows = [e for e in page.events if e[0] == "row"]
-check(len(rows) == len(pods), f"every waiting pod has a row ({len(rows)} of {len(pods)})")
+check(len(rows) == attention and all(not p["expected"] for p in pods if p["pod"] in {r[2] for r in rows}),
+      f"every pod that needs attention has a row ({len(rows)} of {attention})")
+counted = sum(e[1] for e in page.events if e[0] == "count")
+check(counted == expected, f"the expected groups count every expected wait ({counted} of {expected})")
 
-# Natural sort: pods within each group, clusters within each part.
+# Natural sort: pods within each group (the expected groups' rows, on the page filtered to them),
+# clusters within each part.
 groups, current = [], None
-for e in page.events:
+for e in load("class=dependency").events:
     if e[0] in ("attention", "expected"):
         current = []
         groups.append(current)
@@ -156,7 +173,7 @@ check(set(parts) == {"attention", "expected"} and all(
 
 # Absolute times on hover.
 waiting_times = [t for t in page.times if t.get("title", "").startswith("since ")]
-check(len(waiting_times) == len(pods) and all(
+check(len(waiting_times) == attention and all(
     re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", t["datetime"]) and t["title"] == "since " + t["datetime"]
     for t in waiting_times), f"every waiting time is a <time> with its absolute time ({len(waiting_times)})")
 

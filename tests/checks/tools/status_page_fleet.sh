@@ -14,13 +14,16 @@ browse() {  # browse URL WIDTH,HEIGHT OUTPUT-ARGS... (the console log goes to $p
     --user-data-dir="$profile" --hide-scrollbars --window-size="$size" "$@" \
     "$page" 2>>"$profile/console.log"
 }
-# Wait until the fleet is classified: the generated clusters' capacity pods are shown.
-for _ in $(seq 1 150); do
-  n=$(curl -fsS "$url/api/v1/pods?class=capacity" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["pods"]))' || echo 0)
-  [ "$n" -ge 4 ] && break
+# Wait until the fleet is classified: the generated clusters' capacity pods and their 2,000
+# dependency waits are shown.
+for _ in $(seq 1 300); do
+  n=$(curl -fsS "$url/api/v1/pods" | python3 -c 'import json,sys; p=json.load(sys.stdin)["pods"]; print(len(p) if sum(x["class"] == "capacity" for x in p) >= 4 else 0)' || echo 0)
+  [ "$n" -ge 2000 ] && break
   sleep 0.2
 done
 mkdir -p "$profile/dom"
+curl -fsS "$url/" >"$profile/page.html"
+curl -fsS -H 'Accept-Encoding: gzip' "$url/" >"$profile/page.html.gz"
 browse "$url/" 1280,900 --dump-dom >"$profile/dom/all.html"
 for q in class=capacity class=dependency cluster=load-0002-tc-0002 namespace=load-0001 namespace=nosuch; do
   browse "$url/?$q" 1280,900 --dump-dom >"$profile/dom/$q.html"
