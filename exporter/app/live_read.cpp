@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exporter/app/inputs.h"
+#include "exporter/app/kube_setup.h"
 #include "exporter/app/options.h"
 #include "exporter/common/sync_status.h"
 #include "exporter/kube/reflector.h"
@@ -94,15 +95,15 @@ bool WaitUntil(const std::function<bool()>& done, Timestamp timeout) {
   return true;
 }
 
-void StopAll(std::vector<std::unique_ptr<Reflector>>& reflectors) {
-  std::vector<std::thread> stoppers;
-  for (auto& r : reflectors) stoppers.emplace_back([&r] { r->Stop(); });
-  for (auto& t : stoppers) t.join();
+// The reflectors stop on their event loop (each at once), then the loop.
+void StopAll(std::vector<std::unique_ptr<Reflector>>& reflectors, KubeLoop* loop) {
+  for (auto& r : reflectors) r->Stop();
+  if (loop != nullptr) loop->Stop();
 }
 
 // Lists every reflector once; an error names those that did not list and why.
-Result<bool> ListOnce(std::vector<std::unique_ptr<Reflector>>& reflectors, const SyncStatus& sync,
-                      const FailureLog& failures, Timestamp timeout) {
+Result<bool> ListOnce(std::vector<std::unique_ptr<Reflector>>& reflectors, KubeLoop* loop,
+                      const SyncStatus& sync, const FailureLog& failures, Timestamp timeout) {
   for (auto& r : reflectors) r->Start();
   const bool listed = WaitUntil(
       [&] {
@@ -110,7 +111,7 @@ Result<bool> ListOnce(std::vector<std::unique_ptr<Reflector>>& reflectors, const
                            [](const auto& r) { return r->synced() || r->disabled(); });
       },
       timeout);
-  StopAll(reflectors);
+  StopAll(reflectors, loop);
   if (listed) return Result<bool>::Ok(true);
   std::string missing;
   for (const auto& [name, synced] : sync.Snapshot()) {
@@ -165,6 +166,7 @@ Result<std::optional<PodKeySet>> ReadClusterOnce(Config* config, bool context_na
   kube.env = env;
   kube.observers = failures.Factory();
   kube.sync = &sync;
+  PrepareKube(config, &kube);
 
   std::vector<std::unique_ptr<ReflectorHandler>> handlers;
   std::unique_ptr<CaStatusSource> ca_status;
@@ -182,7 +184,8 @@ Result<std::optional<PodKeySet>> ReadClusterOnce(Config* config, bool context_na
       reflectors.push_back(std::make_unique<Reflector>(kube, std::move(o), selected));
     }
   }
-  Result<bool> listed = ListOnce(reflectors, sync, failures, timeout);
+  DiscoverServed(kube, reflectors);
+  Result<bool> listed = ListOnce(reflectors, kube.loop.get(), sync, failures, timeout);
   if (tokens) tokens->Cancel();
   if (!listed.ok()) return R::Fail(listed.error);
   if (ca_status) pipeline.SetCaStatus(ca_status->Read());
