@@ -79,7 +79,8 @@ void DiscoverServed(const KubeContext& kube,
   std::set<std::string> logged;
   for (const auto& r : reflectors) {
     const auto [gv, plural] = CollectionOf(r->options().path);
-    if (kube.served->Serves(r->options().path) != false || !logged.insert(gv + "/" + plural).second) {
+    if (kube.served->Serves(r->options().path) != false ||
+        !logged.insert(gv + "/" + plural).second) {
       continue;
     }
     LogInfo("resource not served by the API server (discovery); not watching it",

@@ -260,7 +260,7 @@ std::string Reflector::WatchListKey() const {
 
 bool Reflector::UseWatchList() const {
   return opts_.watch_list && (!ctx_.watch_list || ctx_.watch_list->Get(WatchListKey()) !=
-                                                       WatchListSupport::State::kUnsupported);
+                                                      WatchListSupport::State::kUnsupported);
 }
 
 void Reflector::BackOff() {
@@ -312,9 +312,10 @@ std::string Reflector::Url(bool watch, bool initial, const std::string& continue
   std::string url = ctx_.endpoint.api_url + opts_.path + "?";
   if (initial) {
     // KEP-3157: the state as ADDED events from the watch cache, then the end bookmark.
-    url += "watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
-           "&allowWatchBookmarks=true&timeoutSeconds=" +
-           std::to_string(std::max<int64_t>(1, opts_.watch_timeout / kSecond));
+    url +=
+        "watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+        "&allowWatchBookmarks=true&timeoutSeconds=" +
+        std::to_string(std::max<int64_t>(1, opts_.watch_timeout / kSecond));
   } else if (watch) {
     url += "watch=true&allowWatchBookmarks=true&timeoutSeconds=" +
            std::to_string(std::max<int64_t>(1, opts_.watch_timeout / kSecond));

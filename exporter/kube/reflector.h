@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <functional>
 #include <future>
-#include <memory>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -332,7 +332,7 @@ class Reflector {
   std::atomic<bool> disabled_{false};
   std::atomic<uint64_t> lists_{0};
   std::atomic<uint64_t> watches_{0};
-  bool started_ = false;  // Start()/Stop() callers
+  bool started_ = false;   // Start()/Stop() callers
   mutable std::mutex mu_;  // guards rv_
   std::string rv_;
 
@@ -340,7 +340,7 @@ class Reflector {
   bool stopping_ = false;
   bool need_list_ = true;
   bool first_request_ = true;
-  KubeLoop::TimerId timer_ = 0;  // the backoff step or budget wait
+  KubeLoop::TimerId timer_ = 0;               // the backoff step or budget wait
   int64_t retry_after_s_ = -1;                // from the last failed response
   int64_t last_backoff_ms_ = -1'000'000'000;  // monotonic time of the last backoff step
   int failures_in_a_row_ = 0;

@@ -65,7 +65,6 @@ class AsyncHttp {
 
 using AsyncHttpFactory = std::function<std::unique_ptr<AsyncHttp>()>;
 
-
 // libcurl's multi interface: one connection cache for all transfers, TLS sessions shared between
 // them (a connection that had to be reopened resumes its session instead of a full handshake).
 // Over HTTP/2 (https with ALPN h2) the transfers to one server are streams of one connection

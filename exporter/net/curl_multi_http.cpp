@@ -151,9 +151,29 @@ class CurlMultiHttp final : public AsyncHttp {
     // wait for a connection that never multiplexes.
     if (IsHttps(t->request.url)) curl_easy_setopt(curl, CURLOPT_PIPEWAIT, 1L);
     t->curl = curl;
-    curl_multi_add_handle(multi_, curl);
     active_.emplace(curl, std::move(t));
+    // From a callback inside curl_multi_perform (a list page naming the next one) the handle is
+    // added once perform returns: libcurl refuses recursive calls.
+    if (in_perform_) {
+      to_add_.push_back(curl);
+    } else {
+      AddHandle(curl);
+    }
     return id;
+  }
+
+  void AddHandle(CURL* curl) {
+    if (curl_multi_add_handle(multi_, curl) == CURLM_OK) return;
+    auto it = active_.find(curl);
+    if (it == active_.end()) return;
+    std::unique_ptr<Transfer> t = std::move(it->second);
+    active_.erase(it);
+    HttpResponse ignored;
+    curl_transfer::Finish(curl, CURLE_FAILED_INIT, &t->st, &ignored);
+    t->response.error = "curl could not start the transfer";
+    t->curl = nullptr;
+    idle_.push_back(curl);
+    finished_.push_back(std::move(t));
   }
 
   // Takes a transfer out of the multi handle without running its completion.
@@ -190,10 +210,16 @@ class CurlMultiHttp final : public AsyncHttp {
         t->curl = nullptr;
         finished_.push_back(std::move(t));
       }
-      // Transfers cancelled from a callback while curl_multi_perform ran.
+      // Transfers cancelled, and transfers started, from a callback while curl_multi_perform ran.
       std::vector<CURL*> dropped;
       for (auto& [curl, t] : active_) {
         if (t->dropped) dropped.push_back(curl);
+      }
+      std::vector<CURL*> add = std::move(to_add_);
+      to_add_.clear();
+      for (CURL* curl : add) {
+        auto it = active_.find(curl);
+        if (it != active_.end() && !it->second->dropped) AddHandle(curl);
       }
       for (CURL* curl : dropped) Remove(curl);
     }
@@ -216,6 +242,7 @@ class CurlMultiHttp final : public AsyncHttp {
   std::unordered_map<TransferId, Transfer*> by_id_;  // active or finished, not yet completed
   std::vector<CURL*> idle_;                          // easy handles to reuse
   std::vector<std::unique_ptr<Transfer>> finished_;
+  std::vector<CURL*> to_add_;  // started during curl_multi_perform
   TransferId next_id_ = 0;
   bool in_perform_ = false;
 };

@@ -144,7 +144,6 @@ bool ParseUint(const std::string& s, uint64_t* out) {
   return true;
 }
 
-
 // apimachinery's validation of a watch's list options (validateWatchOptions): the refused fields
 // and why, empty when the request is valid. With the WatchList feature off (a server before 1.27,
 // or the gate off) sendInitialEvents and resourceVersionMatch are refused on a watch; with it on,
@@ -873,8 +872,7 @@ void Simulator::ServeAccessReview(const Request& req, Responder& resp) {
   doc.Parse(req.body.c_str(), req.body.size());
   const rapidjson::Value* attrs = nullptr;
   if (!doc.HasParseError() && doc.IsObject() && doc.HasMember("spec") && doc["spec"].IsObject() &&
-      doc["spec"].HasMember("resourceAttributes") &&
-      doc["spec"]["resourceAttributes"].IsObject()) {
+      doc["spec"].HasMember("resourceAttributes") && doc["spec"]["resourceAttributes"].IsObject()) {
     attrs = &doc["spec"]["resourceAttributes"];
   }
   if (attrs == nullptr) {
@@ -889,8 +887,8 @@ void Simulator::ServeAccessReview(const Request& req, Responder& resp) {
   const std::string verb = field("verb");
   bool allowed = options_.rbac_namespaces.empty();
   if (!allowed && !ns.empty() && (verb == "get" || verb == "list" || verb == "watch")) {
-    allowed = std::binary_search(options_.rbac_namespaces.begin(), options_.rbac_namespaces.end(),
-                                 ns);
+    allowed =
+        std::binary_search(options_.rbac_namespaces.begin(), options_.rbac_namespaces.end(), ns);
   }
   std::string spec = ToJson(doc["spec"]);
   resp.Send(201, kJson,
@@ -967,7 +965,8 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
     SendStatus(resp, 403,
                std::string(Info(*r).plural) + " is forbidden: User \"" + std::string(kSimUser) +
                    "\" cannot " + verb + " resource \"" + Info(*r).plural + "\" in API group \"" +
-                   group + "\" " + (ns.empty() ? "at the cluster scope" : "in the namespace \"" + ns + "\""));
+                   group + "\" " +
+                   (ns.empty() ? "at the cluster scope" : "in the namespace \"" + ns + "\""));
     return;
   }
   if (req.method != "GET" || events_v1) {

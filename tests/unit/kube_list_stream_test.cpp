@@ -91,9 +91,9 @@ TEST(ListSplitter, AnItemLongerThanTheLimitIsDroppedAndCounted) {
 TEST(ListSplitter, ABodyThatIsNotAListIsAnError) {
   EXPECT_FALSE(Split("<html>login</html>", 4).ok);
   EXPECT_FALSE(Split(R"([{"a":1}])", 4).ok);
-  EXPECT_FALSE(Split(R"({"items":[{]}]})", 4).ok);  // brackets that do not match
+  EXPECT_FALSE(Split(R"({"items":[{]}]})", 4).ok);          // brackets that do not match
   EXPECT_FALSE(Split(R"({"items":[{"a":1})", 4).finished);  // cut short
-  EXPECT_FALSE(Split(R"({"items":[]} x)", 4).ok);          // bytes after the end
+  EXPECT_FALSE(Split(R"({"items":[]} x)", 4).ok);           // bytes after the end
   EXPECT_FALSE(Split("", 4).finished);
 }
 

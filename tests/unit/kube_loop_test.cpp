@@ -47,8 +47,8 @@ class WatchServer {
  private:
   void Serve(const sim::Request& req, sim::Responder& resp) {
     // /api/v1/namespaces/<ns>/pods
-    const std::string ns = req.path.substr(std::string("/api/v1/namespaces/").size(),
-                                           req.path.find("/pods") - 19);
+    const std::string ns =
+        req.path.substr(std::string("/api/v1/namespaces/").size(), req.path.find("/pods") - 19);
     resp.BeginChunked(200, "application/json");
     if (ns.rfind("stall-", 0) != 0) {
       resp.WriteChunk(R"({"type":"ADDED","object":)" + Pod(ns, "p-" + ns, 5) + "}\n" +

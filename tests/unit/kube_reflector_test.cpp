@@ -838,8 +838,8 @@ std::string EndBookmark(const std::string& rv) {
 // A pod whose spec holds a value nested `depth` arrays deep (past the JSON limit when > 64).
 std::string DeepPodJson(const std::string& name, const std::string& rv, int depth) {
   std::string pod = PodJson(name, rv);
-  pod.insert(pod.size() - 1, R"(,"spec":{"deep":)" + std::string(depth, '[') +
-                                 std::string(depth, ']') + "}");
+  pod.insert(pod.size() - 1,
+             R"(,"spec":{"deep":)" + std::string(depth, '[') + std::string(depth, ']') + "}");
   return pod;
 }
 
@@ -855,9 +855,9 @@ TEST_F(WatchListTest, TheInitialEventsAreTheSyncAndTheStreamGoesOn) {
                                    Event("ADDED", PodJson("b", "6")) + EndBookmark("10") +
                                    Event("MODIFIED", PodJson("a", "11"))));
   auto r = StartReflector();
-  ASSERT_TRUE(testing::WaitFor([&] { return handler_.objects().count("a") == 1 &&
-                                            handler_.objects().at("a") == "11"; },
-                               5s));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return handler_.objects().count("a") == 1 && handler_.objects().at("a") == "11"; },
+      5s));
   EXPECT_EQ(script_.Url(0),
             "http://api.test/api/v1/namespaces/tidb/pods?watch=true&sendInitialEvents=true"
             "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=300"
@@ -918,9 +918,10 @@ TEST_F(WatchListTest, ARefusalFallsBackToPagesAndIsRemembered) {
 
 // An ERROR event refusing the parameters is a refusal too.
 TEST_F(WatchListTest, AnErrorEventRefusingTheParametersFallsBack) {
-  script_.Push(WatchStream(Event(
-      "ERROR", R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
-               R"("message":"resourceVersionMatch: Forbidden","reason":"BadRequest","code":400})")));
+  script_.Push(WatchStream(
+      Event("ERROR",
+            R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+            R"("message":"resourceVersionMatch: Forbidden","reason":"BadRequest","code":400})")));
   script_.Push(ListPage({PodJson("a", "5")}, "10"));
   auto r = StartReflector();
   ASSERT_TRUE(WaitForRequests(3));
@@ -999,11 +1000,10 @@ TEST_F(ReflectorTest, AnObjectNestedTooDeepIsSkippedAloneInAListPage) {
 
 // The same in a watch-list's initial events and in the watch after them.
 TEST_F(WatchListTest, AnObjectNestedTooDeepIsSkippedAloneInTheWatch) {
-  script_.Push(WatchStreamThenIdle(Event("ADDED", PodJson("a", "5")) +
-                                   Event("ADDED", DeepPodJson("deep", "6", 70)) +
-                                   EndBookmark("10") +
-                                   Event("ADDED", DeepPodJson("deep2", "11", 70)) +
-                                   Event("ADDED", PodJson("b", "12"))));
+  script_.Push(WatchStreamThenIdle(
+      Event("ADDED", PodJson("a", "5")) + Event("ADDED", DeepPodJson("deep", "6", 70)) +
+      EndBookmark("10") + Event("ADDED", DeepPodJson("deep2", "11", 70)) +
+      Event("ADDED", PodJson("b", "12"))));
   auto r = StartReflector();
   ASSERT_TRUE(testing::WaitFor([&] { return handler_.objects().count("b") == 1; }, 5s));
   EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "5"}, {"b", "12"}}));
