@@ -292,7 +292,12 @@ void Reflector::Healthy() {
 bool Reflector::ReportTransport(const HttpResponse& response) {
   if (!ctx_.server_log || response.cancelled) return false;
   const int64_t now = NowMs();
-  if (response.error.empty() || response.status != 0) {
+  // No answer, or a stream that broke after its 2xx (a dropped connection: every watch on it
+  // fails alike, one line for all of them).
+  const bool transport =
+      !response.error.empty() &&
+      (response.status == 0 || (response.status >= 200 && response.status < 300));
+  if (!transport) {
     ctx_.server_log->OnAnswer(opts_.name, ctx_.endpoint.api_url, now);
     return false;
   }
