@@ -5,7 +5,7 @@
 #   bench/loadrun.sh [--build-dir DIR] [--clusters N] [--pods-per-cluster M] [--shape v1|v2]
 #                    [--churn R] [--duration S] [--scrapes K] [--cpu C] [--sim-cpu C] [--out FILE]
 #                    [--ready-samples K] [--pd-tls] [--watch-namespaces N] [--namespaced] [--h2]
-#                    [--exporter-arg ARG]... [--sim-arg ARG]...
+#                    [--v1-only] [--exporter-arg ARG]... [--sim-arg ARG]...
 #
 # Defaults: build-release (made with scripts/build.sh --release), 1000 clusters x 100 pods in the
 # v1 shape (--shape v2: as tidb-operator v2 makes them, podwait-sim --generate-shape), churn
@@ -23,7 +23,9 @@
 # is 403 and SelfSubjectAccessReviews say so). --h2 puts nghttpx (scripts/setup.sh test) before the
 # simulator's Kubernetes API, as an API server's front: TLS with ALPN h2, so the exporter's lists
 # and watches multiplex over HTTP/2 (without it they are HTTP/1.1, a connection each).
-# --exporter-arg adds a flag to the exporter's command line, --sim-arg one to the simulator's
+# --v1-only: the API server serves no tidb-operator v2 CRD (a cluster with v1 only; by default the
+# simulator serves them all, empty). --exporter-arg adds a flag to the exporter's command line,
+# --sim-arg one to the simulator's
 # (--sim-arg --watch-list=off: a server without the watch-list, so the sync is the paged list).
 #
 # Reports, as key=value lines (and into --out when given):
@@ -68,6 +70,7 @@ pd_tls=0
 watch_namespaces=0
 namespaced=0
 h2=0
+v1_only=0
 exporter_args=()
 sim_args=()
 while [ $# -gt 0 ]; do
@@ -87,6 +90,7 @@ while [ $# -gt 0 ]; do
     --watch-namespaces) watch_namespaces=$2; shift ;;
     --namespaced) namespaced=1 ;;
     --h2) h2=1 ;;
+    --v1-only) v1_only=1 ;;
     --exporter-arg) exporter_args+=("$2"); shift ;;
     --sim-arg) sim_args+=("$2"); shift ;;
     -h|--help) sed -n '2,56p' "$0"; exit 0 ;;
@@ -163,9 +167,14 @@ ns_list=
 if [ "$watch_namespaces" -gt 0 ]; then
   ns_list=$(awk -v n="$watch_namespaces" 'BEGIN { for (i = 0; i < n; i++) printf "%sload-%04d", (i ? "," : ""), i }')
 fi
+if [ "$v1_only" = 1 ]; then
+  echo '{"crds":{"v2":false}}' >"$work/v1-only.json"
+  sim_args+=("--scenario=$work/v1-only.json")
+fi
 if [ "$namespaced" = 1 ]; then
   [ -n "$ns_list" ] || { echo "--namespaced needs --watch-namespaces" >&2; exit 2; }
-  sim_args+=("--rbac-namespaces=$ns_list")
+  # kube-system: deploy/base's Role for the cluster-autoscaler status ConfigMap.
+  sim_args+=("--rbac-namespaces=$ns_list,kube-system")
 fi
 echo "# generating $((clusters * per_cluster)) $shape pods in $clusters clusters (churn $churn/s)" >&2
 taskset -c "$sim_cpu" "$sim" --listen 127.0.0.1:0 --port-file "$work/sim.port" --log-level warn \
@@ -273,6 +282,7 @@ report pd_tls "$pd_tls"
 report watch_namespaces "$watch_namespaces"
 report namespaced "$namespaced"
 report h2 "$h2"
+report v1_only "$v1_only"
 report shape "$shape"
 report sync_s "$(awk -v m="$sync_ms" 'BEGIN { printf "%.2f", m / 1000 }')"
 report bare_list_s "$bare_s"

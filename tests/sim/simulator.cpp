@@ -855,6 +855,18 @@ std::optional<ResourcePath> SplitResourcePath(std::string_view rest) {
   return std::nullopt;
 }
 
+// 403 as the API server's RBAC authorizer words it.
+void SendForbidden(Responder& resp, Resource r, const std::string& ns, const std::string& verb) {
+  const std::string api_version(Info(r).api_version);
+  const size_t slash = api_version.find('/');
+  const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+  SendStatus(resp, 403,
+             std::string(Info(r).plural) + " is forbidden: User \"" + std::string(kSimUser) +
+                 "\" cannot " + verb + " resource \"" + Info(r).plural + "\" in API group \"" +
+                 group + "\" " +
+                 (ns.empty() ? "at the cluster scope" : "in the namespace \"" + ns + "\""));
+}
+
 }  // namespace
 
 bool Simulator::Allowed(Resource r, const std::string& ns) const {
@@ -958,15 +970,10 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
     return;
   }
   if (!Allowed(*r, ns)) {
-    const std::string verb = req.method != "GET" ? "create" : req.Has("watch") ? "watch" : "list";
-    const std::string api_version(Info(*r).api_version);
-    const size_t slash = api_version.find('/');
-    const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-    SendStatus(resp, 403,
-               std::string(Info(*r).plural) + " is forbidden: User \"" + std::string(kSimUser) +
-                   "\" cannot " + verb + " resource \"" + Info(*r).plural + "\" in API group \"" +
-                   group + "\" " +
-                   (ns.empty() ? "at the cluster scope" : "in the namespace \"" + ns + "\""));
+    SendForbidden(resp, *r, ns,
+                  req.method != "GET" ? "create"
+                  : req.Has("watch")  ? "watch"
+                                      : "list");
     return;
   }
   if (req.method != "GET" || events_v1) {
