@@ -259,8 +259,9 @@ std::string Reflector::WatchListKey() const {
 }
 
 bool Reflector::UseWatchList() const {
-  return opts_.watch_list && (!ctx_.watch_list || ctx_.watch_list->Get(WatchListKey()) !=
-                                                      WatchListSupport::State::kUnsupported);
+  return opts_.watch_list && !page_next_sync_ &&
+         (!ctx_.watch_list ||
+          ctx_.watch_list->Get(WatchListKey()) != WatchListSupport::State::kUnsupported);
 }
 
 void Reflector::BackOff() {
@@ -391,6 +392,7 @@ void Reflector::ListItemText(std::string& text) {
 
 void Reflector::ListSucceeded() {
   ++lists_;
+  page_next_sync_ = false;
   listing_ = false;
   need_list_ = false;
   // Fresh, but not yet healthy again: that takes a watch that stays open (Healthy()).

@@ -149,11 +149,12 @@ struct ReflectorOptions {
   // Sync by watch-list (sendInitialEvents=true, resourceVersionMatch=NotOlderThan,
   // allowWatchBookmarks=true, up to the bookmark annotated k8s.io/initial-events-end) unless the
   // API server refused it for this collection (a 400/422 or an ERROR to the parameters) or
-  // ignored it (a bookmark or a close before the end bookmark, or no line for
-  // watch_list_idle_ms): then in pages, and so for every later sync of the collection
-  // (WatchListSupport). false: always in pages.
+  // ignored it (a bookmark, a change or a clean close before the end bookmark): then in pages,
+  // and so for every later sync of the collection (WatchListSupport). A watch-list without a
+  // line for watch_list_idle_ms is listed in pages too, but only that once and for that
+  // reflector (a busy server is silent too). false: always in pages.
   bool watch_list = true;
-  int64_t watch_list_idle_ms = 5000;
+  int64_t watch_list_idle_ms = 30'000;
   int64_t page_size = 500;
   Timestamp watch_timeout = 5 * kMinute;  // server-side timeoutSeconds
   // A watch that receives no byte for this long is a dead connection (the API server sends
@@ -295,7 +296,9 @@ class Reflector {
   void HandleErrorEvent(const rapidjson::Value& object);
   void EndInitialEvents(std::string_view rv);
   // The server did not serve the watch-list: remember it, drop what was staged, list in pages.
-  void FallBack(const std::string& why);
+  // `remember`: for every reflector of the collection (a refusal, or a server that sent what a
+  // watch-list never does); else for this one only.
+  void FallBack(const std::string& why, bool remember = true);
   void CheckIdle();
 
   // Whether an object belongs to the watched namespaces (always, without only_namespaces).
@@ -339,6 +342,7 @@ class Reflector {
   // Loop thread only from here on.
   bool stopping_ = false;
   bool need_list_ = true;
+  bool page_next_sync_ = false;  // the next sync in pages (a silent watch-list), once
   bool first_request_ = true;
   KubeLoop::TimerId timer_ = 0;               // the backoff step or budget wait
   int64_t retry_after_s_ = -1;                // from the last failed response

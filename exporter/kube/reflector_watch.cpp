@@ -73,16 +73,22 @@ void Reflector::CheckIdle() {
   }
   loop_->http().Cancel(watch_id_);
   watch_id_ = 0;
-  FallBack("no end bookmark and no event for " + std::to_string(opts_.watch_list_idle_ms) +
-           " ms: the server ignores sendInitialEvents");
+  // Silence is a weak sign (a busy server, streams queued behind others on one connection):
+  // this reflector lists in pages, the others of the collection keep trying the watch-list.
+  LogInfo("no end bookmark and no event on the watch-list; syncing in pages",
+          {{"resource", opts_.name}, {"ms", std::to_string(opts_.watch_list_idle_ms)}});
+  FallBack("", /*remember=*/false);
 }
 
-void Reflector::FallBack(const std::string& why) {
-  if (ctx_.watch_list &&
+void Reflector::FallBack(const std::string& why, bool remember) {
+  if (remember && ctx_.watch_list &&
       ctx_.watch_list->Set(WatchListKey(), WatchListSupport::State::kUnsupported)) {
     LogInfo("the API server does not serve the watch-list; syncing in pages",
             {{"resource", opts_.name}, {"path", WatchListKey()}, {"why", why}});
   }
+  if (!remember) page_next_sync_ = true;
+  // Not a failure: the paged list stands for the first sync, with its own token as that had.
+  if (!synced_once_) first_request_ = true;
   loop_->CancelTimer(idle_timer_);
   idle_timer_ = 0;
   if (listing_) {
