@@ -8,25 +8,33 @@
 namespace podwait {
 namespace {
 
-HttpRequest Request(const ApiQuery& query, const std::string& path) {
+// The request, or nullopt when its token is not at hand: a start never waits for a credential
+// plugin (one that hangs would hold the start and its SIGTERM; the reflectors fetch the token).
+std::optional<HttpRequest> Request(const ApiQuery& query, const std::string& path) {
   HttpRequest req;
   req.url = query.endpoint.api_url + path;
   req.tls = query.endpoint.tls;
   req.timeout_ms = query.timeout_ms;
   req.headers.emplace_back("Accept", "application/json");
   if (query.tokens != nullptr) {
-    const std::string token = query.tokens->Token();
+    const std::string token =
+        query.tokens->may_block() ? query.tokens->CachedToken() : query.tokens->Token();
+    if (token.empty() && query.tokens->may_block()) return std::nullopt;
     if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
   }
   return req;
 }
+
+constexpr const char* kNoToken = "no token at hand yet (the credential plugin has not run)";
 
 std::string Failure(const std::string& what, const HttpResponse& resp) {
   return what + ": " + (resp.error.empty() ? "HTTP " + std::to_string(resp.status) : resp.error);
 }
 
 Result<rapidjson::Document> GetJson(const ApiQuery& query, const std::string& path) {
-  const HttpResponse resp = query.http.Get(Request(query, path), 16u << 20);
+  std::optional<HttpRequest> req = Request(query, path);
+  if (!req) return Result<rapidjson::Document>::Fail(kNoToken);
+  const HttpResponse resp = query.http.Get(*req, 16u << 20);
   if (!resp.ok()) return Result<rapidjson::Document>::Fail(Failure("GET " + path, resp));
   return json::Parse(resp.body);
 }
@@ -136,11 +144,13 @@ Result<bool> MayInEveryNamespace(const ApiQuery& query, const std::string& group
   w.EndObject();
   w.EndObject();
   w.EndObject();
-  HttpRequest req = Request(query, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews");
-  req.method = "POST";
-  req.body = body.GetString();
-  req.headers.emplace_back("Content-Type", "application/json");
-  const HttpResponse resp = query.http.Write(req, 1 << 20);
+  std::optional<HttpRequest> req =
+      Request(query, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews");
+  if (!req) return Result<bool>::Fail(kNoToken);
+  req->method = "POST";
+  req->body = body.GetString();
+  req->headers.emplace_back("Content-Type", "application/json");
+  const HttpResponse resp = query.http.Write(*req, 1 << 20);
   if (!resp.ok()) {
     return Result<bool>::Fail(Failure("SelfSubjectAccessReview of " + verb + " " + resource, resp));
   }
