@@ -296,12 +296,12 @@ Result<std::unique_ptr<LiveCluster>> ReadCluster(Config* config, const LiveReadO
   s->kube.observers = s->failures.Factory();
   s->kube.sync = &s->sync;
   s->kube.budget = std::make_shared<RequestBudget>(config->kube_api_qps, config->kube_api_burst);
-  PrepareKube(config, &s->kube);
   if (Result<bool> reached =
           Reach(*endpoint, s->tokens.get(), s->kube, deadline, config->kube_request_timeout);
       !reached.ok()) {
     return R::Fail(reached.error);
   }
+  PrepareKube(config, &s->kube);
 
   // The handlers outlive this call (they run until the LiveCluster goes): nothing of its frame.
   InputContext ctx{
