@@ -4,7 +4,8 @@
 #
 #   bench/loadrun.sh [--build-dir DIR] [--clusters N] [--pods-per-cluster M] [--shape v1|v2]
 #                    [--churn R] [--duration S] [--scrapes K] [--cpu C] [--sim-cpu C] [--out FILE]
-#                    [--ready-samples K] [--pd-tls] [--watch-namespaces N] [--exporter-arg ARG]...
+#                    [--ready-samples K] [--pd-tls] [--watch-namespaces N] [--namespaced] [--h2]
+#                    [--v1-only] [--exporter-arg ARG]... [--sim-arg ARG]...
 #
 # Defaults: build-release (made with scripts/build.sh --release), 1000 clusters x 100 pods in the
 # v1 shape (--shape v2: as tidb-operator v2 makes them, podwait-sim --generate-shape), churn
@@ -17,7 +18,15 @@
 # as in a real fleet. --pd-tls serves the PD API over HTTPS with client certificates (RSA 2048, as
 # tidb-operator's TLS guide issues them; made here with openssl, valid one day) through
 # bench/pd_tls_proxy.py on the simulator's core. --watch-namespaces N passes the first N clusters'
-# namespaces as --namespaces; --exporter-arg adds a flag to the exporter's command line.
+# namespaces as --namespaces; --namespaced makes them all the account may read (the simulator's
+# --rbac-namespaces: a namespaced install's Roles, no ClusterRole, so every cluster-wide request
+# is 403 and SelfSubjectAccessReviews say so). --h2 puts nghttpx (scripts/setup.sh test) before the
+# simulator's Kubernetes API, as an API server's front: TLS with ALPN h2, so the exporter's lists
+# and watches multiplex over HTTP/2 (without it they are HTTP/1.1, a connection each).
+# --v1-only: the API server serves no tidb-operator v2 CRD (a cluster with v1 only; by default the
+# simulator serves them all, empty). --exporter-arg adds a flag to the exporter's command line,
+# --sim-arg one to the simulator's
+# (--sim-arg --watch-list=off: a server without the watch-list, so the sync is the paged list).
 #
 # Reports, as key=value lines (and into --out when given):
 #   sync_s              exporter start -> /readyz 200 (every reflector listed once)
@@ -37,6 +46,7 @@
 #   cpu_us_per_probe    process CPU per cluster probe during the churn (all of the process's CPU:
 #                       meaningful as a probe's cost with --churn 0, when probing is all it does)
 #   threads / fds       the exporter's threads and open descriptors after the churn
+#   kube_connections    the exporter's TCP connections to the Kubernetes API (or its h2 front)
 #   bare_list_s         a bare client paging the same pod list from the same simulator (reads
 #                       every page, parses nothing; bench/loadrun_probe.py), before the exporter
 #   sync_over_bare      sync_s / bare_list_s
@@ -58,7 +68,11 @@ out=
 ready_samples=50
 pd_tls=0
 watch_namespaces=0
+namespaced=0
+h2=0
+v1_only=0
 exporter_args=()
+sim_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir=$2; shift ;;
@@ -74,8 +88,12 @@ while [ $# -gt 0 ]; do
     --ready-samples) ready_samples=$2; shift ;;
     --pd-tls) pd_tls=1 ;;
     --watch-namespaces) watch_namespaces=$2; shift ;;
+    --namespaced) namespaced=1 ;;
+    --h2) h2=1 ;;
+    --v1-only) v1_only=1 ;;
     --exporter-arg) exporter_args+=("$2"); shift ;;
-    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
+    --sim-arg) sim_args+=("$2"); shift ;;
+    -h|--help) sed -n '2,56p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -97,17 +115,19 @@ work=$(mktemp -d)
 sim_pid=
 exp_pid=
 proxy_pid=
+h2_pid=
 cleanup() {
-  for pid in $exp_pid $proxy_pid $sim_pid; do
+  for pid in $exp_pid $proxy_pid $h2_pid $sim_pid; do
     kill -TERM "$pid" 2>/dev/null || true
   done
-  for pid in $exp_pid $proxy_pid $sim_pid; do
+  for pid in $exp_pid $proxy_pid $h2_pid $sim_pid; do
     for _ in $(seq 50); do
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
     done
     kill -KILL "$pid" 2>/dev/null || true
   done
+  if [ -n "${LOADRUN_KEEP_LOGS:-}" ]; then cp "$work"/*.err "$LOADRUN_KEEP_LOGS"/ 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -144,11 +164,26 @@ report() {
 
 # --- simulator ------------------------------------------------------------------------------
 case "$shape" in v1|v2) ;; *) echo "--shape must be v1 or v2" >&2; exit 2 ;; esac
+ns_list=
+if [ "$watch_namespaces" -gt 0 ]; then
+  ns_list=$(awk -v n="$watch_namespaces" 'BEGIN { for (i = 0; i < n; i++) printf "%sload-%04d", (i ? "," : ""), i }')
+fi
+if [ "$v1_only" = 1 ]; then
+  echo '{"crds":{"v2":false}}' >"$work/v1-only.json"
+  sim_args+=("--scenario=$work/v1-only.json")
+fi
+if [ "$namespaced" = 1 ]; then
+  [ -n "$ns_list" ] || { echo "--namespaced needs --watch-namespaces" >&2; exit 2; }
+  # kube-system: deploy/base's Role for the cluster-autoscaler status ConfigMap.
+  sim_args+=("--rbac-namespaces=$ns_list,kube-system")
+  # As deploy/overlays/namespaced: no PersistentVolumes without a ClusterRole.
+  exporter_args+=("--volumes.enabled=false")
+fi
 echo "# generating $((clusters * per_cluster)) $shape pods in $clusters clusters (churn $churn/s)" >&2
 taskset -c "$sim_cpu" "$sim" --listen 127.0.0.1:0 --port-file "$work/sim.port" --log-level warn \
   --generate-clusters "$clusters" --pods-per-cluster "$per_cluster" --generate-shape "$shape" \
   --churn-per-second "$churn" \
-  --bookmark-interval 10s >"$work/sim.out" 2>"$work/sim.err" &
+  --bookmark-interval 10s ${sim_args[@]+"${sim_args[@]}"} >"$work/sim.out" 2>"$work/sim.err" &
 sim_pid=$!
 if ! wait_until 300 test -s "$work/sim.port"; then
   echo "simulator did not start" >&2
@@ -158,7 +193,13 @@ fi
 sim_port=$(cat "$work/sim.port")
 
 # --- a bare client paging the same list from the same server ----------------------------------
-read -r bare_s bare_bytes < <(taskset -c "$cpu" python3 bench/loadrun_probe.py bare-list "$sim_port" 500)
+# (A namespaced account may not list all pods: then there is no bare figure.)
+if [ "$namespaced" = 1 ]; then
+  bare_s=nan
+  bare_bytes=0
+else
+  read -r bare_s bare_bytes < <(taskset -c "$cpu" python3 bench/loadrun_probe.py bare-list "$sim_port" 500)
+fi
 
 # --- PD over TLS ------------------------------------------------------------------------------
 pd_base="http://{cluster}-{namespace}.pd.localhost:$sim_port"
@@ -190,9 +231,30 @@ if [ "$pd_tls" = 1 ]; then
             "--pd.tls.key-file=$tls/client.key")
 fi
 ns_flags=()
-if [ "$watch_namespaces" -gt 0 ]; then
-  ns_list=$(awk -v n="$watch_namespaces" 'BEGIN { for (i = 0; i < n; i++) printf "%sload-%04d", (i ? "," : ""), i }')
+if [ -n "$ns_list" ]; then
   ns_flags=("--namespaces=$ns_list")
+fi
+
+# --- the Kubernetes API over HTTP/2 -----------------------------------------------------------
+kube_url="http://127.0.0.1:$sim_port"
+kube_port=$sim_port
+kube_flags=()
+if [ "$h2" = 1 ]; then
+  command -v nghttpx >/dev/null || { echo "missing nghttpx (scripts/setup.sh test)" >&2; exit 2; }
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+    -keyout "$work/h2.key" -out "$work/h2.crt" -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1
+  kube_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  taskset -c "$sim_cpu" nghttpx "--frontend=127.0.0.1,$kube_port" "--backend=127.0.0.1,$sim_port" \
+    --workers=1 --frontend-http2-max-concurrent-streams=1000 --frontend-http2-read-timeout=1h \
+    --frontend-read-timeout=1h --stream-read-timeout=0 --stream-write-timeout=0 \
+    --backend-read-timeout=1h --backend-write-timeout=1h --no-ocsp --no-via --conf=/dev/null \
+    --log-level=WARN "$work/h2.key" "$work/h2.crt" 2>"$work/h2.err" &
+  h2_pid=$!
+  wait_until 30 sh -c "curl -sk --max-time 1 -o /dev/null https://127.0.0.1:$kube_port/version" ||
+    { echo "nghttpx did not start" >&2; cat "$work/h2.err" >&2; exit 1; }
+  kube_url="https://127.0.0.1:$kube_port"
+  kube_flags=("--kube.ca-file=$work/h2.crt")
 fi
 
 # --- exporter, pinned to one core ------------------------------------------------------------
@@ -208,7 +270,7 @@ exp_port=$(cat "$exp_port_file")
 start_ms=$(now_ms)
 taskset -c "$cpu" "$exporter" \
   --web.listen-address="127.0.0.1:$exp_port" \
-  --kube.api-url="http://127.0.0.1:$sim_port" \
+  --kube.api-url="$kube_url" ${kube_flags[@]+"${kube_flags[@]}"} \
   "--pd.url-template=$pd_base/pd/{namespace}/{cluster}" \
   ${pd_flags[@]+"${pd_flags[@]}"} ${ns_flags[@]+"${ns_flags[@]}"} \
   ${exporter_args[@]+"${exporter_args[@]}"} \
@@ -227,6 +289,9 @@ list_ms=$(awk '/msg=listed/ && / resource=pods / { for (i = 1; i <= NF; i++) if 
 report pods "$((clusters * per_cluster))"
 report pd_tls "$pd_tls"
 report watch_namespaces "$watch_namespaces"
+report namespaced "$namespaced"
+report h2 "$h2"
+report v1_only "$v1_only"
 report shape "$shape"
 report sync_s "$(awk -v m="$sync_ms" 'BEGIN { printf "%.2f", m / 1000 }')"
 report bare_list_s "$bare_s"
@@ -299,6 +364,9 @@ fi
 report steady_rss_mib "$(mib "$(status_kib "$exp_pid" VmRSS)")"
 report threads "$(status_kib "$exp_pid" Threads)"
 report fds "$(find "/proc/$exp_pid/fd" -mindepth 1 -maxdepth 1 | wc -l)"
+kube_hex=$(printf '%04X' "$kube_port")
+report kube_connections "$(awk -v p=":$kube_hex" 'NR > 1 && $4 == "01" && substr($3, length($3) - 4) == p' \
+  "/proc/$exp_pid/net/tcp" | wc -l)"
 report peak_rss_end_mib "$(mib "$(status_kib "$exp_pid" VmHWM)")"
 report parse_errors "$(metric_sum podwait_parse_errors_total "" 0 <"$work/metrics.txt")"
 report watch_restarts "$(metric_sum podwait_watch_restarts_total "" 0 <"$work/metrics.txt")"

@@ -44,6 +44,9 @@ BUILD_PACKAGES=(
   rapidjson-dev
   zlib1g-dev
 )
+# nghttp2-proxy: nghttpx, the HTTP/2 (TLS, ALPN h2) front an API server has, put before the
+# simulator by the watch tests and bench/loadrun.sh --h2 (one multiplexed connection, dropped and
+# reopened).
 TEST_PACKAGES=(
   "${BUILD_PACKAGES[@]}"
   chromium
@@ -52,6 +55,7 @@ TEST_PACKAGES=(
   jsonnet
   libclang-rt-14-dev
   lld
+  nghttp2-proxy
   nodejs
   npm
   openssl

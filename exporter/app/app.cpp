@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "exporter/app/inputs.h"
+#include "exporter/app/kube_setup.h"
 #include "exporter/app/options.h"
 #include "exporter/common/log.h"
 #include "exporter/http/runbook.h"
@@ -254,8 +255,10 @@ Result<bool> App::Start() {
       WithFreshness(MakeSelfMetricsReflectorObservers(self_metrics_), freshness_, clock_);
   kube_.sync = &sync_;
   kube_.budget = std::make_shared<RequestBudget>(config_.kube_api_qps, config_.kube_api_burst);
+  PrepareKube(&config_, &kube_);
 
   BuildReflectors();
+  DiscoverServed(kube_, reflectors_);
   if (config_.events_write) BuildEventWriter();
 
   probe_observer_ = std::make_unique<SelfMetricsProbeObserver>(self_metrics_);
@@ -307,9 +310,12 @@ void App::Stop() {
   // A credential plugin that hangs must not hold the watch threads (killed within ~100 ms).
   if (tokens_) tokens_->Cancel();
   // Every source stops within about a second; stop them side by side so the whole shutdown stays
-  // well within Kubernetes' grace period.
+  // well within Kubernetes' grace period. The reflectors stop on their event loop, at once.
   std::vector<std::thread> stoppers;
-  for (auto& r : reflectors_) stoppers.emplace_back([&r] { r->Stop(); });
+  stoppers.emplace_back([this] {
+    for (auto& r : reflectors_) r->Stop();
+    if (kube_.loop) kube_.loop->Stop();
+  });
   if (prober_) stoppers.emplace_back([this] { prober_->Stop(); });
   if (event_writer_) stoppers.emplace_back([this] { event_writer_->Stop(); });
   stoppers.emplace_back([this] { server_.Stop(); });

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exporter/app/inputs.h"
+#include "exporter/app/kube_setup.h"
 #include "exporter/app/options.h"
 #include "exporter/common/log.h"
 #include "exporter/common/sync_status.h"
@@ -113,10 +114,10 @@ bool WaitUntil(const std::function<bool()>& done, Timestamp timeout) {
   return true;
 }
 
-void StopAll(std::vector<std::unique_ptr<Reflector>>& reflectors) {
-  std::vector<std::thread> stoppers;
-  for (auto& r : reflectors) stoppers.emplace_back([&r] { r->Stop(); });
-  for (auto& t : stoppers) t.join();
+// The reflectors stop on their event loop (each at once), then the loop.
+void StopAll(std::vector<std::unique_ptr<Reflector>>& reflectors, KubeLoop* loop) {
+  for (auto& r : reflectors) r->Stop();
+  if (loop != nullptr) loop->Stop();
 }
 
 // Where the endpoint came from, for errors: " (context "prod" of ~/.kube/config)".
@@ -231,7 +232,7 @@ struct LiveCluster::State {
   // A running exec plugin is killed first, so that no reflector waits for it.
   void StopReflectors() {
     if (tokens) tokens->Cancel();
-    StopAll(reflectors);
+    StopAll(reflectors, kube.loop.get());
     reflectors.clear();
   }
 };
@@ -300,6 +301,7 @@ Result<std::unique_ptr<LiveCluster>> ReadCluster(Config* config, const LiveReadO
       !reached.ok()) {
     return R::Fail(reached.error);
   }
+  PrepareKube(config, &s->kube);
 
   // The handlers outlive this call (they run until the LiveCluster goes): nothing of its frame.
   InputContext ctx{
@@ -312,6 +314,7 @@ Result<std::unique_ptr<LiveCluster>> ReadCluster(Config* config, const LiveReadO
     AddSelectedPods(s->kube, *config, options.label_selector, config->kube_request_timeout,
                     s->selected, s->reflectors);
   }
+  DiscoverServed(s->kube, s->reflectors);
   for (auto& r : s->reflectors) r->Start();
   Result<bool> listed =
       WaitListed(s->reflectors, s->sync, s->failures, Remaining(*env.clock, deadline), "--timeout");

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -49,9 +50,15 @@ struct Config {
   std::string kube_client_certificate;
   std::string kube_client_key;
   std::vector<std::string> namespaces;  // empty: all namespaces
-  // With more namespaces than this in `namespaces`, each resource is watched once over all
-  // namespaces and filtered (needs list/watch in every namespace); 0: one watch per namespace.
-  int namespaces_cluster_wide_above = 0;
+  // With more namespaces than this in `namespaces`, each resource the account may list and
+  // watch in every namespace (may_watch_cluster_wide) is watched once over all namespaces and
+  // filtered; 0: one watch per namespace always.
+  int namespaces_cluster_wide_above = 8;
+  // Not a flag: set by the exporter before it builds its reflectors (a SelfSubjectAccessReview
+  // per resource, kube/discovery.h): whether the account may list and watch `resource` under
+  // `api_prefix` ("/api/v1", "pods") in every namespace. Empty: taken as allowed.
+  std::function<bool(std::string_view api_prefix, const std::string& resource)>
+      may_watch_cluster_wide;
   std::string selector = "app.kubernetes.io/managed-by=tidb-operator";
   // A second pod selector, disjoint from `selector`: tidb-operator v2 pods without the legacy
   // app.kubernetes.io/* labels. Empty: not watched.

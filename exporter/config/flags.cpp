@@ -122,10 +122,11 @@ const std::vector<Flag>& Flags() {
       IntFlag<Config, int>(
           "namespaces.cluster-wide-above",
           "With more --namespaces than this, watch each resource once over all namespaces and "
-          "keep the watched ones (threads and connections stay the same whatever the number of "
-          "namespaces; needs list and watch in all namespaces, a ClusterRole). 0: one watch per "
-          "namespace and resource, which Roles in those namespaces allow.",
-          &Config::namespaces_cluster_wide_above, 0),
+          "keep the watched ones when the account may list and watch it in every namespace "
+          "(asked with a SelfSubjectAccessReview at start; a ClusterRole allows it); otherwise, "
+          "and with 0, one watch per namespace and resource, which Roles in those namespaces "
+          "allow (all of them on one event loop and one HTTP/2 connection).",
+          &Config::namespaces_cluster_wide_above, 8),
       StringFlag("selector", "Label selector for the pods to watch.", &Config::selector),
       StringFlag("selector.v2",
                  "Second label selector for pods, disjoint from --selector: tidb-operator v2 "

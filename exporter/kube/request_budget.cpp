@@ -36,6 +36,11 @@ int64_t RequestBudget::Reserve(int64_t now_ms) {
   return static_cast<int64_t>(std::ceil(-tokens_ * 1000 / qps_));
 }
 
+void RequestBudget::TakeGranted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++requests_;
+}
+
 uint64_t RequestBudget::requests() const {
   std::lock_guard<std::mutex> lock(mu_);
   return requests_;

@@ -25,6 +25,10 @@ class RequestBudget {
   // reserves nothing) and returns false. For requests that are worth sending only at once, such
   // as fetching a list's next page ahead of need.
   bool TryTake(int64_t now_ms);
+  // Counts a request that brought its own token: the first request of each reflector (its
+  // initial sync), so that N reflectors start at once whatever N, and every request after that
+  // (next pages, watches, restarts) is paced by the bucket.
+  void TakeGranted();
   // Requests reserved, and how many of them had to wait.
   uint64_t requests() const;
   uint64_t delayed() const;

@@ -44,6 +44,11 @@ TokenSource::TokenSource(std::string path, const Clock& clock, Timestamp max_age
 TokenSource::TokenSource(std::string what, Fetcher fetch, const Clock& clock, Policy policy)
     : what_(std::move(what)), fetch_(std::move(fetch)), clock_(clock), policy_(policy) {}
 
+std::string TokenSource::CachedToken() const {
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  return lock.owns_lock() ? token_ : std::string();
+}
+
 std::string TokenSource::Token() { return Fetch(nullptr); }
 
 Result<std::string> TokenSource::TokenOrError() {
@@ -123,7 +128,7 @@ std::unique_ptr<TokenSource> MakeExecTokenSource(ExecPlugin plugin, const Enviro
   };
   return std::make_unique<TokenSource>(
       std::move(what), std::move(run), *env.clock,
-      TokenSource::Policy{0, options.expiry_margin, options.failure_retry});
+      TokenSource::Policy{0, options.expiry_margin, options.failure_retry, /*may_block=*/true});
 }
 
 std::unique_ptr<TokenSource> MakeTokenSource(const KubeEndpoint& endpoint, const Environment& env,

@@ -37,6 +37,7 @@ class TokenSource {
                                   // token's remaining life)
     Timestamp failure_retry = 0;  // after a failed fetch, wait this long before the next attempt
                                   // (Invalidate() skips the wait)
+    bool may_block = false;       // a fetch runs a plugin that can take long (or hang)
   };
 
   // A rotating token file (projected service-account tokens are refreshed by the kubelet,
@@ -54,6 +55,11 @@ class TokenSource {
   // before its first request): the token, or the error of the fetch that failed, which is then
   // not logged.
   Result<std::string> TokenOrError();
+  // Whether Token() may wait long for a fetch (an exec plugin).
+  bool may_block() const { return policy_.may_block; }
+  // The last token fetched, without fetching (and without waiting for a fetch in progress); ""
+  // when there is none yet.
+  std::string CachedToken() const;
   // Forces a fetch on the next Token() call (after a 401 Unauthorized).
   void Invalidate();
   // For shutdown: a fetch in progress is told to give up (an exec plugin is killed within

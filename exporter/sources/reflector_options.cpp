@@ -18,9 +18,14 @@ ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string re
 std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(const Config& config,
                                                            const std::string& resource,
                                                            std::string_view api_prefix) {
-  return ReflectorOptionsPerNamespace(
-      ReflectorOptionsFromConfig(config, resource, ""), config.namespaces, resource, api_prefix,
-      static_cast<size_t>(std::max(0, config.namespaces_cluster_wide_above)));
+  size_t above = static_cast<size_t>(std::max(0, config.namespaces_cluster_wide_above));
+  // One watch over all namespaces only where the account may list and watch everywhere.
+  if (above > 0 && config.namespaces.size() > above && config.may_watch_cluster_wide &&
+      !config.may_watch_cluster_wide(api_prefix, resource)) {
+    above = 0;
+  }
+  return ReflectorOptionsPerNamespace(ReflectorOptionsFromConfig(config, resource, ""),
+                                      config.namespaces, resource, api_prefix, above);
 }
 
 }  // namespace podwait

@@ -17,7 +17,8 @@ ReflectorOptions ReflectorOptionsFromConfig(const Config& config, std::string re
                                             std::string path);
 // One ReflectorOptions per watched namespace (--namespaces), or one over all namespaces (see
 // the kube/reflector.h overload), also when there are more watched namespaces than
-// --namespaces.cluster-wide-above (then filtered to them).
+// --namespaces.cluster-wide-above (then filtered to them) and Config::may_watch_cluster_wide
+// allows it for this resource.
 std::vector<ReflectorOptions> ReflectorOptionsPerNamespace(const Config& config,
                                                            const std::string& resource,
                                                            std::string_view api_prefix);

@@ -586,7 +586,8 @@ TEST(SimProtocol, V2DiscoveryListsTheCrdResources) {
   EXPECT_STREQ(groups["kind"].GetString(), "APIGroupList");
   std::set<std::string> names;
   for (const auto& g : groups["groups"].GetArray()) names.insert(g["name"].GetString());
-  EXPECT_EQ(names, (std::set<std::string>{"events.k8s.io", "pingcap.com", "core.pingcap.com"}));
+  EXPECT_EQ(names, (std::set<std::string>{"events.k8s.io", "authorization.k8s.io", "pingcap.com",
+                                          "core.pingcap.com"}));
 
   auto list = Json(HttpGet(sim.port(), kV2).body);
   ASSERT_TRUE(list.IsObject());

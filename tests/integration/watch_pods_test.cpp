@@ -87,18 +87,27 @@ struct UrlLog {
     return urls;
   }
 };
-class RecordingClient final : public HttpClient {
+// Wraps the real multi client (the reflector's event loop) and records every request URL.
+class RecordingHttp final : public AsyncHttp {
  public:
-  explicit RecordingClient(UrlLog* log) : log_(log), inner_(MakeCurlHttpClient()) {}
-  HttpResponse Get(const HttpRequest& r, size_t max) override {
+  explicit RecordingHttp(UrlLog* log) : log_(log), inner_(MakeCurlMultiHttp()) {}
+  void Get(HttpRequest r, size_t max, Done done) override {
     Record(r);
-    return inner_->Get(r, max);
+    inner_->Get(std::move(r), max, std::move(done));
   }
-  HttpResponse Stream(const HttpRequest& r,
-                      const std::function<bool(std::string_view)>& on_data) override {
+  TransferId Fetch(HttpRequest r, size_t max, Done done) override {
     Record(r);
-    return inner_->Stream(r, on_data);
+    return inner_->Fetch(std::move(r), max, std::move(done));
   }
+  TransferId Stream(HttpRequest r, Data on_data, Done done) override {
+    Record(r);
+    return inner_->Stream(std::move(r), std::move(on_data), std::move(done));
+  }
+  void Cancel(TransferId id) override { inner_->Cancel(id); }
+  void Run(int64_t wait_ms) override { inner_->Run(wait_ms); }
+  void Wake() override { inner_->Wake(); }
+  void SetMaxConnections(size_t n) override { inner_->SetMaxConnections(n); }
+  size_t in_flight() const override { return inner_->in_flight(); }
 
  private:
   void Record(const HttpRequest& r) {
@@ -106,7 +115,7 @@ class RecordingClient final : public HttpClient {
     log_->urls.push_back(r.url);
   }
   UrlLog* log_;
-  std::unique_ptr<HttpClient> inner_;
+  std::unique_ptr<AsyncHttp> inner_;
 };
 
 std::map<std::string, std::string> StorePods(const PodStore& store) {
@@ -126,18 +135,20 @@ class WatchPods : public ::testing::Test {
     sim_ = std::make_unique<Sim>(extra);
     ASSERT_GT(sim_->port(), 0) << "podwait-sim did not start";
   }
-  void StartReflector(int64_t page_size = 500) {
+  // The paged list unless `watch_list` (the paged list's protocol is what most tests look at).
+  void StartReflector(int64_t page_size = 500, bool watch_list = false) {
     Config config;
     config.kube_api_url = sim_->url();
     auto ep = ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config), ProcessEnv());
     ASSERT_TRUE(ep.ok()) << ep.error;
     ctx_.endpoint = *ep;
-    ctx_.env.http = [this] { return std::make_unique<RecordingClient>(&urls_); };
+    ctx_.env.async_http = [this] { return std::make_unique<RecordingHttp>(&urls_); };
     ctx_.observers = MakeSelfMetricsReflectorObservers(metrics_);
     ctx_.sync = &sync_;
     if (tokens_) ctx_.tokens = tokens_.get();
     ReflectorOptions opts = PodReflectorOptions(config)[0];
     opts.page_size = page_size;
+    opts.watch_list = watch_list;
     opts.backoff_initial_ms = backoff_initial_ms_;
     opts.backoff_max_ms = 2000;
     source_ = std::make_unique<PodSource>(store_, PodParseOptions::FromConfig(config));
@@ -185,6 +196,49 @@ TEST_F(WatchPods, InitialSyncAcrossPages) {
   // The label selector reached the server: only tidb-operator pods are listed.
   EXPECT_EQ(CountUrls("labelSelector=app.kubernetes.io%2Fmanaged-by%3Dtidb-operator"),
             urls_.Get().size());
+}
+
+// The watch-list against the simulator as a Kubernetes 1.32+ API server serves it: one request
+// is the sync (its initial events up to the end bookmark) and then the watch.
+TEST_F(WatchPods, SyncByWatchList) {
+  StartSim({"--generate-clusters", "7", "--pods-per-cluster", "30"});
+  StartReflector(/*page_size=*/40, /*watch_list=*/true);
+  ASSERT_TRUE(WaitFor([&] { return reflector_->synced(); }, 20s));
+  EXPECT_EQ(store_.Size(), 210u);
+  EXPECT_TRUE(StoreEqualsSim());
+  ASSERT_TRUE(sim_->Post("apply", PodOp("basic-tikv-0", "unschedulable")));
+  ASSERT_TRUE(StoreEqualsSim());
+  EXPECT_EQ(urls_.Get().size(), 1u);  // the sync and the watch: one request
+  EXPECT_EQ(CountUrls("sendInitialEvents=true&resourceVersionMatch=NotOlderThan"), 1u);
+  EXPECT_EQ(CountUrls("limit="), 0u);
+  EXPECT_EQ(reflector_->lists(), 1u);
+}
+
+// A server with the WatchList feature off refuses the parameters (422): one refused request,
+// then the paged list, and the watch from its version.
+TEST_F(WatchPods, AServerThatRefusesTheWatchListIsListedInPages) {
+  StartSim({"--generate-clusters", "7", "--pods-per-cluster", "30", "--watch-list", "off"});
+  StartReflector(/*page_size=*/40, /*watch_list=*/true);
+  ASSERT_TRUE(WaitFor([&] { return reflector_->synced(); }, 20s));
+  EXPECT_TRUE(StoreEqualsSim());
+  EXPECT_EQ(CountUrls("sendInitialEvents=true"), 1u);
+  EXPECT_EQ(CountUrls("limit=40"), 6u);
+  ASSERT_TRUE(WaitFor([&] { return reflector_->watches() == 2; }, 10s));
+  EXPECT_EQ(ctx_.watch_list->Get("/api/v1/pods"), WatchListSupport::State::kUnsupported);
+}
+
+// A server (or a proxy) that ignores the parameters answers with a plain watch: the state as
+// ADDED events but no end bookmark, and then a regular bookmark: that is noticed, what the plain
+// watch brought is dropped, and the sync is a paged list.
+TEST_F(WatchPods, AServerThatIgnoresTheWatchListIsListedInPages) {
+  StartSim({"--generate-clusters", "2", "--pods-per-cluster", "10", "--watch-list", "ignore"});
+  StartReflector(/*page_size=*/40, /*watch_list=*/true);
+  ASSERT_TRUE(WaitFor([&] { return reflector_->synced(); }, 20s));
+  EXPECT_TRUE(StoreEqualsSim());
+  EXPECT_EQ(CountUrls("sendInitialEvents=true"), 1u);
+  EXPECT_EQ(CountUrls("limit=40"), 1u);
+  EXPECT_EQ(reflector_->lists(), 1u);
+  EXPECT_EQ(ctx_.watch_list->Get("/api/v1/pods"), WatchListSupport::State::kUnsupported);
 }
 
 TEST_F(WatchPods, AddsUpdatesAndDeletes) {

@@ -142,7 +142,7 @@ std::string VersionJson() {
 void Simulator::ServeDiscovery(std::string_view path, Responder& resp) {
   // The group versions served under /apis: events.k8s.io/v1 (built in, listed first as the API
   // server does), then those of the installed custom resources, in table order.
-  std::vector<std::string> versions = {std::string(kEventsV1)};
+  std::vector<std::string> versions = {std::string(kEventsV1), std::string(kAuthorizationV1)};
   for (int i = 0; i < kResourceCount; ++i) {
     const ResourceInfo& info = Info(static_cast<Resource>(i));
     if (info.core || !Served(info.resource)) continue;
@@ -170,6 +170,11 @@ void Simulator::ServeDiscovery(std::string_view path, Responder& resp) {
   if (gv == kEventsV1) {
     AppendApiResource(&body, Info(Resource::kEvents), "Event",
                       "\"create\",\"delete\",\"patch\",\"update\"", "ev");
+  }
+  if (gv == kAuthorizationV1) {
+    body +=
+        "{\"name\":\"selfsubjectaccessreviews\",\"singularName\":\"selfsubjectaccessreview\","
+        "\"namespaced\":false,\"kind\":\"SelfSubjectAccessReview\",\"verbs\":[\"create\"]}";
   }
   for (Resource r : ResourcesOf(gv)) {
     if (!Served(r)) continue;

@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -36,6 +37,10 @@ constexpr const char* kUsage = R"(usage: podwait-sim [flags]
   --gone-as event|http        how a too-old resourceVersion is answered (default http)
   --watch-timeout DUR         watch length when the client gives no timeoutSeconds (default 30m)
   --history N                 watch events kept for resuming (default 200000)
+  --watch-list on|off|ignore  the watch-list (sendInitialEvents): served, refused with 422 (the
+                              WatchList feature off), or ignored (a plain watch; default on)
+  --rbac-namespaces A,B,...   the account may list and watch in these namespaces only (a
+                              namespaced install's Roles): cluster-wide requests are 403
   --generate-clusters N       generate N TiDB clusters ...
   --pods-per-cluster M        ... with M pods each (default 100)
   --generate-shape v1|v2      ... as tidb-operator v1 or v2 makes them (default v1)
@@ -113,6 +118,23 @@ int main(int argc, char** argv) {
         return 2;
       }
       options.gone_as_event = g == "event";
+    } else if (a == "--watch-list") {
+      const std::string w = value();
+      if (w != "on" && w != "off" && w != "ignore") {
+        std::fprintf(stderr, "--watch-list must be on, off or ignore\n");
+        return 2;
+      }
+      options.watch_list = w == "on"    ? sim::SimOptions::WatchList::kOn
+                           : w == "off" ? sim::SimOptions::WatchList::kOff
+                                        : sim::SimOptions::WatchList::kIgnore;
+    } else if (a == "--rbac-namespaces") {
+      std::string list = value();
+      for (size_t at = 0; at <= list.size();) {
+        const size_t comma = std::min(list.find(',', at), list.size());
+        if (comma > at) options.rbac_namespaces.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
+      std::sort(options.rbac_namespaces.begin(), options.rbac_namespaces.end());
     } else if (a == "--watch-timeout")
       options.default_watch_timeout_s = duration() / 1000;
     else if (a == "--history")

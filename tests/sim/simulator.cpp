@@ -86,6 +86,8 @@ std::string MessageForCode(int code) {
 }
 
 const char* kJson = "application/json";
+// Who the simulator's API server takes the client for (in 403 messages).
+constexpr std::string_view kSimUser = "system:serviceaccount:podwait:podwait-exporter";
 
 void SendStatus(Responder& resp, int code, const std::string& message, Headers extra = {}) {
   resp.Send(code, kJson, StatusJson(code, ReasonForCode(code), message), extra);
@@ -99,9 +101,12 @@ std::string ErrorEventLine(uint64_t asked, uint64_t oldest) {
          "}\n";
 }
 
-std::string BookmarkLine(Resource r, uint64_t rv) {
+// `initial_events_end`: the bookmark that ends a watch-list's initial events (KEP-3157), annotated
+// k8s.io/initial-events-end as the API server's watch cache writes it.
+std::string BookmarkLine(Resource r, uint64_t rv, bool initial_events_end = false) {
   const ResourceInfo& info = Info(r);
   std::string meta = "\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\"";
+  if (initial_events_end) meta += ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}";
   std::string extra;
   // What the API server's bookmark looks like: an otherwise empty object of the watched kind, so
   // zero values of the Go type show up (null timestamps, empty structs).
@@ -139,6 +144,62 @@ bool ParseUint(const std::string& s, uint64_t* out) {
   return true;
 }
 
+// apimachinery's validation of a watch's list options (validateWatchOptions): the refused fields
+// and why, empty when the request is valid. With the WatchList feature off (a server before 1.27,
+// or the gate off) sendInitialEvents and resourceVersionMatch are refused on a watch; with it on,
+// sendInitialEvents needs resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true.
+std::vector<std::pair<std::string, std::string>> WatchListErrors(const Request& req, bool enabled,
+                                                                 bool bookmarks) {
+  std::vector<std::pair<std::string, std::string>> errors;
+  const bool initial = req.Has("sendInitialEvents");
+  const std::string match = req.Param("resourceVersionMatch");
+  if (!enabled) {
+    if (!match.empty()) {
+      errors.emplace_back("resourceVersionMatch",
+                          "resourceVersionMatch is forbidden for watch unless the WatchList "
+                          "feature gate is enabled");
+    }
+    if (initial) {
+      errors.emplace_back("sendInitialEvents",
+                          "sendInitialEvents is forbidden for watch unless the WatchList feature "
+                          "gate is enabled");
+    }
+    return errors;
+  }
+  if (!match.empty() && !initial) {
+    errors.emplace_back("resourceVersionMatch",
+                        "resourceVersionMatch is forbidden for watch unless sendInitialEvents is "
+                        "provided");
+  } else if (initial && match != "NotOlderThan") {
+    errors.emplace_back("resourceVersionMatch",
+                        "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+  }
+  if (initial && !bookmarks) {
+    errors.emplace_back("allowWatchBookmarks",
+                        "sendInitialEvents requires setting allowWatchBookmarks to true");
+  }
+  return errors;
+}
+
+// 422 Invalid for refused list options, as the API server answers them.
+void SendInvalidListOptions(Responder& resp,
+                            const std::vector<std::pair<std::string, std::string>>& errors) {
+  std::string message, causes;
+  for (const auto& [field, why] : errors) {
+    message += (message.empty() ? "" : ", ") + field + ": Forbidden: " + why;
+    causes += std::string(causes.empty() ? "" : ",") +
+              "{\"reason\":\"FieldValueForbidden\",\"message\":\"Forbidden: " + why +
+              "\",\"field\":\"" + field + "\"}";
+  }
+  if (errors.size() > 1) message = "[" + message + "]";
+  resp.Send(422, kJson,
+            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+            "\"message\":\"ListOptions.meta.k8s.io \\\"\\\" is invalid: " +
+                message +
+                "\",\"reason\":\"Invalid\",\"details\":{\"group\":\"meta.k8s.io\",\"kind\":"
+                "\"ListOptions\",\"causes\":[" +
+                causes + "]},\"code\":422}");
+}
 }  // namespace
 
 Simulator::Simulator(SimOptions options, const Clock& clock)
@@ -794,12 +855,69 @@ std::optional<ResourcePath> SplitResourcePath(std::string_view rest) {
   return std::nullopt;
 }
 
+// 403 as the API server's RBAC authorizer words it.
+void SendForbidden(Responder& resp, Resource r, const std::string& ns, const std::string& verb) {
+  const std::string api_version(Info(r).api_version);
+  const size_t slash = api_version.find('/');
+  const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+  SendStatus(resp, 403,
+             std::string(Info(r).plural) + " is forbidden: User \"" + std::string(kSimUser) +
+                 "\" cannot " + verb + " resource \"" + Info(r).plural + "\" in API group \"" +
+                 group + "\" " +
+                 (ns.empty() ? "at the cluster scope" : "in the namespace \"" + ns + "\""));
+}
+
 }  // namespace
+
+bool Simulator::Allowed(Resource r, const std::string& ns) const {
+  if (options_.rbac_namespaces.empty()) return true;
+  if (Info(r).cluster_scoped || ns.empty()) return false;
+  return std::binary_search(options_.rbac_namespaces.begin(), options_.rbac_namespaces.end(), ns);
+}
+
+void Simulator::ServeAccessReview(const Request& req, Responder& resp) {
+  if (req.method != "POST") {
+    SendStatus(resp, 405, "the server does not allow this method on the requested resource");
+    return;
+  }
+  rapidjson::Document doc;
+  doc.Parse(req.body.c_str(), req.body.size());
+  const rapidjson::Value* attrs = nullptr;
+  if (!doc.HasParseError() && doc.IsObject() && doc.HasMember("spec") && doc["spec"].IsObject() &&
+      doc["spec"].HasMember("resourceAttributes") && doc["spec"]["resourceAttributes"].IsObject()) {
+    attrs = &doc["spec"]["resourceAttributes"];
+  }
+  if (attrs == nullptr) {
+    SendStatus(resp, 400, "SelfSubjectAccessReview without spec.resourceAttributes");
+    return;
+  }
+  auto field = [&](const char* name) -> std::string {
+    auto it = attrs->FindMember(name);
+    return it != attrs->MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
+  };
+  const std::string ns = field("namespace");
+  const std::string verb = field("verb");
+  bool allowed = options_.rbac_namespaces.empty();
+  if (!allowed && !ns.empty() && (verb == "get" || verb == "list" || verb == "watch")) {
+    allowed =
+        std::binary_search(options_.rbac_namespaces.begin(), options_.rbac_namespaces.end(), ns);
+  }
+  std::string spec = ToJson(doc["spec"]);
+  resp.Send(201, kJson,
+            "{\"kind\":\"SelfSubjectAccessReview\",\"apiVersion\":\"authorization.k8s.io/v1\","
+            "\"metadata\":{\"creationTimestamp\":null},\"spec\":" +
+                spec + ",\"status\":{\"allowed\":" + (allowed ? "true" : "false") +
+                (allowed ? ",\"reason\":\"RBAC: allowed by the simulator\"" : "") + "}}");
+}
 
 void Simulator::HandleKube(const Request& req, Responder& resp) {
   if (!CheckToken(req, resp)) return;
   std::string_view path = req.path;
   while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  if (path == "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews") {
+    ServeAccessReview(req, resp);
+    return;
+  }
   static constexpr std::string_view kCore = "/api/v1";
   static constexpr std::string_view kApis = "/apis";
   if (path == "/api") {
@@ -849,6 +967,13 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
                                                       : true);
   if (!r || !scope_ok || (Info(*r).api_version != group_version && !events_v1) || !Served(*r)) {
     SendStatus(resp, 404, "the server could not find the requested resource");
+    return;
+  }
+  if (!Allowed(*r, ns)) {
+    SendForbidden(resp, *r, ns,
+                  req.method != "GET" ? "create"
+                  : req.Has("watch")  ? "watch"
+                                      : "list");
     return;
   }
   if (req.method != "GET" || events_v1) {
@@ -988,10 +1113,25 @@ void Simulator::ServeWatch(const Request& req, Responder& resp, Resource r, cons
   }
   std::string allow = req.Param("allowWatchBookmarks");
   bool bookmarks = allow == "true" || allow == "1";
+  // The watch-list (KEP-3157): sendInitialEvents=true sends the state as ADDED events and ends
+  // them with a bookmark annotated k8s.io/initial-events-end; false starts at the version.
+  const bool watch_list = options_.watch_list != SimOptions::WatchList::kIgnore &&
+                          (req.Has("sendInitialEvents") || req.Has("resourceVersionMatch"));
+  if (watch_list) {
+    const auto errors =
+        WatchListErrors(req, options_.watch_list == SimOptions::WatchList::kOn, bookmarks);
+    if (!errors.empty()) {
+      SendInvalidListOptions(resp, errors);
+      return;
+    }
+  }
+  const bool send_initial = watch_list && req.Param("sendInitialEvents") == "true";
   std::string rv_param = req.Param("resourceVersion");
   uint64_t cursor = 0;
   std::vector<ObjectPtr> initial;
-  if (rv_param.empty() || rv_param == "0") {
+  if (watch_list && !send_initial && (rv_param.empty() || rv_param == "0")) {
+    cursor = store_.CurrentRv();
+  } else if (send_initial || rv_param.empty() || rv_param == "0") {
     // "Get state and start at most recent": synthetic ADDED events for what exists now.
     Store::ListQuery q;
     q.ns = ns;
@@ -1055,6 +1195,7 @@ void Simulator::ServeWatch(const Request& req, Responder& resp, Resource r, cons
       out.clear();
     }
   }
+  if (send_initial) out += BookmarkLine(r, cursor, /*initial_events_end=*/true);
   if (!out.empty() && !resp.WriteChunk(out)) return;
   initial.clear();
   std::vector<HistoryEntry> entries;

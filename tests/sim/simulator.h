@@ -33,6 +33,15 @@ struct SimOptions {
   bool loop = false;  // after the last step and the cycle's end, the story starts again
   uint64_t seed = 1;
   int64_t churn_per_second = 0;
+  // The watch-list (sendInitialEvents): served (on, as Kubernetes 1.32+), refused with 422 as a
+  // server with the WatchList feature off, or ignored (the parameters unknown, as a server or a
+  // proxy that drops them: a plain watch).
+  enum class WatchList { kOn, kOff, kIgnore };
+  WatchList watch_list = WatchList::kOn;
+  // Not empty: the account's Roles, as a namespaced install has them: list, watch and get in
+  // these namespaces only (sorted); every cluster-wide request, and every other namespace, is
+  // 403 Forbidden, and SelfSubjectAccessReviews answer so. Empty: everything allowed.
+  std::vector<std::string> rbac_namespaces;
 };
 
 // The scenario simulator: a Kubernetes API (pods, events, configmaps, TidbClusters and the
@@ -114,6 +123,10 @@ class Simulator {
   void ChurnLoop();
 
   bool CheckToken(const Request& req, Responder& resp);
+  // POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews: allowed by rbac_namespaces.
+  void ServeAccessReview(const Request& req, Responder& resp);
+  // rbac_namespaces allows `verb` on `r` in `ns` ("" : every namespace).
+  bool Allowed(Resource r, const std::string& ns) const;
   std::optional<RequestFault> TakeFault(Resource r, const std::string& verb);
   bool ServeFault(const RequestFault& f, Resource r, Responder& resp);
   void HandleKube(const Request& req, Responder& resp);
@@ -168,6 +181,8 @@ class Simulator {
 
 // The group version of the events.k8s.io API, served for Events next to core v1.
 inline constexpr std::string_view kEventsV1 = "events.k8s.io/v1";
+// The group version of SelfSubjectAccessReviews (what the account may do, rbac_namespaces).
+inline constexpr std::string_view kAuthorizationV1 = "authorization.k8s.io/v1";
 // GET /version: the Kubernetes version the simulator answers as.
 std::string VersionJson();
 

@@ -17,6 +17,7 @@
 #include "exporter/common/json.h"
 #include "exporter/kube/reflector.h"
 #include "tests/support/process.h"
+#include "tests/support/threaded_async_http.h"
 
 namespace podwait {
 namespace {
@@ -273,6 +274,7 @@ class ReflectorTest : public ::testing::Test {
   ReflectorTest() {
     ctx_.endpoint.api_url = "http://api.test";
     ctx_.env.http = [this] { return std::make_unique<FakeClient>(&script_); };
+    testing::UseThreadedAsyncHttp(&ctx_.env);
     ctx_.observers = MakeSelfMetricsReflectorObservers(metrics_);
     ctx_.sync = &sync_;
     opts_.resource = "pods";
@@ -282,6 +284,7 @@ class ReflectorTest : public ::testing::Test {
     opts_.backoff_initial_ms = 20;
     opts_.backoff_max_ms = 80;
     opts_.seed = 42;
+    opts_.watch_list = false;  // the paged list; the watch-list has its own tests below
   }
 
   std::unique_ptr<Reflector> StartReflector() {
@@ -822,6 +825,206 @@ TEST_F(ReflectorTest, AThrottledListChargesEachPageOnce) {
   ASSERT_TRUE(testing::WaitFor([&] { return handler_.objects().size() == 6; }, 5s));
   // 5 pages and the watch, each charged once, whether its page waited or was fetched ahead.
   EXPECT_EQ(ctx_.budget->requests(), 6u);
+  r->Stop();
+}
+
+// --- the watch-list (KEP-3157) and its fallback ----------------------------------------------
+
+std::string EndBookmark(const std::string& rv) {
+  return Event("BOOKMARK", R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" +
+                               rv + R"(","annotations":{"k8s.io/initial-events-end":"true"}}})");
+}
+
+// A pod whose spec holds a value nested `depth` arrays deep (past the JSON limit when > 64).
+std::string DeepPodJson(const std::string& name, const std::string& rv, int depth) {
+  std::string pod = PodJson(name, rv);
+  pod.insert(pod.size() - 1,
+             R"(,"spec":{"deep":)" + std::string(depth, '[') + std::string(depth, ']') + "}");
+  return pod;
+}
+
+class WatchListTest : public ReflectorTest {
+ protected:
+  WatchListTest() { opts_.watch_list = true; }
+};
+
+// One request: the initial events are the sync, the end bookmark completes it, and the same
+// stream goes on as the watch.
+TEST_F(WatchListTest, TheInitialEventsAreTheSyncAndTheStreamGoesOn) {
+  script_.Push(WatchStreamThenIdle(Event("ADDED", PodJson("a", "5")) +
+                                   Event("ADDED", PodJson("b", "6")) + EndBookmark("10") +
+                                   Event("MODIFIED", PodJson("a", "11"))));
+  auto r = StartReflector();
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return handler_.objects().count("a") == 1 && handler_.objects().at("a") == "11"; },
+      5s));
+  EXPECT_EQ(script_.Url(0),
+            "http://api.test/api/v1/namespaces/tidb/pods?watch=true&sendInitialEvents=true"
+            "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=300"
+            "&labelSelector=app.kubernetes.io%2Fmanaged-by%3Dtidb-operator");
+  EXPECT_EQ(script_.Requests(), 1u);
+  EXPECT_TRUE(r->synced());
+  EXPECT_TRUE(sync_.AllSynced());
+  EXPECT_EQ(r->lists(), 1u);
+  EXPECT_EQ(r->resource_version(), "11");
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "end@10", "MODIFIED:a"}));
+  EXPECT_EQ(ctx_.watch_list->Get("/api/v1/pods"), WatchListSupport::State::kSupported);
+  r->Stop();
+}
+
+// After the stream ends, the watch resumes from the last version (no second sync).
+TEST_F(WatchListTest, AfterTheSyncTheWatchResumesFromTheLastVersion) {
+  script_.Push(WatchStream(Event("ADDED", PodJson("a", "5")) + EndBookmark("10") +
+                           Event("ADDED", PodJson("b", "12"))));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(2));
+  EXPECT_THAT(script_.Url(1), HasSubstr("?watch=true&allowWatchBookmarks=true&timeoutSeconds=300"
+                                        "&resourceVersion=12&"));
+  EXPECT_EQ(r->lists(), 1u);
+  r->Stop();
+}
+
+// A server with the WatchList feature off (or older than it) refuses the parameters with 422:
+// the sync is a paged list, and every later sync of that collection too, for every reflector.
+TEST_F(WatchListTest, ARefusalFallsBackToPagesAndIsRemembered) {
+  script_.Push(Status(422,
+                      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+                      R"("message":"ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: )"
+                      R"(Forbidden: sendInitialEvents is forbidden for watch unless the WatchList )"
+                      R"(feature gate is enabled","reason":"Invalid","code":422})"));
+  script_.Push(ListPage({PodJson("a", "5")}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  EXPECT_THAT(script_.Url(0), HasSubstr("sendInitialEvents=true"));
+  EXPECT_THAT(script_.Url(1), HasSubstr("?limit=2&"));
+  EXPECT_THAT(script_.Url(2), HasSubstr("watch=true&allowWatchBookmarks=true"));
+  EXPECT_TRUE(r->synced());
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "abort", "begin", "end@10"}));
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "http_error").Value(), 0);  // not a failure
+  r->Stop();
+  EXPECT_EQ(ctx_.watch_list->Get("/api/v1/pods"), WatchListSupport::State::kUnsupported);
+
+  // Another namespace's reflector of the same resource lists in pages at once.
+  opts_.path = "/api/v1/namespaces/other/pods";
+  opts_.name = "pods/other";
+  MapHandler other;
+  script_.Push(ListPage({PodJsonIn("other", "x", "7")}, "20"));
+  Reflector second(ctx_, opts_, other);
+  second.Start();
+  ASSERT_TRUE(WaitForRequests(5));
+  EXPECT_THAT(script_.Url(3), HasSubstr("/namespaces/other/pods?limit=2&"));
+  second.Stop();
+}
+
+// An ERROR event refusing the parameters is a refusal too.
+TEST_F(WatchListTest, AnErrorEventRefusingTheParametersFallsBack) {
+  script_.Push(WatchStream(
+      Event("ERROR",
+            R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+            R"("message":"resourceVersionMatch: Forbidden","reason":"BadRequest","code":400})")));
+  script_.Push(ListPage({PodJson("a", "5")}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  EXPECT_THAT(script_.Url(1), HasSubstr("?limit=2&"));
+  EXPECT_TRUE(r->synced());
+  r->Stop();
+}
+
+// A server (or a proxy) that drops the parameters sends a plain watch: the state as ADDED events,
+// but never the end bookmark. Quiet for watch_list_idle_ms: the reflector lists in pages, and
+// the objects staged from the plain watch are dropped, not applied. Silence is a weak sign (a
+// busy server): not remembered for the collection.
+TEST_F(WatchListTest, AServerThatIgnoresTheParametersIsDetectedByItsSilence) {
+  opts_.watch_list_idle_ms = 200;
+  script_.Push(WatchStreamThenIdle(Event("ADDED", PodJson("stale", "5"))));
+  script_.Push(ListPage({PodJson("a", "5")}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  ASSERT_TRUE(testing::WaitFor([&] { return r->synced(); }, 5s));
+  EXPECT_THAT(script_.Url(1), HasSubstr("?limit=2&"));
+  EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "5"}}));
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "abort", "begin", "end@10"}));
+  EXPECT_EQ(ctx_.watch_list->Get("/api/v1/pods"), WatchListSupport::State::kUnknown);
+  r->Stop();
+}
+
+// ... or by a bookmark that is not the end one, or by a clean close before the end.
+TEST_F(WatchListTest, ABookmarkOrACloseBeforeTheEndFallsBack) {
+  script_.Push(WatchStreamThenIdle(Event("ADDED", PodJson("stale", "5")) + Bookmark("9")));
+  script_.Push(ListPage({PodJson("a", "5")}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  EXPECT_THAT(script_.Url(1), HasSubstr("?limit=2&"));
+  r->Stop();
+
+  ctx_.watch_list = std::make_shared<WatchListSupport>();
+  MapHandler other;
+  script_.Push(WatchStream(Event("ADDED", PodJson("stale", "5"))));
+  script_.Push(ListPage({PodJson("a", "5")}, "10"));
+  Reflector second(ctx_, opts_, other);
+  second.Start();
+  ASSERT_TRUE(WaitForRequests(6));
+  EXPECT_THAT(script_.Url(3), HasSubstr("sendInitialEvents=true"));
+  EXPECT_THAT(script_.Url(4), HasSubstr("?limit=2&"));
+  second.Stop();
+}
+
+// A watch-list that fails midway (a dropped connection) is a failed sync: backoff, then the
+// watch-list again; the handler keeps its state.
+TEST_F(WatchListTest, AWatchListThatFailsMidwayIsRetried) {
+  script_.Push(WatchStream(Event("ADDED", PodJson("a", "5")), 7, "Connection reset by peer"));
+  script_.Push(WatchStreamThenIdle(Event("ADDED", PodJson("a", "6")) + EndBookmark("10")));
+  auto r = StartReflector();
+  ASSERT_TRUE(testing::WaitFor([&] { return r->synced(); }, 5s));
+  EXPECT_THAT(script_.Url(1), HasSubstr("sendInitialEvents=true"));
+  EXPECT_EQ(handler_.log(), (std::vector<std::string>{"begin", "abort", "begin", "end@10"}));
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "connection").Value(), 1);
+  r->Stop();
+}
+
+// --- one bad object alone (issue 38) -----------------------------------------------------------
+
+// A pod nested past the JSON limit in a list page is skipped alone: the page's other pods are
+// kept and the resource is synced (before: the page failed whole, /readyz 503 and 0 pods).
+TEST_F(ReflectorTest, AnObjectNestedTooDeepIsSkippedAloneInAListPage) {
+  script_.Push(
+      ListPage({PodJson("a", "5"), DeepPodJson("deep", "6", 70), PodJson("c", "7")}, "10"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(2));
+  EXPECT_TRUE(r->synced());
+  EXPECT_TRUE(sync_.AllSynced());
+  EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "5"}, {"c", "7"}}));
+  EXPECT_EQ(metrics_.ParseErrors("pods").Value(), 1);
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "parse").Value(), 0);
+  r->Stop();
+}
+
+// The same in a watch-list's initial events and in the watch after them.
+TEST_F(WatchListTest, AnObjectNestedTooDeepIsSkippedAloneInTheWatch) {
+  script_.Push(WatchStreamThenIdle(
+      Event("ADDED", PodJson("a", "5")) + Event("ADDED", DeepPodJson("deep", "6", 70)) +
+      EndBookmark("10") + Event("ADDED", DeepPodJson("deep2", "11", 70)) +
+      Event("ADDED", PodJson("b", "12"))));
+  auto r = StartReflector();
+  ASSERT_TRUE(testing::WaitFor([&] { return handler_.objects().count("b") == 1; }, 5s));
+  EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "5"}, {"b", "12"}}));
+  EXPECT_EQ(metrics_.ParseErrors("pods").Value(), 2);
+  EXPECT_TRUE(sync_.AllSynced());
+  r->Stop();
+}
+
+// A list page is read as it arrives, item by item: a page larger than the limit fails the list
+// (and is retried after a backoff step) instead of being held whole.
+TEST_F(ReflectorTest, AListPageLargerThanTheLimitFails) {
+  opts_.max_page_bytes = 4096;
+  std::vector<std::string> items;
+  for (int i = 0; i < 40; ++i) items.push_back(PodJson("p" + std::to_string(i), "5"));
+  script_.Push(ListPage(items, "10"));
+  script_.Push(ListPage({PodJson("a", "5")}, "11"));
+  auto r = StartReflector();
+  ASSERT_TRUE(WaitForRequests(3));
+  EXPECT_EQ(metrics_.WatchRestarts("pods", "too_large").Value(), 1);
+  EXPECT_EQ(handler_.objects(), (std::map<std::string, std::string>{{"a", "5"}}));
   r->Stop();
 }
 

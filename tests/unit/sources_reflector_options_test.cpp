@@ -35,7 +35,7 @@ TEST(ReflectorOptions, PerNamespace) {
 }
 
 // Beyond --namespaces.cluster-wide-above namespaces, one reflector over all namespaces that keeps
-// the watched ones; up to it (and with 0, the default) one per namespace.
+// the watched ones; up to it (and with 0) one per namespace.
 TEST(ReflectorOptions, ClusterWideAboveAFewNamespaces) {
   Config config;
   config.namespaces = {"c", "a", "b"};
@@ -52,6 +52,28 @@ TEST(ReflectorOptions, ClusterWideAboveAFewNamespaces) {
   std::vector<ReflectorOptions> each = ReflectorOptionsPerNamespace(config, "pods", "/api/v1");
   ASSERT_EQ(each.size(), 3u);
   EXPECT_TRUE(each[0].only_namespaces.empty());
+}
+
+// The cluster-wide watch only for a resource the account may list and watch everywhere (the
+// exporter asks with a SelfSubjectAccessReview): a namespaced install keeps one per namespace.
+TEST(ReflectorOptions, ClusterWideOnlyWhereTheAccountMayWatchEverywhere) {
+  Config config;
+  config.namespaces = {"c", "a", "b"};
+  config.namespaces_cluster_wide_above = 2;
+  std::vector<std::pair<std::string, std::string>> asked;
+  config.may_watch_cluster_wide = [&](std::string_view api_prefix, const std::string& resource) {
+    asked.emplace_back(std::string(api_prefix), resource);
+    return resource == "pods";
+  };
+  EXPECT_EQ(ReflectorOptionsPerNamespace(config, "pods", "/api/v1").size(), 1u);
+  EXPECT_EQ(ReflectorOptionsPerNamespace(config, "pds", "/apis/core.pingcap.com/v1alpha1").size(),
+            3u);
+  EXPECT_EQ(asked, (std::vector<std::pair<std::string, std::string>>{
+                       {"/api/v1", "pods"}, {"/apis/core.pingcap.com/v1alpha1", "pds"}}));
+  // Up to the threshold nothing is asked.
+  config.namespaces_cluster_wide_above = 3;
+  EXPECT_EQ(ReflectorOptionsPerNamespace(config, "pods", "/api/v1").size(), 3u);
+  EXPECT_EQ(asked.size(), 2u);
 }
 
 }  // namespace
