@@ -128,10 +128,10 @@ std::string WhereFrom(const KubeEndpoint& ep) {
 
 // The token, then GET /version: the first request to the API server tells a server that
 // refuses, does not resolve or hangs, and refused credentials, apart from a list that fails;
-// every later failure is a reflector's to retry. Both within `deadline_ms`, the request within
-// `request_timeout` too (when not 0).
+// every later failure is a reflector's to retry. Both within `deadline_ms` (the end of
+// `timeout`, the flag's value errors name), the request within `request_timeout` too (when not 0).
 Result<bool> Reach(const KubeEndpoint& ep, TokenSource* tokens, const KubeContext& kube,
-                   int64_t deadline_ms, Timestamp request_timeout) {
+                   int64_t deadline_ms, Timestamp timeout, Timestamp request_timeout) {
   std::string token;
   if (tokens != nullptr) {
     Result<std::string> got = tokens->TokenOrError();
@@ -141,9 +141,11 @@ Result<bool> Reach(const KubeEndpoint& ep, TokenSource* tokens, const KubeContex
   const Clock& clock = *kube.env.clock;
   Timestamp bound = Remaining(clock, deadline_ms);
   std::string bound_flag = "--timeout";
+  Timestamp flag_value = timeout;
   if (request_timeout > 0 && request_timeout < bound) {
     bound = request_timeout;
     bound_flag = "--request-timeout";
+    flag_value = request_timeout;
   }
   if (const int64_t wait = kube.budget->Reserve(clock.MonotonicMs()); wait > 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(wait));
@@ -158,8 +160,8 @@ Result<bool> Reach(const KubeEndpoint& ep, TokenSource* tokens, const KubeContex
   const HttpResponse r = kube.env.http()->Get(req, 64 << 10);
   const std::string server = "the API server " + ep.api_url + WhereFrom(ep);
   if (r.timed_out) {
-    return Result<bool>::Fail(server + " did not answer within " + FormatDuration(bound) + " (" +
-                              bound_flag + ")");
+    return Result<bool>::Fail(server + " did not answer within " + FormatDuration(flag_value) +
+                              " (" + bound_flag + ")");
   }
   if (!r.error.empty()) {
     return Result<bool>::Fail("cannot reach " + server + ": " + r.error +
@@ -186,9 +188,10 @@ void AddSelectedPods(const KubeContext& kube, const Config& config, const std::s
   }
 }
 
-// Waits for every reflector's first list; an error names those that did not list and why.
+// Waits up to `timeout` for every reflector's first list; an error names those that did not
+// list and why, and the flag (`flag`, its value `flag_value`) that bounded the wait.
 Result<bool> WaitListed(std::vector<std::unique_ptr<Reflector>>& reflectors, const SyncStatus& sync,
-                        const FailureLog& failures, Timestamp timeout,
+                        const FailureLog& failures, Timestamp timeout, Timestamp flag_value,
                         const std::string& timeout_flag) {
   const bool listed = WaitUntil(
       [&] {
@@ -203,8 +206,8 @@ Result<bool> WaitListed(std::vector<std::unique_ptr<Reflector>>& reflectors, con
     const std::string why = failures.Last(name.substr(0, name.find('/')));
     missing += (missing.empty() ? "" : ", ") + name + (why.empty() ? "" : " (" + why + ")");
   }
-  return Result<bool>::Fail("not listed within " + FormatDuration(timeout) + " (" + timeout_flag +
-                            "): " + missing +
+  return Result<bool>::Fail("not listed within " + FormatDuration(flag_value) + " (" +
+                            timeout_flag + "): " + missing +
                             "; check the API server and the RBAC of the account "
                             "(deploy/ grants what the exporter lists)");
 }
@@ -296,8 +299,8 @@ Result<std::unique_ptr<LiveCluster>> ReadCluster(Config* config, const LiveReadO
   s->kube.observers = s->failures.Factory();
   s->kube.sync = &s->sync;
   s->kube.budget = std::make_shared<RequestBudget>(config->kube_api_qps, config->kube_api_burst);
-  if (Result<bool> reached =
-          Reach(*endpoint, s->tokens.get(), s->kube, deadline, config->kube_request_timeout);
+  if (Result<bool> reached = Reach(*endpoint, s->tokens.get(), s->kube, deadline, options.timeout,
+                                   config->kube_request_timeout);
       !reached.ok()) {
     return R::Fail(reached.error);
   }
@@ -316,8 +319,8 @@ Result<std::unique_ptr<LiveCluster>> ReadCluster(Config* config, const LiveReadO
   }
   DiscoverServed(s->kube, s->reflectors);
   for (auto& r : s->reflectors) r->Start();
-  Result<bool> listed =
-      WaitListed(s->reflectors, s->sync, s->failures, Remaining(*env.clock, deadline), "--timeout");
+  Result<bool> listed = WaitListed(s->reflectors, s->sync, s->failures,
+                                   Remaining(*env.clock, deadline), options.timeout, "--timeout");
   // The watches run on until the LiveCluster goes (after the answer is printed: stopping takes
   // up to a second).
   if (!listed.ok()) return R::Fail(listed.error);
