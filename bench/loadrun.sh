@@ -4,8 +4,8 @@
 #
 #   bench/loadrun.sh [--build-dir DIR] [--clusters N] [--pods-per-cluster M] [--shape v1|v2]
 #                    [--churn R] [--duration S] [--scrapes K] [--cpu C] [--sim-cpu C] [--out FILE]
-#                    [--ready-samples K] [--pd-tls] [--watch-namespaces N] [--namespaced] [--h2]
-#                    [--v1-only] [--exporter-arg ARG]... [--sim-arg ARG]...
+#                    [--ready-samples K] [--fresh-pd-samples K] [--pd-tls] [--watch-namespaces N]
+#                    [--namespaced] [--h2] [--v1-only] [--exporter-arg ARG]... [--sim-arg ARG]...
 #
 # Defaults: build-release (made with scripts/build.sh --release), 1000 clusters x 100 pods in the
 # v1 shape (--shape v2: as tidb-operator v2 makes them, podwait-sim --generate-shape), churn
@@ -52,6 +52,10 @@
 #   sync_over_bare      sync_s / bare_list_s
 #   ready_gone_p50_ms / ready_gone_p99_ms / ready_gone_max_ms   a waiting pod turned Ready through
 #                       the simulator -> gone from /api/v1/pods (--ready-samples, v1 shape only)
+#   fresh_pd_p50_ms / fresh_pd_p99_ms / fresh_pd_max_ms   a pod of a healthy cluster nobody waited
+#                       on starts waiting while its PD loses its leader -> its class uses the
+#                       fresh PD answer (reason no_pd_leader in /api/v1/pods; --fresh-pd-samples,
+#                       v1 shape only; default 0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,6 +70,7 @@ cpu=0
 sim_cpu=1
 out=
 ready_samples=50
+fresh_pd_samples=0
 pd_tls=0
 watch_namespaces=0
 namespaced=0
@@ -86,6 +91,7 @@ while [ $# -gt 0 ]; do
     --sim-cpu) sim_cpu=$2; shift ;;
     --out) out=$2; shift ;;
     --ready-samples) ready_samples=$2; shift ;;
+    --fresh-pd-samples) fresh_pd_samples=$2; shift ;;
     --pd-tls) pd_tls=1 ;;
     --watch-namespaces) watch_namespaces=$2; shift ;;
     --namespaced) namespaced=1 ;;
@@ -93,7 +99,7 @@ while [ $# -gt 0 ]; do
     --v1-only) v1_only=1 ;;
     --exporter-arg) exporter_args+=("$2"); shift ;;
     --sim-arg) sim_args+=("$2"); shift ;;
-    -h|--help) sed -n '2,56p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,58p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -358,6 +364,16 @@ if [ "$shape" = v1 ] && [ "$ready_samples" -gt 0 ]; then
   report ready_gone_p99_ms "$r99"
   report ready_gone_max_ms "$rmax"
   report ready_samples "$rn"
+fi
+
+# --- a pod starts waiting -> its class uses a fresh PD answer -----------------------------------
+if [ "$shape" = v1 ] && [ "$fresh_pd_samples" -gt 0 ]; then
+  read -r f50 f99 fmax fn < <(python3 bench/loadrun_probe.py fresh-pd-latency "$sim_port" \
+    "$exp_port" "$fresh_pd_samples" "$clusters")
+  report fresh_pd_p50_ms "$f50"
+  report fresh_pd_p99_ms "$f99"
+  report fresh_pd_max_ms "$fmax"
+  report fresh_pd_samples "$fn"
 fi
 
 # --- memory after the churn -------------------------------------------------------------------

@@ -57,7 +57,15 @@ App::~App() { Stop(); }
 
 void App::EvaluateOnce() {
   if (ca_status_) pipeline_.SetCaStatus(ca_status_->Read());
+  // Read before the evaluation: a list that completes during it is in the next one.
+  const bool listed = sync_.AllSynced();
   pipeline_.Evaluate(clock_.Now());
+  // What the prober should probe at once and at the fast cadence (pd_access.h); only once every
+  // input has listed and been evaluated, when the views no longer change because lists arrive.
+  if (prober_ && listed) {
+    auto signals = pd_signals_.Next(pipeline_.Snapshot(), pipeline_.dependencies());
+    if (signals) prober_->Signal(std::move(*signals));
+  }
   status_log_.Observe(
       sync_.AllSynced(), pipeline_.Snapshot(),
       [this] {
@@ -74,7 +82,8 @@ void App::EvaluationLoop() {
     EvaluateOnce();
     lock.lock();
     loop_cv_.wait_for(lock, std::chrono::milliseconds(kEvaluationInterval),
-                      [this] { return stop_loop_; });
+                      [this] { return stop_loop_ || evaluate_now_; });
+    evaluate_now_ = false;
   }
 }
 
@@ -131,6 +140,40 @@ void App::BuildEventWriter() {
        {"reporting_instance", options.reporting_instance},
        {"per_pod", "burst " + std::to_string(static_cast<int>(options.pod_burst)) +
                        ", then one per " + std::to_string(options.pod_refill_ms / 1000) + "s"}});
+}
+
+void App::BuildProber() {
+  probe_observer_ = std::make_unique<SelfMetricsProbeObserver>(self_metrics_);
+  if (config_.readiness_source == ReadinessSource::kTidbCluster) {
+    LogInfo("PD prober disabled",
+            {{"readiness_source", std::string(ReadinessSourceName(config_.readiness_source))}});
+    return;
+  }
+  if (PdViaApiServer(config_.pd_via, kube_.endpoint)) {
+    pd_route_ = std::make_unique<KubePdRoute>(kube_);
+    LogInfo("PD through the API server's service proxy where PD's address is a cluster Service",
+            {{"pd_via", std::string(PdViaName(config_.pd_via))},
+             {"kube_api", kube_.endpoint.api_url},
+             {"needs", "get on services/proxy in the TiDB clusters' namespaces"}});
+  }
+  prober_ = std::make_unique<PdProber>(
+      PdProberOptionsFromConfig(config_), env_, probe_observer_.get(),
+      [this] {
+        std::vector<PdTarget> targets =
+            PdTargetsFor(pipeline_.Clusters(), config_, pipeline_.PdUrls());
+        if (!pd_route_) return targets;
+        return ThroughApiServer(std::move(targets), kube_.endpoint.api_url, pd_route_.get());
+      },
+      [this](const ClusterKey& cluster, PdFacts facts) {
+        pipeline_.OnPdProbe(cluster, std::move(facts));
+      },
+      [this] {
+        {
+          std::lock_guard<std::mutex> lock(loop_mu_);
+          evaluate_now_ = true;
+        }
+        loop_cv_.notify_all();
+      });
 }
 
 namespace {
@@ -261,19 +304,7 @@ Result<bool> App::Start() {
   DiscoverServed(kube_, reflectors_);
   if (config_.events_write) BuildEventWriter();
 
-  probe_observer_ = std::make_unique<SelfMetricsProbeObserver>(self_metrics_);
-  if (config_.readiness_source == ReadinessSource::kTidbCluster) {
-    LogInfo("PD prober disabled",
-            {{"readiness_source", std::string(ReadinessSourceName(config_.readiness_source))}});
-  } else {
-    prober_ = std::make_unique<PdProber>(
-        PdProberOptionsFromConfig(config_), env_, probe_observer_.get(),
-        [this] { return PdTargetsFor(pipeline_.Clusters(), config_, pipeline_.PdUrls()); },
-        [this](const ClusterKey& cluster, PdFacts facts) {
-          pipeline_.OnPdProbe(cluster, std::move(facts));
-        });
-  }
-
+  BuildProber();
   InstallHandlers();
   if (Result<bool> started = server_.Start(config_.listen_addresses); !started.ok()) {
     return started;

@@ -12,6 +12,7 @@
 
 #include "exporter/app/class_events.h"
 #include "exporter/app/observers.h"
+#include "exporter/app/pd_access.h"
 #include "exporter/app/status_log.h"
 #include "exporter/classify/autoscaler.h"
 #include "exporter/classify/ca_status.h"
@@ -57,6 +58,8 @@ class App {
   // The Event writer of --events.write.
   void BuildEventWriter();
   void EvaluationLoop();
+  // The PD prober of the flags, through the API server when --pd.via says so.
+  void BuildProber();
   ViewModel MakeViewModel() const;
 
   Config config_;
@@ -77,7 +80,9 @@ class App {
   std::unique_ptr<CaStatusSource> ca_status_;  // when read (evaluation thread only)
   std::vector<std::unique_ptr<Reflector>> reflectors_;
   std::unique_ptr<SelfMetricsProbeObserver> probe_observer_;
+  std::unique_ptr<KubePdRoute> pd_route_;  // PD through the API server (--pd.via), or null
   std::unique_ptr<PdProber> prober_;
+  PdSignalSource pd_signals_;  // evaluation thread only
   // --events.write: an Event on a pod per class change (null without the flag).
   std::unique_ptr<SelfMetricsEventObserver> event_observer_;
   std::unique_ptr<EventWriter> event_writer_;
@@ -92,6 +97,7 @@ class App {
   std::mutex loop_mu_;
   std::condition_variable loop_cv_;
   bool stop_loop_ = false;
+  bool evaluate_now_ = false;  // a PD answer a pod waits for came: evaluate before the tick
   std::thread loop_;
   bool started_ = false;
 };

@@ -11,6 +11,7 @@
 #include "exporter/app/inputs.h"
 #include "exporter/app/kube_setup.h"
 #include "exporter/app/options.h"
+#include "exporter/app/pd_access.h"
 #include "exporter/common/log.h"
 #include "exporter/common/sync_status.h"
 #include "exporter/common/time_format.h"
@@ -226,6 +227,8 @@ struct LiveCluster::State {
   PodKeyCollector selected;
   bool has_selector = false;
   std::vector<std::unique_ptr<Reflector>> reflectors;
+  std::unique_ptr<KubePdRoute> pd_route;  // PD through the API server (--pd.via), or null
+  PdSignalSource pd_signals;              // -w: what the evaluations tell the prober
   std::unique_ptr<PdProber> prober;
 
   ~State() {
@@ -251,23 +254,33 @@ std::optional<std::set<std::pair<std::string, std::string>>> LiveCluster::Select
 
 void LiveCluster::Refresh(Pipeline& pipeline) const {
   if (state_->ca_status) pipeline.SetCaStatus(state_->ca_status->Read());
+  // The last evaluation's waiting clusters and status stamps, as the exporter tells its prober:
+  // a pod that starts waiting gets a full probe at once and the fast cadence.
+  if (!state_->prober) return;
+  auto signals = state_->pd_signals.Next(pipeline.Snapshot(), pipeline.dependencies());
+  if (signals) state_->prober->Signal(std::move(*signals));
 }
 
 namespace {
 
-// The exporter's PD prober over the pipeline's clusters: one round, or every --pd.interval with
-// `keep`. Returns it running (nullptr when PD is not probed); waits up to `timeout` for the first
+// The exporter's PD prober over the pipeline's clusters (through the API server at `api_url` with
+// `route` when it is set): one round, or with `keep` on the exporter's cadences (Refresh signals
+// it). Returns it running (nullptr when PD is not probed); waits up to `timeout` for the first
 // round.
 std::unique_ptr<PdProber> Probe(const Config& config, Pipeline& pipeline, const Environment& env,
-                                Timestamp timeout, bool keep) {
+                                Timestamp timeout, bool keep, const std::string& api_url,
+                                KubePdRoute* route) {
   if (config.readiness_source == ReadinessSource::kTidbCluster) return nullptr;
   pipeline.DiscoverClusters();
   PdProberOptions options = PdProberOptionsFromConfig(config);
   if (!keep) options.interval_ms = 24 * 3600 * 1000;  // one round
   auto prober = std::make_unique<PdProber>(
       options, env, nullptr,
-      [&config, &pipeline] {
-        return PdTargetsFor(pipeline.Clusters(), config, pipeline.PdUrls());
+      [&config, &pipeline, api_url, route] {
+        std::vector<PdTarget> targets =
+            PdTargetsFor(pipeline.Clusters(), config, pipeline.PdUrls());
+        if (route == nullptr) return targets;
+        return ThroughApiServer(std::move(targets), api_url, route);
       },
       [&pipeline](const ClusterKey& cluster, PdFacts facts) {
         pipeline.OnPdProbe(cluster, std::move(facts));
@@ -325,7 +338,11 @@ Result<std::unique_ptr<LiveCluster>> ReadCluster(Config* config, const LiveReadO
   // up to a second).
   if (!listed.ok()) return R::Fail(listed.error);
   if (s->ca_status) pipeline.SetCaStatus(s->ca_status->Read());
-  s->prober = Probe(*config, pipeline, env, Remaining(*env.clock, deadline), options.keep_watching);
+  if (PdViaApiServer(config->pd_via, s->kube.endpoint)) {
+    s->pd_route = std::make_unique<KubePdRoute>(s->kube);
+  }
+  s->prober = Probe(*config, pipeline, env, Remaining(*env.clock, deadline), options.keep_watching,
+                    s->kube.endpoint.api_url, s->pd_route.get());
   if (!options.keep_watching && s->prober) {
     s->prober->Stop();
     s->prober.reset();

@@ -5,8 +5,9 @@
 // server answers (GET /version), so that a server that refuses, does not resolve or hangs, a
 // plugin that hangs and refused credentials end the read at once with what went wrong. Then the
 // reflectors of InputSources() (the exporter's client, resources, selectors and RBAC) list once,
-// and the exporter's PD prober probes every cluster once. With keep_watching (-w) both go on
-// until the LiveCluster is destroyed. The caller evaluates.
+// and the exporter's PD prober probes every cluster once (through the API server's service proxy
+// where --pd.via says so). With keep_watching (-w) both go on until the LiveCluster is destroyed.
+// The caller evaluates.
 
 #include <memory>
 #include <optional>
@@ -36,8 +37,8 @@ struct LiveReadOptions {
 };
 
 // The cluster as read. The reflectors keep the pipeline's stores current (and with keep_watching
-// the prober probes PD every --pd.interval) until destruction, which stops them, a running exec
-// plugin too, within about a second.
+// the prober probes PD on the exporter's cadences, told by Refresh) until destruction, which stops
+// them, a running exec plugin too, within about a second.
 class LiveCluster {
  public:
   struct State;
@@ -48,7 +49,8 @@ class LiveCluster {
 
   // The pods the label selector selects now; nullopt without one.
   std::optional<std::set<std::pair<std::string, std::string>>> Selected() const;
-  // Hands what is read by polling (the cluster-autoscaler status) to the pipeline; call it before
+  // Hands what is read by polling (the cluster-autoscaler status) to the pipeline and tells the
+  // prober what the last evaluation saw (the waiting clusters, PdSignalSource); call it before
   // each evaluation.
   void Refresh(Pipeline& pipeline) const;
 

@@ -22,6 +22,7 @@ KubeEndpointFlags KubeEndpointFlagsFromConfig(const Config& config) {
 PdProberOptions PdProberOptionsFromConfig(const Config& config) {
   PdProberOptions o;
   o.interval_ms = config.pd_interval;
+  o.idle_interval_ms = config.pd_idle_interval;
   o.timeout_ms = config.pd_timeout;
   o.concurrency = config.pd_concurrency;
   return o;

@@ -127,6 +127,13 @@ DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
     out.source = DependencySource::kPods;
   }
   out.deps.dm_master = DmMasterFromV2(in.v2);
+  // What cannot be told because PD refused from here (the user's RBAC) says so.
+  if (in.pd != nullptr && !in.pd->not_reachable_from_here.empty()) {
+    for (DependencyStatus* d : {&out.deps.pd, &out.deps.tikv}) {
+      if (d->readiness == Readiness::kUnknown)
+        d->reason = DependencyReason::kPdNotReachableFromHere;
+    }
+  }
   return out;
 }
 

@@ -23,6 +23,7 @@ DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed
     return v;
   }
   bool unknown = false;
+  bool not_from_here = false;
   std::string unknown_names;
   Timestamp latest_ready = 0;
   // PD first: when PD is down, TiKV is down because of it.
@@ -40,6 +41,7 @@ DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed
         return v;
       case Readiness::kUnknown:
         unknown = true;
+        not_from_here = not_from_here || s.reason == DependencyReason::kPdNotReachableFromHere;
         if (!unknown_names.empty()) unknown_names += ", ";
         unknown_names += DependencyName(d);
         break;
@@ -50,7 +52,8 @@ DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed
   }
   if (unknown) {
     v.state = Readiness::kUnknown;
-    v.evidence = "readiness of " + unknown_names + " unknown";
+    v.evidence = "readiness of " + unknown_names + " unknown" +
+                 (not_from_here ? ": PD not reachable from here (services/proxy refused)" : "");
     return v;
   }
   v.state = Readiness::kReady;

@@ -13,6 +13,14 @@
 
 namespace podwait {
 
+// How the PD API is reached (--pd.via): `direct` at PD's address; `apiserver` through the
+// Kubernetes API server's service proxy, with the user's credentials, wherever PD's address is a
+// cluster Service; `auto` through the API server when it comes from a kubeconfig or
+// --kube.api-url (a laptop: Service names do not resolve there), directly in the cluster.
+enum class PdVia : uint8_t { kAuto, kDirect, kApiServer };
+inline constexpr std::string_view kPdViaNames[] = {"auto", "direct", "apiserver"};
+constexpr std::string_view PdViaName(PdVia v) { return kPdViaNames[static_cast<size_t>(v)]; }
+
 // Every setting of podwait-exporter, filled from flags (see ParseFlags). Plain data; copied freely.
 struct Config {
   // Web
@@ -93,6 +101,9 @@ struct Config {
   // --pd.url-template was given: it wins over a v2 Cluster's status.pd.
   bool pd_url_template_explicit = false;
   Timestamp pd_interval = 15 * kSecond;
+  // The slow cadence: a healthy cluster none of whose pods waits gets one /health this often.
+  Timestamp pd_idle_interval = kMinute;
+  PdVia pd_via = PdVia::kAuto;
   Timestamp pd_timeout = 3 * kSecond;
   int pd_concurrency = 32;
   std::string pd_ca_file;

@@ -174,8 +174,33 @@ const std::vector<Flag>& Flags() {
          return std::string();
        },
        [](const Config& c) { return c.pd_url_template; }},
-      DurationFlag("pd.interval", "How often each TiDB cluster's PD is probed.",
+      DurationFlag("pd.interval",
+                   "How often a TiDB cluster's PD is probed in full while a pod of the cluster "
+                   "waits or PD's last answer was not healthy.",
                    &Config::pd_interval),
+      DurationFlag(
+          "pd.idle-interval",
+          "How often a healthy cluster none of whose pods waits gets its one cheap PD "
+          "request (/health); a pod that starts waiting, a TidbCluster or v2 status "
+          "change or an unhealthy answer brings a full probe at once. At most --pd.interval "
+          "turns the slow cadence off: every cluster is probed in full every "
+          "--pd.interval.",
+          &Config::pd_idle_interval),
+      {"pd.via", Kind::kString,
+       "How PD is reached: direct, apiserver (the Kubernetes API server's service proxy, with "
+       "your credentials: needs get on services/proxy) or auto (through the API server when it "
+       "comes from a kubeconfig or --kube.api-url and PD's address is a cluster Service; "
+       "directly in the cluster).",
+       [](Config& c, const std::string& v) {
+         for (size_t i = 0; i < std::size(kPdViaNames); ++i) {
+           if (v == kPdViaNames[i]) {
+             c.pd_via = static_cast<PdVia>(i);
+             return std::string();
+           }
+         }
+         return std::string("expects auto, direct or apiserver, got \"") + v + "\"";
+       },
+       [](const Config& c) { return std::string(PdViaName(c.pd_via)); }},
       DurationFlag("pd.timeout", "Timeout of each PD API request.", &Config::pd_timeout),
       IntFlag<Config, int>("pd.concurrency", "How many clusters are probed at once.",
                            &Config::pd_concurrency, 1),

@@ -16,6 +16,7 @@
 #include "exporter/explain/yaml_json.h"
 #include "exporter/http/views.h"
 #include "exporter/model/vocabulary.h"
+#include "exporter/pd/via.h"
 
 namespace podwait {
 namespace {
@@ -422,6 +423,34 @@ void PrintHolds(const std::map<ClusterKey, ClusterDependencies>& clusters, std::
   }
 }
 
+// One line under the summary when the API server refused PD's service proxy (--pd.via): the
+// verdicts of those clusters come from the objects alone, and what to grant to see PD.
+void PrintPdNotReachable(const std::map<ClusterKey, ClusterDependencyView>& views,
+                         std::ostream& out) {
+  std::vector<std::string> refused;
+  std::vector<std::string> namespaces;  // in order, once each (the views are sorted by key)
+  for (const auto& [key, view] : views) {
+    if (!view.pd || view.pd->not_reachable_from_here.empty()) continue;
+    refused.push_back(key.Key());
+    if (namespaces.empty() || namespaces.back() != key.namespace_) {
+      namespaces.push_back(key.namespace_);
+    }
+  }
+  if (refused.empty()) return;
+  // The first three, then "...".
+  const auto first_three = [](const std::vector<std::string>& all) {
+    std::string list;
+    for (size_t i = 0; i < all.size() && i < 3; ++i) list += (i ? ", " : "") + all[i];
+    return all.size() > 3 ? list + ", ..." : list;
+  };
+  out << "PD not reachable from here for " << refused.size() << " cluster"
+      << (refused.size() == 1 ? "" : "s") << " (" << first_three(refused)
+      << "): the API server refuses get on services/proxy; their verdicts come from the objects "
+         "alone. Grant it"
+      << (namespaces.size() == 1 ? "" : " in each namespace (" + first_three(namespaces) + ")")
+      << ": " << ServiceProxyGrant(namespaces.size() == 1 ? namespaces[0] : "<namespace>") << "\n";
+}
+
 int Print(const ExplainArgs& a, const Selection& s, const Pipeline& pipeline, Timestamp now,
           TableWriter& table, std::ostream& out) {
   const std::shared_ptr<const WaitingSnapshot> snapshot = pipeline.Snapshot();
@@ -448,6 +477,8 @@ int Print(const ExplainArgs& a, const Selection& s, const Pipeline& pipeline, Ti
       PrintTable(s, a.output == "wide", a.all, !a.no_headers, now, table, out);
     }
     if (!a.no_headers && !a.watch) out << Summary(s) << "\n";
+    // Also under -w (which has no summary): why PD's answers are missing stays in sight.
+    if (!a.no_headers) PrintPdNotReachable(pipeline.dependencies().Views(), out);
   }
   return ExitCode(s);
 }

@@ -83,6 +83,10 @@ struct PdFacts {
   // answer). This is podwait_pd_probe_success.
   bool success = false;
   std::string error;  // the first failure, for logs and the status page; empty on success
+  // Set when PD's state cannot be known from where podwait runs, which says nothing about the
+  // cluster: the API server refused the user's requests to PD's service proxy (401, 403). What
+  // to grant, in words.
+  std::string not_reachable_from_here;
 
   // /health
   bool health_known = false;

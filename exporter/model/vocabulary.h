@@ -324,6 +324,9 @@ enum class DependencyReason : uint8_t {
   kTikvNotBootstrapped,
   kDependencyUnknown,
   kDmMasterNotReady,
+  // Unknown because PD cannot be asked from where podwait runs (the API server refuses the
+  // user's requests to PD's service proxy): podwait's access, not the cluster's problem.
+  kPdNotReachableFromHere,
 };
 struct DependencyReasonInfo {
   DependencyReason reason;
@@ -344,6 +347,8 @@ inline constexpr DependencyReasonInfo kDependencyReasons[] = {
     {DependencyReason::kTikvNotBootstrapped, "tikv_not_bootstrapped", ""},
     {DependencyReason::kDependencyUnknown, "dependency_unknown", reason::kDependencyUnknown},
     {DependencyReason::kDmMasterNotReady, "dm_master_not_ready", reason::kDmMasterNotReady},
+    {DependencyReason::kPdNotReachableFromHere, "pd_not_reachable_from_here",
+     reason::kDependencyUnknown},
 };
 constexpr std::string_view DependencyReasonName(DependencyReason r) {
   return kDependencyReasons[static_cast<size_t>(r)].name;

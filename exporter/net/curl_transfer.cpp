@@ -163,6 +163,7 @@ Result<bool> Configure(CURL* curl, State* st) {
   curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(curl, CURLOPT_TCP_KEEPIDLE, 30L);
   curl_easy_setopt(curl, CURLOPT_TCP_KEEPINTVL, 15L);
+  if (!request.keep_connection) curl_easy_setopt(curl, CURLOPT_FORBID_REUSE, 1L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout_ms));
   if (request.timeout_ms > 0) {
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout_ms));

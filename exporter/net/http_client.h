@@ -40,6 +40,9 @@ struct HttpRequest {
   int64_t low_speed_time_s = 0;
   int64_t low_speed_bytes = 1;
   TlsOptions tls;
+  // false: the connection is closed after this request instead of kept for the next one (a
+  // server asked rarely should not hold a descriptor and, with TLS, ~57 KB of libcurl state).
+  bool keep_connection = true;
   // When set and it turns true, the transfer aborts within ~100 ms.
   const std::atomic<bool>* cancel = nullptr;
 };

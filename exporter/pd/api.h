@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "exporter/common/result.h"
 #include "exporter/common/clock.h"
+#include "exporter/common/result.h"
 
 namespace podwait {
 

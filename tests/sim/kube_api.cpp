@@ -1,9 +1,11 @@
 // The parts of the Kubernetes API a real client (kubectl) needs beyond list and watch: /version,
-// discovery (/api/v1, /apis, /apis/<group>/<version>) and the writes of Events.
+// discovery (/api/v1, /apis, /apis/<group>/<version>), the writes of Events, and the service
+// proxy of the PD Services.
 
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -317,6 +319,118 @@ void Simulator::ServeWrite(const Request& req, Responder& resp, Resource r, bool
     return;
   }
   resp.Send(method == "POST" ? 201 : 200, kJsonType, EventAs(*stored, events_v1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service proxy of PD Services: /api/v1/namespaces/<ns>/services/<svc>/proxy/<path>, as the
+// API server's (k8s.io/apiserver's proxy handler of the services/proxy subresource): <svc> is
+// [http:|https:]<name>[:<port>]; the answer of the PD behind it is passed through (the scheme
+// and port are not checked: a simulated PD speaks plain HTTP on the simulator's port).
+
+namespace {
+
+struct ServiceProxyPath {
+  std::string ns;
+  std::string service;  // as written: [scheme:]name[:port]
+  std::string name;
+  std::string path;  // after /proxy, "" or "/..."
+};
+
+std::optional<ServiceProxyPath> ParseServiceProxyPath(std::string_view rest) {
+  static constexpr std::string_view kNamespaces = "/namespaces/";
+  if (rest.rfind(kNamespaces, 0) != 0) return std::nullopt;
+  rest.remove_prefix(kNamespaces.size());
+  const size_t ns_end = rest.find('/');
+  if (ns_end == std::string_view::npos) return std::nullopt;
+  ServiceProxyPath out;
+  out.ns = std::string(rest.substr(0, ns_end));
+  rest.remove_prefix(ns_end);
+  static constexpr std::string_view kServices = "/services/";
+  if (rest.rfind(kServices, 0) != 0) return std::nullopt;
+  rest.remove_prefix(kServices.size());
+  const size_t svc_end = rest.find('/');
+  if (svc_end == std::string_view::npos) return std::nullopt;
+  out.service = std::string(rest.substr(0, svc_end));
+  rest.remove_prefix(svc_end);
+  static constexpr std::string_view kProxy = "/proxy";
+  if (rest.rfind(kProxy, 0) != 0 || (rest.size() > kProxy.size() && rest[kProxy.size()] != '/')) {
+    return std::nullopt;
+  }
+  out.path = std::string(rest.substr(kProxy.size()));
+  std::string_view name = out.service;
+  if (name.rfind("http:", 0) == 0) name.remove_prefix(5);
+  if (name.rfind("https:", 0) == 0) name.remove_prefix(6);
+  out.name = std::string(name.substr(0, name.find(':')));
+  return out;
+}
+
+// The host of a URL ("http://basic-pd.tidb:2379" -> "basic-pd.tidb").
+std::string_view UrlHost(std::string_view url) {
+  const size_t scheme = url.find("://");
+  if (scheme != std::string_view::npos) url.remove_prefix(scheme + 3);
+  return url.substr(0, url.find_first_of(":/"));
+}
+
+}  // namespace
+
+std::string Simulator::ClusterOfPdService(const std::string& ns, const std::string& service) {
+  if (service.size() > 3 && service.compare(service.size() - 3, 3, "-pd") == 0) {
+    std::string cluster = service.substr(0, service.size() - 3);
+    std::lock_guard<std::mutex> lock(pd_mu_);
+    if (pd_.count(ns + "/" + cluster) != 0) return cluster;
+  }
+  const std::optional<Resource> clusters = ResourceFromPlural("clusters");
+  if (!clusters) return "";
+  for (const ObjectPtr& o : store_.Snapshot(*clusters, ns)) {
+    rapidjson::Document doc;
+    doc.Parse(o->json.c_str(), o->json.size());
+    if (!doc.IsObject() || !doc.HasMember("status") || !doc["status"].IsObject()) continue;
+    const rapidjson::Value& status = doc["status"];
+    if (!status.HasMember("pd") || !status["pd"].IsString()) continue;
+    const std::string_view host = UrlHost(status["pd"].GetString());
+    if (host == service || host.rfind(service + ".", 0) == 0) return o->name;
+  }
+  return "";
+}
+
+bool Simulator::MaybeServeServiceProxy(const Request& req, Responder& resp, std::string_view rest) {
+  const std::optional<ServiceProxyPath> p = ParseServiceProxyPath(rest);
+  if (!p) return false;
+  if (options_.forbid_service_proxy) {
+    resp.Send(
+        403, kJsonType,
+        StatusJson(403, "Forbidden",
+                   "services \"" + p->service +
+                       "\" is forbidden: User \"sim-user\" cannot "
+                       "get resource \"services/proxy\" in API group \"\" in the namespace \"" +
+                       p->ns + "\""));
+    return true;
+  }
+  if (req.method != "GET") {
+    SendError(resp, 405, "MethodNotAllowed", "the simulator's service proxy serves GET only");
+    return true;
+  }
+  const std::string cluster = ClusterOfPdService(p->ns, p->name);
+  std::optional<PdState> state;
+  {
+    std::lock_guard<std::mutex> lock(pd_mu_);
+    auto it = pd_.find(p->ns + "/" + cluster);
+    if (!cluster.empty() && it != pd_.end()) state = it->second;
+  }
+  if (!state) {
+    // A Service without a cluster behind it; a cluster whose PD has no pod Ready has no
+    // endpoints (the API server: 503 "no endpoints available for service").
+    const bool pd_name = p->name.size() > 3 && p->name.compare(p->name.size() - 3, 3, "-pd") == 0;
+    if (cluster.empty() && !pd_name) {
+      SendError(resp, 404, "NotFound", "services \"" + p->name + "\" not found");
+    } else {
+      SendError(resp, 503, "ServiceUnavailable",
+                "no endpoints available for service \"" + p->service + "\"");
+    }
+    return true;
+  }
+  ServePdAnswer(*state, p->path, resp);
+  return true;
 }
 
 }  // namespace podwait::sim

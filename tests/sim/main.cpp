@@ -33,6 +33,7 @@ constexpr const char* kUsage = R"(usage: podwait-sim [flags]
                               step + 15s) every object is removed and the story starts again
   --time-scale X              run the timeline X times faster (default 1)
   --token-file PATH           require "Authorization: Bearer <contents>" (re-read per request)
+  --forbid-service-proxy      the PD Services' service proxy answers 403 Forbidden
   --bookmark-interval DUR     BOOKMARK interval on watches (default 10s)
   --gone-as event|http        how a too-old resourceVersion is answered (default http)
   --watch-timeout DUR         watch length when the client gives no timeoutSeconds (default 30m)
@@ -109,6 +110,8 @@ int main(int argc, char** argv) {
       options.time_scale = std::atof(value().c_str());
     else if (a == "--token-file")
       options.token_file = value();
+    else if (a == "--forbid-service-proxy")
+      options.forbid_service_proxy = true;
     else if (a == "--bookmark-interval")
       options.bookmark_interval_ms = std::max<int64_t>(10, duration());
     else if (a == "--gone-as") {

@@ -951,6 +951,7 @@ void Simulator::HandleKube(const Request& req, Responder& resp) {
     ServeDiscovery(path, resp);
     return;
   }
+  if (group_version == "v1" && MaybeServeServiceProxy(req, resp, rest)) return;
   auto where = SplitResourcePath(rest);
   if (!where) {
     SendStatus(resp, 404, "the server could not find the requested resource");
@@ -1314,6 +1315,10 @@ void Simulator::HandlePd(const Request& req, Responder& resp) {
     }
     state = it->second;
   }
+  ServePdAnswer(state, rest, resp);
+}
+
+void Simulator::ServePdAnswer(const PdState& state, std::string_view rest, Responder& resp) {
   static constexpr std::string_view kPrefix = "/pd/api/v1";
   if (rest.rfind(kPrefix, 0) != 0) {
     resp.Send(404, "text/plain; charset=utf-8", "404 page not found\n");

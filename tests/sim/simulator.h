@@ -42,6 +42,9 @@ struct SimOptions {
   // these namespaces only (sorted); every cluster-wide request, and every other namespace, is
   // 403 Forbidden, and SelfSubjectAccessReviews answer so. Empty: everything allowed.
   std::vector<std::string> rbac_namespaces;
+  // The service proxy of PD Services answers 403 Forbidden, as for a user without get on
+  // services/proxy.
+  bool forbid_service_proxy = false;
 };
 
 // The scenario simulator: a Kubernetes API (pods, events, configmaps, TidbClusters and the
@@ -138,6 +141,15 @@ class Simulator {
                   const Selector& labels, const Selector& fields,
                   std::optional<TableOptions> table);
   void HandlePd(const Request& req, Responder& resp);
+  // What a PD of state `state` answers at `rest` (/pd/api/v1/<endpoint>), faults included.
+  void ServePdAnswer(const PdState& state, std::string_view rest, Responder& resp);
+  // /api/v1/namespaces/<ns>/services/[http:|https:]<name>[:<port>]/proxy[/<path>] (`rest` is
+  // after /api/v1): the API server's service proxy to a cluster's PD Service; false for any
+  // other path.
+  bool MaybeServeServiceProxy(const Request& req, Responder& resp, std::string_view rest);
+  // The cluster whose PD Service `service` is in `ns`: v1's <cluster>-pd, or the v2 Cluster whose
+  // status.pd names it; "" for none.
+  std::string ClusterOfPdService(const std::string& ns, const std::string& service);
   void HandleControl(const Request& req, Responder& resp);
   std::string StateJson(const Request& req);
   void SleepInterruptible(int64_t ms);

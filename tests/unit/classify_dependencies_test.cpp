@@ -273,6 +273,22 @@ TEST(EvaluateSourceTest, BothUsesTidbClusterWhenApiUnreachable) {
   EXPECT_EQ(e.deps.pd.readiness, Readiness::kReady);
 }
 
+// The API server refused PD's service proxy (the user's RBAC): Ready PD pods and no answer say
+// "not reachable from here", not a problem of the cluster; no Ready PD pod still says not ready.
+TEST(EvaluateSourceTest, PdRefusedFromHereIsUnknownForThatReason) {
+  PdFacts refused = Unreachable();
+  refused.not_reachable_from_here = "the API server refused the PD service proxy (HTTP 403)";
+  DependencyInputs in{&refused, nullptr, 3};
+  DependencyEvaluation e = EvaluateDependencies(in);
+  EXPECT_EQ(e.deps.pd.readiness, Readiness::kUnknown);
+  EXPECT_EQ(DependencyReasonName(e.deps.pd.reason), "pd_not_reachable_from_here");
+  EXPECT_EQ(DependencyReasonName(e.deps.tikv.reason), "pd_not_reachable_from_here");
+  in.ready_pd_pods = 0;
+  e = EvaluateDependencies(in);
+  EXPECT_EQ(e.deps.pd.readiness, Readiness::kNotReady);
+  EXPECT_EQ(DependencyReasonName(e.deps.pd.reason), "pd_not_ready");
+}
+
 TEST(EvaluateSourceTest, TidbClusterReasons) {
   TidbClusterStatus tc = HealthyTc();
   DependencyInputs in{nullptr, &tc, 0, ReadinessSource::kTidbCluster};

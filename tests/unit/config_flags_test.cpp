@@ -75,6 +75,18 @@ TEST(Flags, GoDurations) {
   EXPECT_EQ(r->config.pd_timeout, 250);
 }
 
+// --pd.via and --pd.idle-interval: auto and one minute by default.
+TEST(Flags, PdViaAndIdleInterval) {
+  Result<ParsedConfig> r = ParseFlags({});
+  EXPECT_EQ(r->config.pd_via, PdVia::kAuto);
+  EXPECT_EQ(r->config.pd_idle_interval, kMinute);
+  r = ParseFlags({"--pd.via=apiserver", "--pd.idle-interval=5m"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->config.pd_via, PdVia::kApiServer);
+  EXPECT_EQ(r->config.pd_idle_interval, 5 * kMinute);
+  EXPECT_EQ(ParseFlags({"--pd.via=direct"})->config.pd_via, PdVia::kDirect);
+}
+
 // --pd.bootstrap-grace: minutes, never under 3 (PD members wait for peers that may wait for
 // nodes).
 TEST(Flags, PdBootstrapGrace) {
@@ -193,6 +205,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{{"--pd.timeout=3"}, "expects a duration"},
                       BadFlag{{"--pd.concurrency=0"}, "expects an integer >= 1"},
                       BadFlag{{"--pd.concurrency=ten"}, "expects an integer"},
+                      BadFlag{{"--pd.via=proxy"}, "expects auto, direct or apiserver"},
                       BadFlag{{"--metrics.pod-series=maybe"}, "expects true or false"},
                       BadFlag{{"--autoscaler=gke"}, "expects auto, cluster-autoscaler"},
                       BadFlag{{"--dependency.map=tidb=pd+etcd"}, "unknown dependency \"etcd\""},

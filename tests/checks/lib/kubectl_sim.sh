@@ -3,11 +3,12 @@
 # kubectl_podwait_test.sh). Source it from the source root after setting $sim (the simulator
 # binary) and $tmp (the check's temporary directory).
 
-# start_sim SCENARIO: the simulator on a free loopback port, stepped by hand. Sets sim_pid (the
-# caller's cleanup stops it), port and base (its URL).
+# start_sim SCENARIO [FLAG...]: the simulator on a free loopback port, stepped by hand, with
+# the simulator flags given. Sets sim_pid (the caller's cleanup stops it), port and base (its URL).
 start_sim() {
+  rm -f "$tmp/port"
   "$sim" --listen 127.0.0.1:0 --port-file "$tmp/port" --manual \
-    --scenario "$1" >"$tmp/sim.out" 2>"$tmp/sim.err" &
+    --scenario "$1" "${@:2}" >"$tmp/sim.out" 2>"$tmp/sim.err" &
   sim_pid=$!
   for _ in $(seq 1 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
   [ -s "$tmp/port" ] || { echo "FAIL the simulator did not start:"; cat "$tmp/sim.err"; exit 1; }
