@@ -63,7 +63,8 @@ void App::EvaluateOnce() {
   // What the prober should probe at once and at the fast cadence (pd_access.h); only once every
   // input has listed and been evaluated, when the views no longer change because lists arrive.
   if (prober_ && listed) {
-    auto signals = pd_signals_.Next(pipeline_.Snapshot(), pipeline_.dependencies());
+    auto signals =
+        pd_signals_.Next(pipeline_.Snapshot(), [this] { return pipeline_.DependencyViews(); });
     if (signals) prober_->Signal(std::move(*signals));
   }
   status_log_.Observe(

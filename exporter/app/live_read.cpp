@@ -257,7 +257,8 @@ void LiveCluster::Refresh(Pipeline& pipeline) const {
   // The last evaluation's waiting clusters and status stamps, as the exporter tells its prober:
   // a pod that starts waiting gets a full probe at once and the fast cadence.
   if (!state_->prober) return;
-  auto signals = state_->pd_signals.Next(pipeline.Snapshot(), pipeline.dependencies());
+  auto signals = state_->pd_signals.Next(pipeline.Snapshot(),
+                                         [&pipeline] { return pipeline.DependencyViews(); });
   if (signals) state_->prober->Signal(std::move(*signals));
 }
 

@@ -95,7 +95,7 @@ std::map<ClusterKey, uint64_t> PdStatusStamps(
 }
 
 std::optional<std::map<ClusterKey, PdClusterSignal>> PdSignalSource::Next(
-    const std::shared_ptr<const WaitingSnapshot>& snapshot, const DependencyStore& deps) {
+    const std::shared_ptr<const WaitingSnapshot>& snapshot, const std::function<Views()>& views) {
   bool changed = false;
   if (snapshot != nullptr && snapshot != snapshot_) {
     snapshot_ = snapshot;
@@ -103,7 +103,7 @@ std::optional<std::map<ClusterKey, PdClusterSignal>> PdSignalSource::Next(
     changed = true;
   }
   if (calls_++ % kStampEvery == 0) {
-    stamps_ = PdStatusStamps(deps.Views());
+    stamps_ = PdStatusStamps(views());
     changed = true;
   }
   if (!changed) return std::nullopt;

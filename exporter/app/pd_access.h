@@ -7,6 +7,7 @@
 // - the signals of the evaluation side (PdProber::Signal): which clusters have a pod waiting in
 //   a stage PD's answer may decide, and a stamp of what else tells of PD (PdSignalSource).
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -61,9 +62,11 @@ std::map<ClusterKey, uint64_t> PdStatusStamps(
 class PdSignalSource {
  public:
   static constexpr int kStampEvery = 5;
-  // nullopt: nothing new to tell.
+  using Views = std::map<ClusterKey, ClusterDependencyView>;
+  // nullopt: nothing new to tell. `views` (the Pipeline's DependencyViews) is called only when
+  // the stamps are due.
   std::optional<std::map<ClusterKey, PdClusterSignal>> Next(
-      const std::shared_ptr<const WaitingSnapshot>& snapshot, const DependencyStore& deps);
+      const std::shared_ptr<const WaitingSnapshot>& snapshot, const std::function<Views()>& views);
 
  private:
   std::shared_ptr<const WaitingSnapshot> snapshot_;

@@ -90,16 +90,17 @@ TEST(PdAccessTest, TheSignalSourceTellsOnlyWhatMayHaveChanged) {
   auto snapshot = std::make_shared<WaitingSnapshot>();
   snapshot->pods.push_back(Waiting("a", "init", Stage::kInitializing));
   PdSignalSource source;
-  auto first = source.Next(snapshot, deps);
+  auto views = [&deps] { return deps.Views(); };
+  auto first = source.Next(snapshot, views);
   ASSERT_TRUE(first);
   EXPECT_TRUE(first->at(ClusterKey{"a", "init"}).waiting);
   EXPECT_TRUE(first->at(ClusterKey{"a", "init"}).status.has_value());
   for (int i = 1; i < PdSignalSource::kStampEvery; ++i) {
-    EXPECT_FALSE(source.Next(snapshot, deps)) << i;  // the same snapshot, no stamps due
+    EXPECT_FALSE(source.Next(snapshot, views)) << i;  // the same snapshot, no stamps due
   }
-  EXPECT_TRUE(source.Next(snapshot, deps));         // the stamps again
+  EXPECT_TRUE(source.Next(snapshot, views));        // the stamps again
   auto next = std::make_shared<WaitingSnapshot>();  // the pod stopped waiting
-  auto told = source.Next(next, deps);
+  auto told = source.Next(next, views);
   ASSERT_TRUE(told);
   EXPECT_FALSE(told->at(ClusterKey{"a", "init"}).waiting);
 }
