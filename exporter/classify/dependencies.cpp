@@ -122,6 +122,10 @@ DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
   } else if (in.v2 != nullptr && in.v2->present) {
     out.deps = FromV2(*in.v2, in.ready_pd_pods);
     out.source = DependencySource::kV2Instances;
+  } else if (!in.pd_local) {
+    out.deps.pd = Status(Readiness::kUnknown, DependencyReason::kPdElsewhere);
+    out.deps.tikv = Status(Readiness::kUnknown, DependencyReason::kPdElsewhere);
+    out.source = DependencySource::kPods;
   } else {
     out.deps = FromPods(in.ready_pd_pods);
     out.source = DependencySource::kPods;

@@ -49,6 +49,9 @@ class Pipeline : public InputStores {
   // What the PD prober probes: the clusters of this shard, and the PD URLs v2 Clusters give.
   std::vector<ClusterKey> Clusters() const { return registry_.Clusters(); }
   std::map<ClusterKey, std::string> PdUrls() const { return v2_.PdUrls(); }
+  // The clusters whose PD is not their own (their TidbCluster's spec): where the prober asks, if
+  // anywhere (app/options.h PdTargetsFor).
+  std::map<ClusterKey, PdSource> PdSources() const { return dependencies_.PdSources(); }
   // What the views and the dependency metrics show: every cluster's dependency state.
   std::map<ClusterKey, ClusterDependencies> Dependencies() const {
     return dependencies_.Snapshot();

@@ -84,7 +84,9 @@ bool WaitingTracker::Visit(const std::shared_ptr<const PodRecord>& pod_ptr,
     c.waiting = false;
   } else {
     const ClusterDependencies* deps = nullptr;
-    if (input.dependencies != nullptr) {
+    // Only a TiDB cluster's pod has its cluster's dependencies: a TidbMonitor's or a discovery's
+    // pod named like its TidbCluster waits for nothing of it.
+    if (input.dependencies != nullptr && pod.owner == PodOwner::kTidbCluster) {
       auto it = input.dependencies->find(ClusterKey{pod.namespace_, pod.cluster});
       if (it != input.dependencies->end()) deps = &it->second;
     }

@@ -173,6 +173,12 @@ void AppendDependencies(const ViewModel& m, const ClusterKey& k, std::string& h)
     }
     h += "<span class=\"dep " + readiness + "\"" + title + ">" + HtmlEscape(text) + "</span>";
   }
+  // PD that is not the cluster's own (a heterogeneous cluster's, another Kubernetes').
+  if (it != m.dependencies.end() && !it->second.pd_source.empty()) {
+    h += "<span class=\"dep unknown\" title=\"where this cluster's PD lives (its TidbCluster's "
+         "spec)\">" +
+         HtmlEscape(it->second.pd_source) + "</span>";
+  }
   // tidb-operator v2 holds the cluster on purpose: its pods are planned waits.
   if (it != m.dependencies.end()) {
     for (std::string_view hold : HoldNames(it->second.hold)) {

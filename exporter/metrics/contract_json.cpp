@@ -8,6 +8,7 @@
 #include "exporter/common/label_values.h"
 #include "exporter/metrics/contract.h"
 #include "exporter/model/autoscalers.h"
+#include "exporter/model/topologies.h"
 #include "exporter/model/v2.h"
 #include "exporter/model/vocabulary.h"
 
@@ -171,6 +172,22 @@ void WriteLabelSources(Writer& w, const MetricInfo& m) {
   w.EndArray();
 }
 
+// How each shape of tidb-operator object is treated (model/topologies.h).
+void WriteTopologies(Writer& w) {
+  w.Key("topologies");
+  w.StartArray();
+  for (const TopologyInfo& t : Topologies()) {
+    w.StartObject();
+    Key(w, "name", t.name);
+    Key(w, "shape", t.shape);
+    Key(w, "source", t.source);
+    Key(w, "pdProbe", t.pd_probe);
+    Key(w, "dependencies", t.dependencies);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 // The sets that "mapped" label values are mapped onto (each also takes "other").
 void WriteLabelSets(Writer& w) {
   w.Key("components");
@@ -232,6 +249,7 @@ std::string RenderContractJson() {
   w.StartArray();
   for (const DependencyInfo& d : kDependencies) String(w, d.name);
   w.EndArray();
+  WriteTopologies(w);
   w.Key("metrics");
   w.StartArray();
   for (const MetricInfo& m : kMetricFamilies) {

@@ -9,12 +9,43 @@ namespace podwait {
 DependencyStore::DependencyStore(const Config& config, const Clock& clock)
     : config_(config), clock_(clock) {}
 
+PdSource DependencyStore::SourceOfLocked(const ClusterKey& key) const {
+  auto tc = tidbclusters_.find(key);
+  return tc == tidbclusters_.end() ? PdSource{} : tc->second.pd_source;
+}
+
+const TidbClusterStatus* DependencyStore::DependencyTcLocked(const ClusterKey& key,
+                                                             TidbClusterStatus* scratch) const {
+  auto tc = tidbclusters_.find(key);
+  if (tc == tidbclusters_.end()) return nullptr;
+  const PdSource& source = tc->second.pd_source;
+  if (source.kind == PdSourceKind::kOwn) return &tc->second;
+  if (source.kind != PdSourceKind::kReferenced) return nullptr;  // its status has no PD members
+  auto ref = tidbclusters_.find(source.referenced);
+  if (ref == tidbclusters_.end()) return nullptr;
+  *scratch = ref->second;
+  // The heterogeneous cluster's own stores are stores of the same PD.
+  for (const TidbStoreStatus& store : tc->second.tikv_stores) scratch->tikv_stores.push_back(store);
+  return scratch;
+}
+
 void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
   DependencyInputs in;
   in.pd = e->pd ? &*e->pd : nullptr;
-  auto tc = tidbclusters_.find(key);
-  in.tc = tc == tidbclusters_.end() ? nullptr : &tc->second;
+  TidbClusterStatus referenced;
+  in.tc = DependencyTcLocked(key, &referenced);
   in.ready_pd_pods = e->ready_pd_pods;
+  const PdSource source = SourceOfLocked(key);
+  if (source.kind == PdSourceKind::kReferenced) {
+    // The referenced cluster's Ready PD pods, when its pods are watched here; otherwise what is
+    // not seen is no outage.
+    auto ref_entry = clusters_.find(source.referenced);
+    in.pd_local = ref_entry != clusters_.end();
+    in.ready_pd_pods = in.pd_local ? ref_entry->second.ready_pd_pods : 0;
+  } else if (!source.Local()) {
+    in.pd_local = false;
+    in.ready_pd_pods = 0;
+  }
   auto v2 = v2_.find(key);
   in.v2 = v2 == v2_.end() ? nullptr : &v2->second;
   in.readiness_source = config_.readiness_source;
@@ -36,6 +67,7 @@ void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
     e->deps.Get(d) = std::move(next);
   }
   e->source = eval.source;
+  e->deps.pd_source = source.Local() ? std::string() : PdSourceText(source);
   e->deps.hold = in.v2 != nullptr ? in.v2->hold : OperatorHold{};
 }
 
@@ -48,13 +80,17 @@ void DependencyStore::SyncClusters(const std::map<ClusterKey, ClusterInfo>& clus
       ++it;
     }
   }
+  std::vector<ClusterKey> changed;
   for (const auto& [key, info] : clusters) {
     auto [it, inserted] = clusters_.try_emplace(key);
     if (inserted || it->second.ready_pd_pods != info.ready_pd_pods) {
       it->second.ready_pd_pods = info.ready_pd_pods;
       Reevaluate(key, &it->second);
+      changed.push_back(key);
     }
   }
+  // A referenced cluster's Ready PD pods are its referrers' fallback too.
+  for (const ClusterKey& key : changed) ReevaluateReferrersLocked(key);
 }
 
 void DependencyStore::OnPdProbe(const ClusterKey& cluster, PdFacts facts) {
@@ -69,20 +105,35 @@ void DependencyStore::ReplaceTidbClusters(const std::vector<TidbClusterStatus>& 
   std::lock_guard<std::mutex> lock(mu_);
   tidbclusters_.clear();
   for (const auto& tc : all) {
-    if (ShardOf(tc.key.namespace_, tc.key.name, config_.total_shards) != config_.shard) continue;
-    tidbclusters_[tc.key] = tc;
+    if (Kept(tc)) tidbclusters_[tc.key] = tc;
   }
   for (auto& [key, entry] : clusters_) Reevaluate(key, &entry);
 }
 
-void DependencyStore::OnTidbCluster(const TidbClusterStatus& status) {
-  if (ShardOf(status.key.namespace_, status.key.name, config_.total_shards) != config_.shard) {
-    return;
+bool DependencyStore::Kept(const TidbClusterStatus& tc) const {
+  // This shard's, and every cluster another may reference (a heterogeneous cluster of this shard
+  // reads its referenced cluster's status, wherever that cluster is sharded).
+  return ShardOf(tc.key.namespace_, tc.key.name, config_.total_shards) == config_.shard ||
+         tc.pd_source.kind == PdSourceKind::kOwn;
+}
+
+void DependencyStore::ReevaluateReferrersLocked(const ClusterKey& cluster) {
+  for (auto& [key, entry] : clusters_) {
+    if (key == cluster) continue;
+    const PdSource source = SourceOfLocked(key);
+    if (source.kind == PdSourceKind::kReferenced && source.referenced == cluster) {
+      Reevaluate(key, &entry);
+    }
   }
+}
+
+void DependencyStore::OnTidbCluster(const TidbClusterStatus& status) {
+  if (!Kept(status)) return;
   std::lock_guard<std::mutex> lock(mu_);
   tidbclusters_[status.key] = status;
   auto it = clusters_.find(status.key);
   if (it != clusters_.end()) Reevaluate(status.key, &it->second);
+  ReevaluateReferrersLocked(status.key);
 }
 
 void DependencyStore::OnTidbClusterDeleted(const ClusterKey& cluster) {
@@ -90,6 +141,7 @@ void DependencyStore::OnTidbClusterDeleted(const ClusterKey& cluster) {
   if (tidbclusters_.erase(cluster) == 0) return;
   auto it = clusters_.find(cluster);
   if (it != clusters_.end()) Reevaluate(cluster, &it->second);
+  ReevaluateReferrersLocked(cluster);
 }
 
 void DependencyStore::OnV2Cluster(const ClusterKey& cluster, const v2::ClusterFacts& facts) {
@@ -132,17 +184,23 @@ std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
     v.source = entry.source;
     v.pd = entry.pd;
     v.ready_pd_pods = entry.ready_pd_pods;
+    v.pd_source = SourceOfLocked(key);
     auto v2 = v2_.find(key);
     if (v2 != v2_.end()) v.v2 = v2->second;
     auto tc = tidbclusters_.find(key);
     if (tc == tidbclusters_.end()) continue;
     v.has_tidbcluster = true;
-    v.tc_pd_members_healthy = tc->second.PdHealthy();
-    v.tc_pd_members_unhealthy =
-        static_cast<int>(tc->second.pd_members.size()) - v.tc_pd_members_healthy;
-    v.tc_pd_has_leader = !tc->second.pd_leader.empty();
-    for (const auto& s : tc->second.tikv_stores)
-      ++v.tc_tikv_stores[std::string(StoreStateLabel(s.state))];
+    // PD's members and the stores as the dependency evaluation reads them: a heterogeneous
+    // cluster's are the referenced cluster's (its own status has no PD member).
+    TidbClusterStatus referenced;
+    if (const TidbClusterStatus* shown = DependencyTcLocked(key, &referenced)) {
+      v.tc_pd_members_healthy = shown->PdHealthy();
+      v.tc_pd_members_unhealthy =
+          static_cast<int>(shown->pd_members.size()) - v.tc_pd_members_healthy;
+      v.tc_pd_has_leader = !shown->pd_leader.empty();
+      for (const auto& s : shown->tikv_stores)
+        ++v.tc_tikv_stores[std::string(StoreStateLabel(s.state))];
+    }
     for (const char* c : {"pd", "tidb", "tikv", "tiflash"}) v.failover_members[c] = 0;
     for (const auto& f : tc->second.failure_members) ++v.failover_members[f.component];
   }
@@ -151,6 +209,16 @@ std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
     ClusterDependencyView& v = out[key];
     v.deps.hold = facts.hold;
     v.v2 = facts;
+  }
+  return out;
+}
+
+std::map<ClusterKey, PdSource> DependencyStore::PdSources() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<ClusterKey, PdSource> out;
+  for (const auto& [key, entry] : clusters_) {
+    PdSource source = SourceOfLocked(key);
+    if (source.kind != PdSourceKind::kOwn) out.emplace_hint(out.end(), key, std::move(source));
   }
   return out;
 }

@@ -2,7 +2,9 @@
 
 // Per-cluster dependency state (docs/DESIGN.md §4): whether `pd` and `tikv` are ready, not ready or
 // unknown, since when they are ready, and why not. Inputs: PD probe results (PdFacts), TidbCluster
-// status, and the number of Ready PD pods (the fallback when the PD API cannot be reached).
+// status, and the number of Ready PD pods (the fallback when the PD API cannot be reached). A
+// cluster whose PD is not its own (its TidbCluster's PdSource) reads the referenced cluster's
+// status and Ready PD pods instead, or, with PD in another Kubernetes, only its probe.
 //
 // The rules are pure functions in classify/dependencies.h (EvaluateDependencies, ApplyTransition).
 
@@ -38,6 +40,8 @@ struct ClusterDependencyView {
   std::map<std::string, int> tc_tikv_stores;    // state -> count
   std::map<std::string, int> failover_members;  // component -> count (pd, tidb, tikv, tiflash)
   int ready_pd_pods = 0;
+  // Where its PD lives (its TidbCluster's spec; own without one).
+  PdSource pd_source;
   // From the cluster's tidb-operator v2 instances (when it has any). v2 records no failover
   // members: failover_members stays empty for such a cluster.
   std::optional<v2::ClusterFacts> v2;
@@ -66,6 +70,8 @@ class DependencyStore {
   std::map<ClusterKey, ClusterDependencies> Snapshot() const;
   std::optional<ClusterDependencies> Get(const ClusterKey& cluster) const;
   std::map<ClusterKey, ClusterDependencyView> Views() const;
+  // The clusters of this shard whose PD is not their own (PdSource), for the prober's targets.
+  std::map<ClusterKey, PdSource> PdSources() const;
   // Failover members/stores of every known cluster, for the failover-during-wait metric.
   std::vector<FailureMember> FailureMembers() const;
 
@@ -79,6 +85,19 @@ class DependencyStore {
   };
   // REQUIRES: mu_ held.
   void Reevaluate(const ClusterKey& key, Entry* entry);
+  // The clusters that reference `cluster` as their PD (PdSourceKind::kReferenced), again.
+  // REQUIRES: mu_ held.
+  void ReevaluateReferrersLocked(const ClusterKey& cluster);
+  // The TidbCluster status the cluster's dependencies are read from: its own (own PD), the
+  // referenced cluster's with this one's stores (in *scratch), or none (PD elsewhere, or no
+  // TidbCluster). REQUIRES: mu_ held.
+  const TidbClusterStatus* DependencyTcLocked(const ClusterKey& key,
+                                              TidbClusterStatus* scratch) const;
+  // The cluster's PD source (own without a TidbCluster). REQUIRES: mu_ held.
+  PdSource SourceOfLocked(const ClusterKey& key) const;
+  // Whether a TidbCluster is kept: this shard's, or one that has its own PD (it may be
+  // referenced by a heterogeneous cluster of this shard).
+  bool Kept(const TidbClusterStatus& tc) const;
 
   const Config config_;
   const Clock& clock_;
