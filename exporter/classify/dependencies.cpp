@@ -109,6 +109,11 @@ DependencyStatus DmMasterFromV2(const v2::ClusterFacts* f) {
 
 }  // namespace
 
+DependencyStatus DmMasterOf(const DmClusterStatus& dc) {
+  if (dc.MasterMajority()) return Status(Readiness::kReady);
+  return Status(Readiness::kNotReady, DependencyReason::kDmMasterNotReady);
+}
+
 DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
   DependencyEvaluation out;
   const bool may_use_api = in.readiness_source != ReadinessSource::kTidbCluster;

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "exporter/model/dmcluster_status.h"
 #include "exporter/model/pd_facts.h"
 #include "exporter/model/readiness_source.h"
 #include "exporter/model/tidbcluster_status.h"
@@ -70,6 +71,10 @@ struct DependencyEvaluation {
   ClusterDependencies deps;  // ready_since left 0: transitions are the store's business
   DependencySource source = DependencySource::kPods;
 };
+
+// A v1 DMCluster's dm-master (model/dmcluster_status.h): ready while more than half of its
+// masters are healthy in status.master.members, else not ready (dm_master_not_ready). Pure.
+DependencyStatus DmMasterOf(const DmClusterStatus& dc);
 
 // Pure: readiness and reasons from the inputs.
 DependencyEvaluation EvaluateDependencies(const DependencyInputs& in);

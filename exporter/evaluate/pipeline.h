@@ -2,9 +2,9 @@
 
 // The one evaluation pipeline of the exporter and `explain` (docs/DESIGN.md §7): the stores the
 // sources write, their wiring (pods -> cluster registry -> dependency state; TidbClusters ->
-// registry + dependency state; tidb-operator v2 clusters -> dependency state), the autoscaler
-// state and the Evaluator. The two differ only in where documents come from (reflectors and the
-// PD prober, or files) and where the answer goes (metrics and views, or a table).
+// registry + dependency state; DMClusters and tidb-operator v2 clusters -> dependency state), the
+// autoscaler state and the Evaluator. The two differ only in where documents come from (reflectors
+// and the PD prober, or files) and where the answer goes (metrics and views, or a table).
 
 #include <cstddef>
 #include <map>

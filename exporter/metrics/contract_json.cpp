@@ -172,6 +172,32 @@ void WriteLabelSources(Writer& w, const MetricInfo& m) {
   w.EndArray();
 }
 
+// tidb-operator v1's objects (pingcap.com/v1alpha1): TidbClusters (PD, stores, failover, the PD
+// source) and DMClusters (the dm-master state of a v1 dm-worker), listed and watched in the
+// watched namespaces while --tidbcluster.enabled (RBAC derives from it, as from v2's kinds).
+void WriteV1(Writer& w) {
+  w.Key("v1");
+  w.StartObject();
+  Key(w, "apiGroup", "pingcap.com");
+  Key(w, "apiVersion", "pingcap.com/v1alpha1");
+  Key(w, "flag", "tidbcluster.enabled");
+  w.Key("resources");
+  w.StartArray();
+  for (const auto& [resource, why] :
+       {std::pair<const char*, const char*>{"tidbclusters",
+                                            "PD members, stores, failover, where PD lives (spec)"},
+        {"dmclusters", "the DM masters a v1 dm-worker waits for (status.master)"}}) {
+    w.StartObject();
+    Key(w, "resource", resource);
+    static constexpr std::string_view kVerbs[] = {"list", "watch"};
+    Strings(w, "verbs", kVerbs);
+    Key(w, "why", why);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 // How each shape of tidb-operator object is treated (model/topologies.h).
 void WriteTopologies(Writer& w) {
   w.Key("topologies");
@@ -250,6 +276,7 @@ std::string RenderContractJson() {
   for (const DependencyInfo& d : kDependencies) String(w, d.name);
   w.EndArray();
   WriteTopologies(w);
+  WriteV1(w);
   w.Key("metrics");
   w.StartArray();
   for (const MetricInfo& m : kMetricFamilies) {

@@ -35,11 +35,12 @@ constexpr TopologyInfo kTopologies[] = {
      "none: no dependency series; their pods are classified as any pod (volumes, capacity, "
      "crash loops)"},
     {"dm_cluster_v1",
-     "pods with app.kubernetes.io/name dm-cluster (a v1 DMCluster's dm-master and "
-     "dm-worker)",
-     "label.go NewDM(); types.go DMCluster", "none: a DMCluster is no TiDB cluster",
-     "none read yet (no DMCluster input): no dependency series; their pods are classified as any "
-     "pod"},
+     "pods with app.kubernetes.io/name dm-cluster (a v1 DMCluster's dm-master and dm-worker)",
+     "label.go NewDM(); types.go DMCluster, DMClusterStatus.Master (members, health, leader)",
+     "none: a DMCluster is no TiDB cluster",
+     "its DMCluster's status.master (dmclusters.pingcap.com): dm-master ready while more than half "
+     "of its masters are healthy, else not ready (dm_master_not_ready), so a dm-worker that "
+     "crash-loops meanwhile waits as v2's DMWorker does; only the dm-master series, no PD"},
 };
 
 }  // namespace

@@ -156,6 +156,40 @@ void DependencyStore::OnV2Cluster(const ClusterKey& cluster, const v2::ClusterFa
   if (it != clusters_.end()) Reevaluate(cluster, &it->second);
 }
 
+void DependencyStore::ApplyDmLocked(const DmClusterStatus& status) {
+  DmEntry& e = dm_[status.key];
+  e.dm_master = ApplyTransition(e.dm_master, DmMasterOf(status), &e.last_known, clock_.Now());
+}
+
+void DependencyStore::ReplaceDmClusters(const std::vector<DmClusterStatus>& all) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<ClusterKey, DmEntry> kept;
+  for (const auto& dc : all) {
+    if (ShardOf(dc.key.namespace_, dc.key.name, config_.total_shards) != config_.shard) continue;
+    auto it = dm_.find(dc.key);
+    if (it != dm_.end()) kept.insert(*it);
+  }
+  dm_ = std::move(kept);
+  for (const auto& dc : all) {
+    if (ShardOf(dc.key.namespace_, dc.key.name, config_.total_shards) == config_.shard) {
+      ApplyDmLocked(dc);
+    }
+  }
+}
+
+void DependencyStore::OnDmCluster(const DmClusterStatus& status) {
+  if (ShardOf(status.key.namespace_, status.key.name, config_.total_shards) != config_.shard) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ApplyDmLocked(status);
+}
+
+void DependencyStore::OnDmClusterDeleted(const ClusterKey& cluster) {
+  std::lock_guard<std::mutex> lock(mu_);
+  dm_.erase(cluster);
+}
+
 std::map<ClusterKey, ClusterDependencies> DependencyStore::Snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::map<ClusterKey, ClusterDependencies> out;
@@ -165,14 +199,19 @@ std::map<ClusterKey, ClusterDependencies> DependencyStore::Snapshot() const {
   for (const auto& [key, facts] : v2_) {
     if (facts.hold.Any() && clusters_.count(key) == 0) out[key].hold = facts.hold;
   }
+  // A v1 DMCluster's dm-master, under its own key (its pods' instance label).
+  for (const auto& [key, dm] : dm_) out[key].dm_master = dm.dm_master;
   return out;
 }
 
 std::optional<ClusterDependencies> DependencyStore::Get(const ClusterKey& cluster) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = clusters_.find(cluster);
-  if (it == clusters_.end()) return std::nullopt;
-  return it->second.deps;
+  auto dm = dm_.find(cluster);
+  if (it == clusters_.end() && dm == dm_.end()) return std::nullopt;
+  ClusterDependencies deps = it == clusters_.end() ? ClusterDependencies{} : it->second.deps;
+  if (dm != dm_.end()) deps.dm_master = dm->second.dm_master;
+  return deps;
 }
 
 std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
@@ -209,6 +248,11 @@ std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
     ClusterDependencyView& v = out[key];
     v.deps.hold = facts.hold;
     v.v2 = facts;
+  }
+  for (const auto& [key, dm] : dm_) {  // v1 DMClusters: their dm-master
+    auto [it, added] = out.try_emplace(key);
+    it->second.deps.dm_master = dm.dm_master;
+    if (added) it->second.tidb_cluster = false;
   }
   return out;
 }

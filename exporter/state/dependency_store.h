@@ -18,6 +18,7 @@
 #include "exporter/classify/dependencies.h"
 #include "exporter/common/clock.h"
 #include "exporter/config/config.h"
+#include "exporter/model/dmcluster_status.h"
 #include "exporter/model/pd_facts.h"
 #include "exporter/model/tidbcluster_status.h"
 #include "exporter/model/types.h"
@@ -42,6 +43,9 @@ struct ClusterDependencyView {
   int ready_pd_pods = 0;
   // Where its PD lives (its TidbCluster's spec; own without one).
   PdSource pd_source;
+  // False for a v1 DMCluster that no TiDB cluster shares a name with: only its dm-master applies
+  // (no PD to probe).
+  bool tidb_cluster = true;
   // From the cluster's tidb-operator v2 instances (when it has any). v2 records no failover
   // members: failover_members stays empty for such a cluster.
   std::optional<v2::ClusterFacts> v2;
@@ -64,6 +68,11 @@ class DependencyStore {
   void ReplaceTidbClusters(const std::vector<TidbClusterStatus>& all);
   void OnTidbCluster(const TidbClusterStatus& status);
   void OnTidbClusterDeleted(const ClusterKey& cluster);
+  // v1 DMClusters (DmClusterStore's listener): the dm-master state of each, shown under the
+  // DMCluster's key (its pods' instance label) whether or not a TiDB cluster has that name.
+  void ReplaceDmClusters(const std::vector<DmClusterStatus>& all);
+  void OnDmCluster(const DmClusterStatus& status);
+  void OnDmClusterDeleted(const ClusterKey& cluster);
   // The facts of one tidb-operator v2 cluster (V2Store's listener); not present: forgotten.
   void OnV2Cluster(const ClusterKey& cluster, const v2::ClusterFacts& facts);
 
@@ -105,6 +114,13 @@ class DependencyStore {
   std::map<ClusterKey, Entry> clusters_;
   std::map<ClusterKey, TidbClusterStatus> tidbclusters_;
   std::map<ClusterKey, v2::ClusterFacts> v2_;
+  struct DmEntry {
+    DependencyStatus dm_master;
+    Readiness last_known = Readiness::kUnknown;
+  };
+  std::map<ClusterKey, DmEntry> dm_;  // v1 DMClusters of this shard
+  // REQUIRES: mu_ held.
+  void ApplyDmLocked(const DmClusterStatus& status);
 };
 
 }  // namespace podwait

@@ -107,6 +107,41 @@ TEST_F(PipelineTest, AMonitorNamedLikeItsClusterWaitsForNothingOfIt) {
   EXPECT_EQ(classes.at("basic-tikv-0"), WaitClass::kDependency);
 }
 
+// A v1 DMCluster's dm-worker crash-loops while its masters have no quorum: a wait for dm-master,
+// as v2's DMWorker's; once the masters are healthy, the crash loop is its own.
+TEST_F(PipelineTest, AV1DmWorkerWaitsForItsDmClustersMasters) {
+  auto worker = std::make_shared<PodRecord>(*PendingTikv("ns", "dm", "dm-dm-worker-0"));
+  worker->component = "dm-worker";
+  worker->owner = PodOwner::kDmCluster;
+  worker->phase = PodPhase::kRunning;
+  PodDetail& d = worker->mutable_detail();
+  d.conditions = {{"PodScheduled", ConditionStatus::kTrue, "", "", kNow - 9'000},
+                  {"Initialized", ConditionStatus::kTrue, "", "", kNow - 8'000},
+                  {"Ready", ConditionStatus::kFalse, "ContainersNotReady", "", kNow - 8'000}};
+  ContainerStatus c;
+  c.name = "dm-worker";
+  c.state = ContainerState::kWaiting;
+  c.reason = "CrashLoopBackOff";
+  c.restart_count = 4;
+  d.containers = {c};
+  pipeline_.pods().Replace({worker});
+  DmClusterStatus dc;
+  dc.key = {"ns", "dm"};
+  dc.master_replicas = 1;
+  dc.master_members = {{"dm-dm-master-0", false}};
+  pipeline_.dmclusters().Upsert(dc);
+  pipeline_.Evaluate(kNow);
+  EXPECT_THAT(pipeline_.Clusters(), ::testing::IsEmpty());  // no TiDB cluster, no PD probe
+  ASSERT_EQ(pipeline_.Snapshot()->pods.size(), 1u);
+  EXPECT_EQ(pipeline_.Snapshot()->pods[0].classification.wait_class, WaitClass::kDependency);
+  EXPECT_EQ(pipeline_.Snapshot()->pods[0].classification.reason, "dm_master_not_ready");
+  dc.master_members = {{"dm-dm-master-0", true}};
+  pipeline_.dmclusters().Upsert(dc);
+  pipeline_.Evaluate(kNow + 1000);
+  EXPECT_EQ(pipeline_.Snapshot()->pods[0].classification.wait_class, WaitClass::kDependency);
+  EXPECT_EQ(pipeline_.Snapshot()->pods[0].classification.reason, "dependency_ready");
+}
+
 TEST_F(PipelineTest, V2ClustersReachTheDependencyState) {
   pipeline_.pods().Replace({PendingTikv("ns", "c", "c-tikv-0")});
   pipeline_.DiscoverClusters();

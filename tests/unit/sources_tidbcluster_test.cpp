@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include "exporter/sources/dmcluster.h"
 #include "exporter/sources/tidbcluster.h"
 #include "exporter/sources/tidbcluster_source.h"
 
@@ -173,6 +174,43 @@ TEST(TidbClusterParseTest, ThePdSourceComesFromTheSpec) {
       ParseTidbCluster(R"({"metadata": {"name": "b"}, "spec": {"acrossK8s": "yes"}})").ok());
   EXPECT_FALSE(
       ParseTidbCluster(R"({"metadata": {"name": "b"}, "spec": {"pdAddresses": "h:2379"}})").ok());
+}
+
+// A v1 DMCluster: the spec is tidb-operator v1.6.6's examples/dm/dm-cluster.yaml as JSON (with
+// three masters); the status is made up after types.go's DMClusterStatus (master.members, a map
+// by member name of MasterMember {name, id, clientURL, health, lastTransitionTime}, and leader).
+TEST(DmClusterParseTest, ReadsTheMastersAndTheirHealth) {
+  DmClusterParse r = ParseDmCluster(R"({
+    "apiVersion": "pingcap.com/v1alpha1", "kind": "DMCluster",
+    "metadata": {"name": "basic", "namespace": "dm"},
+    "spec": {"version": "v8.5.7", "pvReclaimPolicy": "Retain", "discovery": {},
+             "master": {"baseImage": "pingcap/dm", "maxFailoverCount": 0, "replicas": 3,
+                        "storageSize": "10Gi", "requests": {}, "config": {}},
+             "worker": {"baseImage": "pingcap/dm", "maxFailoverCount": 0, "replicas": 1,
+                        "storageSize": "100Gi", "requests": {}, "config": {}}},
+    "status": {"master": {"synced": true, "phase": "Normal",
+      "members": {
+        "basic-dm-master-0": {"name": "basic-dm-master-0", "id": "2718623891248157163", "clientURL": "http://basic-dm-master-0.basic-dm-master-peer.dm:8261", "health": true, "lastTransitionTime": "2025-01-10T08:00:00Z"},
+        "basic-dm-master-1": {"name": "basic-dm-master-1", "id": "9417623891248157101", "clientURL": "http://basic-dm-master-1.basic-dm-master-peer.dm:8261", "health": false, "lastTransitionTime": "2025-01-10T09:00:00Z"}},
+      "leader": {"name": "basic-dm-master-0", "id": "2718623891248157163", "clientURL": "http://basic-dm-master-0.basic-dm-master-peer.dm:8261", "health": true}},
+      "worker": {"synced": true, "phase": "Normal"}}
+  })");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->key, (ClusterKey{"dm", "basic"}));
+  EXPECT_EQ(r->master_replicas, 3);
+  EXPECT_THAT(r->master_members,
+              ElementsAre(Pair("basic-dm-master-0", true), Pair("basic-dm-master-1", false)));
+  EXPECT_EQ(r->master_leader, "basic-dm-master-0");
+  // One healthy of three desired masters: no quorum to take a dm-worker's registration.
+  EXPECT_FALSE(r->MasterMajority());
+  r->master_members["basic-dm-master-1"] = true;
+  EXPECT_TRUE(r->MasterMajority());
+  // A fresh DMCluster has no status: no master is healthy.
+  DmClusterParse fresh = ParseDmCluster(
+      R"({"metadata": {"name": "b", "namespace": "dm"}, "spec": {"master": {"replicas": 1}}})");
+  ASSERT_TRUE(fresh.ok()) << fresh.error;
+  EXPECT_FALSE(fresh->MasterMajority());
+  EXPECT_FALSE(ParseDmCluster(R"({"metadata": {"name": "b"}, "status": {"master": []}})").ok());
 }
 
 TEST(TidbClusterParseTest, FreshObjectWithoutStatus) {

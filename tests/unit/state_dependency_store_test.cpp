@@ -183,6 +183,28 @@ TEST_F(StoreTest, PdInAnotherKubernetesIsUnknownNotDown) {
   EXPECT_EQ(store_.Get(across)->pd.readiness, Readiness::kUnknown);
 }
 
+// A v1 DMCluster: its dm-master under its own key, no TiDB cluster (no PD to probe).
+TEST_F(StoreTest, AV1DmClustersMastersAreItsDmMaster) {
+  DmClusterStatus dc;
+  dc.key = {"ns", "dm"};
+  dc.master_replicas = 3;
+  dc.master_members = {{"dm-dm-master-0", true}, {"dm-dm-master-1", false}};
+  store_.OnDmCluster(dc);
+  auto snapshot = store_.Snapshot();
+  ASSERT_EQ(snapshot.count(dc.key), 1u);
+  EXPECT_EQ(snapshot.at(dc.key).dm_master.readiness, Readiness::kNotReady);
+  EXPECT_EQ(DependencyReasonName(snapshot.at(dc.key).dm_master.reason), "dm_master_not_ready");
+  EXPECT_EQ(snapshot.at(dc.key).pd.readiness, Readiness::kUnknown);  // no PD series
+  EXPECT_FALSE(store_.Views().at(dc.key).tidb_cluster);
+  dc.master_members["dm-dm-master-1"] = true;
+  clock_.Advance(kSecond);
+  store_.OnDmCluster(dc);
+  EXPECT_EQ(store_.Get(dc.key)->dm_master.readiness, Readiness::kReady);
+  EXPECT_EQ(store_.Get(dc.key)->dm_master.ready_since, clock_.Now());
+  store_.OnDmClusterDeleted(dc.key);
+  EXPECT_EQ(store_.Snapshot().count(dc.key), 0u);
+}
+
 TEST_F(StoreTest, V2FactsDecideWhenThePdApiIsUnreachable) {
   const ClusterKey key{"tidb-v2", "basic"};
   ClusterInfo info;
