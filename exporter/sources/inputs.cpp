@@ -161,7 +161,6 @@ constexpr InputSource kInputs[] = {
     {"events", "/api/v1", Always, EventReflectorOptions, EventHandler},
     {"tidbclusters", kTidbClusterApi, TidbClustersEnabled, TidbClusterReflectors,
      TidbClusterHandler},
-    {"dmclusters", kTidbClusterApi, TidbClustersEnabled, DmClusterReflectors, DmClusterHandler},
     {"<v2 resources>", "/apis/core.pingcap.com/v1alpha1", V2Enabled, V2Reflectors, V2Handler},
     {"configmaps", "/api/v1", CaStatusEnabled, CaStatusReflectors, CaStatusHandler},
     {"persistentvolumeclaims", "/api/v1", VolumesEnabled, ClaimReflectorOptions, ClaimHandler},
@@ -170,6 +169,7 @@ constexpr InputSource kInputs[] = {
     {"events", "/api/v1", NodeClaimsEnabled, NodeClaimEventReflectors, NodeClaimEventHandler},
     {"provisioningrequests", kProvisioningRequestApi, ProvisioningRequestsEnabled,
      ProvisioningRequestReflectorOptions, ProvisioningRequestHandler},
+    {"dmclusters", kTidbClusterApi, TidbClustersEnabled, DmClusterReflectors, DmClusterHandler},
 };
 
 }  // namespace
