@@ -96,7 +96,7 @@ std::map<ClusterKey, uint64_t> PdStatusStamps(
   std::map<ClusterKey, uint64_t> stamps;
   for (const auto& [key, view] : views) {
     // A cluster whose PD is elsewhere with no address to ask has nothing to probe.
-    if (view.tidb_cluster && view.pd_source.Probed())
+    if (view.deps.tidb_cluster && view.pd_source.Probed())
       stamps.emplace_hint(stamps.end(), key, StatusStamp(view));
   }
   return stamps;
@@ -115,7 +115,8 @@ std::optional<std::map<ClusterKey, PdClusterSignal>> PdSignalSource::Next(
     stamps_ = PdStatusStamps(views);
     unprobed_.clear();
     for (const auto& [key, view] : views) {
-      if (!view.tidb_cluster || !view.pd_source.Probed()) unprobed_.insert(unprobed_.end(), key);
+      if (!view.deps.tidb_cluster || !view.pd_source.Probed())
+        unprobed_.insert(unprobed_.end(), key);
     }
     changed = true;
   }

@@ -187,7 +187,7 @@ void WriteCluster(JsonWriter& w, const ViewModel& model, const ClusterKey& k,
   w.Key("dependencies");
   w.StartObject();
   for (Dependency d : kAllDependencies) {
-    if (d == Dependency::kDmMaster && (it == model.dependencies.end() || !it->second.Applies(d))) {
+    if (it != model.dependencies.end() ? !it->second.Applies(d) : d == Dependency::kDmMaster) {
       continue;
     }
     w.Key(std::string(DependencyName(d)).c_str());

@@ -293,11 +293,15 @@ struct ClusterDependencies {
   DependencyStatus& Get(Dependency d) {
     return d == Dependency::kPd ? pd : d == Dependency::kTikv ? tikv : dm_master;
   }
-  // Whether the cluster has that dependency at all: PD and TiKV always; dm-master once the
-  // dependency store evaluated it (a cluster with DM or DMWorker instances). The views and the
-  // metrics leave out what does not apply.
+  // False for a v1 DMCluster that no TiDB cluster shares its name with: it has dm-master, no PD
+  // and no TiKV (docs/DESIGN.md §4, "Topologies").
+  bool tidb_cluster = true;
+  // Whether the cluster has that dependency at all: PD and TiKV for a TiDB cluster; dm-master once
+  // the dependency store evaluated it (a cluster with DM or DMWorker instances, a v1 DMCluster).
+  // The views and the metrics leave out what does not apply.
   bool Applies(Dependency d) const {
-    return d != Dependency::kDmMaster || dm_master.readiness != Readiness::kUnknown ||
+    if (d != Dependency::kDmMaster) return tidb_cluster;
+    return dm_master.readiness != Readiness::kUnknown ||
            dm_master.reason != DependencyReason::kNone;
   }
   bool operator==(const ClusterDependencies&) const = default;

@@ -1,5 +1,7 @@
 #include "exporter/state/dependency_store.h"
 
+#include <set>
+
 #include "exporter/classify/dependency_times.h"
 #include "exporter/common/label_values.h"
 #include "exporter/common/log.h"
@@ -80,17 +82,26 @@ void DependencyStore::SyncClusters(const std::map<ClusterKey, ClusterInfo>& clus
       ++it;
     }
   }
-  std::vector<ClusterKey> changed;
+  std::set<ClusterKey> changed;
   for (const auto& [key, info] : clusters) {
     auto [it, inserted] = clusters_.try_emplace(key);
     if (inserted || it->second.ready_pd_pods != info.ready_pd_pods) {
       it->second.ready_pd_pods = info.ready_pd_pods;
       Reevaluate(key, &it->second);
-      changed.push_back(key);
+      changed.insert(changed.end(), key);
     }
   }
-  // A referenced cluster's Ready PD pods are its referrers' fallback too.
-  for (const ClusterKey& key : changed) ReevaluateReferrersLocked(key);
+  // A referenced cluster's Ready PD pods are its referrers' fallback too (one scan of the
+  // TidbClusters, however many clusters changed).
+  if (changed.empty()) return;
+  for (const auto& [key, tc] : tidbclusters_) {
+    if (tc.pd_source.kind != PdSourceKind::kReferenced ||
+        changed.count(tc.pd_source.referenced) == 0) {
+      continue;
+    }
+    auto it = clusters_.find(key);
+    if (it != clusters_.end()) Reevaluate(key, &it->second);
+  }
 }
 
 void DependencyStore::OnPdProbe(const ClusterKey& cluster, PdFacts facts) {
@@ -118,12 +129,14 @@ bool DependencyStore::Kept(const TidbClusterStatus& tc) const {
 }
 
 void DependencyStore::ReevaluateReferrersLocked(const ClusterKey& cluster) {
-  for (auto& [key, entry] : clusters_) {
-    if (key == cluster) continue;
-    const PdSource source = SourceOfLocked(key);
-    if (source.kind == PdSourceKind::kReferenced && source.referenced == cluster) {
-      Reevaluate(key, &entry);
+  // A scan of the TidbClusters' PD sources (a byte each for most): cheap beside what changed.
+  for (const auto& [key, tc] : tidbclusters_) {
+    if (tc.pd_source.kind != PdSourceKind::kReferenced || tc.pd_source.referenced != cluster ||
+        key == cluster) {
+      continue;
     }
+    auto it = clusters_.find(key);
+    if (it != clusters_.end()) Reevaluate(key, &it->second);
   }
 }
 
@@ -200,7 +213,11 @@ std::map<ClusterKey, ClusterDependencies> DependencyStore::Snapshot() const {
     if (facts.hold.Any() && clusters_.count(key) == 0) out[key].hold = facts.hold;
   }
   // A v1 DMCluster's dm-master, under its own key (its pods' instance label).
-  for (const auto& [key, dm] : dm_) out[key].dm_master = dm.dm_master;
+  for (const auto& [key, dm] : dm_) {
+    auto [it, added] = out.try_emplace(key);
+    it->second.dm_master = dm.dm_master;
+    if (added) it->second.tidb_cluster = false;
+  }
   return out;
 }
 
@@ -210,6 +227,7 @@ std::optional<ClusterDependencies> DependencyStore::Get(const ClusterKey& cluste
   auto dm = dm_.find(cluster);
   if (it == clusters_.end() && dm == dm_.end()) return std::nullopt;
   ClusterDependencies deps = it == clusters_.end() ? ClusterDependencies{} : it->second.deps;
+  deps.tidb_cluster = it != clusters_.end();
   if (dm != dm_.end()) deps.dm_master = dm->second.dm_master;
   return deps;
 }
@@ -252,7 +270,7 @@ std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
   for (const auto& [key, dm] : dm_) {  // v1 DMClusters: their dm-master
     auto [it, added] = out.try_emplace(key);
     it->second.deps.dm_master = dm.dm_master;
-    if (added) it->second.tidb_cluster = false;
+    if (added) it->second.deps.tidb_cluster = false;
   }
   return out;
 }

@@ -41,11 +41,9 @@ struct ClusterDependencyView {
   std::map<std::string, int> tc_tikv_stores;    // state -> count
   std::map<std::string, int> failover_members;  // component -> count (pd, tidb, tikv, tiflash)
   int ready_pd_pods = 0;
-  // Where its PD lives (its TidbCluster's spec; own without one).
+  // Where its PD lives (its TidbCluster's spec; own without one). A v1 DMCluster's view has
+  // deps.tidb_cluster false: no PD to probe.
   PdSource pd_source;
-  // False for a v1 DMCluster that no TiDB cluster shares a name with: only its dm-master applies
-  // (no PD to probe).
-  bool tidb_cluster = true;
   // From the cluster's tidb-operator v2 instances (when it has any). v2 records no failover
   // members: failover_members stays empty for such a cluster.
   std::optional<v2::ClusterFacts> v2;

@@ -195,7 +195,9 @@ TEST_F(StoreTest, AV1DmClustersMastersAreItsDmMaster) {
   EXPECT_EQ(snapshot.at(dc.key).dm_master.readiness, Readiness::kNotReady);
   EXPECT_EQ(DependencyReasonName(snapshot.at(dc.key).dm_master.reason), "dm_master_not_ready");
   EXPECT_EQ(snapshot.at(dc.key).pd.readiness, Readiness::kUnknown);  // no PD series
-  EXPECT_FALSE(store_.Views().at(dc.key).tidb_cluster);
+  EXPECT_FALSE(store_.Views().at(dc.key).deps.tidb_cluster);
+  EXPECT_FALSE(snapshot.at(dc.key).Applies(Dependency::kPd));  // no pd/tikv on the views
+  EXPECT_TRUE(snapshot.at(dc.key).Applies(Dependency::kDmMaster));
   dc.master_members["dm-dm-master-1"] = true;
   clock_.Advance(kSecond);
   store_.OnDmCluster(dc);
