@@ -161,7 +161,7 @@ void App::BuildProber() {
       PdProberOptionsFromConfig(config_), env_, probe_observer_.get(),
       [this] {
         std::vector<PdTarget> targets =
-            PdTargetsFor(pipeline_.Clusters(), config_, pipeline_.PdUrls());
+            PdTargetsFor(pipeline_.Clusters(), config_, pipeline_.PdUrls(), pipeline_.PdSources());
         if (!pd_route_) return targets;
         return ThroughApiServer(std::move(targets), kube_.endpoint.api_url, pd_route_.get());
       },

@@ -279,7 +279,7 @@ std::unique_ptr<PdProber> Probe(const Config& config, Pipeline& pipeline, const 
       options, env, nullptr,
       [&config, &pipeline, api_url, route] {
         std::vector<PdTarget> targets =
-            PdTargetsFor(pipeline.Clusters(), config, pipeline.PdUrls());
+            PdTargetsFor(pipeline.Clusters(), config, pipeline.PdUrls(), pipeline.PdSources());
         if (route == nullptr) return targets;
         return ThroughApiServer(std::move(targets), api_url, route);
       },

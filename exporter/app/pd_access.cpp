@@ -11,7 +11,7 @@ constexpr std::string_view kProxyResource = "pd (services/proxy)";
 
 // What of a cluster's view, other than PD's own answer, may tell that PD changed.
 uint64_t StatusStamp(const ClusterDependencyView& v) {
-  std::string s = std::to_string(v.ready_pd_pods);
+  std::string s = std::to_string(v.ready_pd_pods) + "|" + PdSourceText(v.pd_source);
   s += v.has_tidbcluster ? "|tc " : "|- ";
   s += std::to_string(v.tc_pd_members_healthy) + " " + std::to_string(v.tc_pd_members_unhealthy) +
        (v.tc_pd_has_leader ? " leader" : " -");
@@ -77,7 +77,11 @@ std::set<ClusterKey> PdWaitingClusters(const WaitingSnapshot& snapshot) {
   std::set<ClusterKey> waiting;
   const WaitingPod* last = nullptr;  // pods are sorted by namespace and cluster
   for (const WaitingPod& pod : snapshot.pods) {
-    if (pod.classification.stage == Stage::kUnscheduled || pod.cluster.empty()) continue;
+    // A TidbMonitor's or a DMCluster's pod is no TiDB cluster's: its PD is never asked.
+    if (pod.classification.stage == Stage::kUnscheduled || pod.cluster.empty() ||
+        pod.owner != PodOwner::kTidbCluster) {
+      continue;
+    }
     if (last != nullptr && last->namespace_ == pod.namespace_ && last->cluster == pod.cluster) {
       continue;
     }
@@ -90,7 +94,11 @@ std::set<ClusterKey> PdWaitingClusters(const WaitingSnapshot& snapshot) {
 std::map<ClusterKey, uint64_t> PdStatusStamps(
     const std::map<ClusterKey, ClusterDependencyView>& views) {
   std::map<ClusterKey, uint64_t> stamps;
-  for (const auto& [key, view] : views) stamps.emplace_hint(stamps.end(), key, StatusStamp(view));
+  for (const auto& [key, view] : views) {
+    // A cluster whose PD is elsewhere with no address to ask has nothing to probe.
+    if (view.deps.tidb_cluster && view.pd_source.Probed())
+      stamps.emplace_hint(stamps.end(), key, StatusStamp(view));
+  }
   return stamps;
 }
 
@@ -103,14 +111,23 @@ std::optional<std::map<ClusterKey, PdClusterSignal>> PdSignalSource::Next(
     changed = true;
   }
   if (calls_++ % kStampEvery == 0) {
-    stamps_ = PdStatusStamps(views());
+    const std::map<ClusterKey, ClusterDependencyView> all = views();
+    stamps_ = PdStatusStamps(all);
+    unprobed_.clear();
+    for (const auto& [key, view] : all) {
+      if (!view.deps.tidb_cluster || !view.pd_source.Probed())
+        unprobed_.insert(unprobed_.end(), key);
+    }
     changed = true;
   }
   if (!changed) return std::nullopt;
   std::map<ClusterKey, PdClusterSignal> signals;
   for (const auto& [key, stamp] : stamps_)
     signals.emplace_hint(signals.end(), key, PdClusterSignal{false, stamp});
-  for (const ClusterKey& key : waiting_) signals[key].waiting = true;
+  // A signal naming a cluster the prober has no target for would make it list again.
+  for (const ClusterKey& key : waiting_) {
+    if (unprobed_.count(key) == 0) signals[key].waiting = true;
+  }
   return signals;
 }
 

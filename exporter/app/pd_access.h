@@ -51,7 +51,8 @@ std::vector<PdTarget> ThroughApiServer(std::vector<PdTarget> targets, const std:
 // containers or started and not ready; an unscheduled pod waits for a node, whatever PD says).
 std::set<ClusterKey> PdWaitingClusters(const WaitingSnapshot& snapshot);
 // Per cluster, a stamp of its TidbCluster status, v2 facts and Ready PD pods (not PD's own
-// answer: a probe's result must not bring another probe).
+// answer: a probe's result must not bring another probe); none for a cluster the prober has no
+// target for (PdSource::Probed).
 std::map<ClusterKey, uint64_t> PdStatusStamps(
     const std::map<ClusterKey, ClusterDependencyView>& views);
 
@@ -72,6 +73,7 @@ class PdSignalSource {
   std::shared_ptr<const WaitingSnapshot> snapshot_;
   std::set<ClusterKey> waiting_;
   std::map<ClusterKey, uint64_t> stamps_;
+  std::set<ClusterKey> unprobed_;  // PD elsewhere with no address to ask (PdSource::Probed)
   int calls_ = 0;
 };
 

@@ -109,6 +109,11 @@ DependencyStatus DmMasterFromV2(const v2::ClusterFacts* f) {
 
 }  // namespace
 
+DependencyStatus DmMasterOf(const DmClusterStatus& dc) {
+  if (dc.MasterMajority()) return Status(Readiness::kReady);
+  return Status(Readiness::kNotReady, DependencyReason::kDmMasterNotReady);
+}
+
 DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
   DependencyEvaluation out;
   const bool may_use_api = in.readiness_source != ReadinessSource::kTidbCluster;
@@ -122,6 +127,10 @@ DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
   } else if (in.v2 != nullptr && in.v2->present) {
     out.deps = FromV2(*in.v2, in.ready_pd_pods);
     out.source = DependencySource::kV2Instances;
+  } else if (!in.pd_local) {
+    out.deps.pd = Status(Readiness::kUnknown, DependencyReason::kPdElsewhere);
+    out.deps.tikv = Status(Readiness::kUnknown, DependencyReason::kPdElsewhere);
+    out.source = DependencySource::kPods;
   } else {
     out.deps = FromPods(in.ready_pd_pods);
     out.source = DependencySource::kPods;

@@ -21,6 +21,10 @@
 //    reason: it does not apply): ready while more than half of its DM instances are Ready=True,
 //    else not ready (dm_master_not_ready), whatever the readiness source. The DM masters'
 //    instances are the only view podwait has of them (no DM API is probed).
+//  - A cluster whose PD is not its own (model/tidbcluster_status.h PdSource): the dependency
+//    store hands in the referenced cluster's TidbCluster status (with this cluster's own stores)
+//    and PD probe; where neither answers and PD's pods are not in view (pd_local false), pd and
+//    tikv are unknown with reason pd_elsewhere, never not ready.
 //  - readiness_source: pd-api (only the API), tidbcluster (only the TidbCluster status), both
 //    (the API when it answers, the TidbCluster status otherwise).
 //
@@ -34,6 +38,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "exporter/model/dmcluster_status.h"
 #include "exporter/model/pd_facts.h"
 #include "exporter/model/readiness_source.h"
 #include "exporter/model/tidbcluster_status.h"
@@ -56,12 +61,20 @@ struct DependencyInputs {
   int ready_pd_pods = 0;
   ReadinessSource readiness_source = ReadinessSource::kBoth;
   const v2::ClusterFacts* v2 = nullptr;  // nullptr (or not present) for a v1 cluster
+  // Whether PD's absence from what podwait sees (no Ready PD pod) tells of an outage: false for a
+  // cluster whose PD lives elsewhere (PdSource::Local(): another Kubernetes, or a referenced
+  // cluster podwait does not hold), whose fallback is then unknown (pd_elsewhere), never not ready.
+  bool pd_local = true;
 };
 
 struct DependencyEvaluation {
   ClusterDependencies deps;  // ready_since left 0: transitions are the store's business
   DependencySource source = DependencySource::kPods;
 };
+
+// A v1 DMCluster's dm-master (model/dmcluster_status.h): ready while more than half of its
+// masters are healthy in status.master.members, else not ready (dm_master_not_ready). Pure.
+DependencyStatus DmMasterOf(const DmClusterStatus& dc);
 
 // Pure: readiness and reasons from the inputs.
 DependencyEvaluation EvaluateDependencies(const DependencyInputs& in);

@@ -24,6 +24,7 @@ DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed
   }
   bool unknown = false;
   bool not_from_here = false;
+  bool elsewhere = false;
   std::string unknown_names;
   Timestamp latest_ready = 0;
   // PD first: when PD is down, TiKV is down because of it.
@@ -42,6 +43,7 @@ DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed
       case Readiness::kUnknown:
         unknown = true;
         not_from_here = not_from_here || s.reason == DependencyReason::kPdNotReachableFromHere;
+        elsewhere = elsewhere || s.reason == DependencyReason::kPdElsewhere;
         if (!unknown_names.empty()) unknown_names += ", ";
         unknown_names += DependencyName(d);
         break;
@@ -53,7 +55,9 @@ DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed
   if (unknown) {
     v.state = Readiness::kUnknown;
     v.evidence = "readiness of " + unknown_names + " unknown" +
-                 (not_from_here ? ": PD not reachable from here (services/proxy refused)" : "");
+                 (not_from_here ? ": PD not reachable from here (services/proxy refused)"
+                  : elsewhere   ? ": PD lives elsewhere (not this cluster's own) and did not answer"
+                                : "");
     return v;
   }
   v.state = Readiness::kReady;

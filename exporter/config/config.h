@@ -88,7 +88,8 @@ struct Config {
   // kubectl's --request-timeout (explain and `kubectl podwait`): the client-side deadline of each
   // list page and of the first request; 0: a minute per list page.
   Timestamp kube_request_timeout = 0;
-  bool tidbcluster_enabled = true;  // watch pingcap.com/v1alpha1 TidbClusters (404 disables)
+  // Watch pingcap.com/v1alpha1 TidbClusters and DMClusters (a 404 disables either).
+  bool tidbcluster_enabled = true;
   bool v2_enabled = true;  // watch tidb-operator v2's core.pingcap.com/v1alpha1 (404 disables each)
   bool ca_status_enabled = true;  // read kube-system/cluster-autoscaler-status
   // Watch PersistentVolumeClaims and PersistentVolumes (a volume pinned to one node).

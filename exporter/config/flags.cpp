@@ -146,7 +146,8 @@ const std::vector<Flag>& Flags() {
       StringFlag("label.v2-instance",
                  "Pod label that names the pod's tidb-operator v2 instance (PD, TiKV, ... CR).",
                  &Config::v2_instance_label),
-      BoolFlag("tidbcluster.enabled", "Watch pingcap.com/v1alpha1 TidbClusters.",
+      BoolFlag("tidbcluster.enabled",
+               "Watch pingcap.com/v1alpha1 TidbClusters and DMClusters (tidb-operator v1).",
                &Config::tidbcluster_enabled),
       BoolFlag("v2.enabled",
                "Watch tidb-operator v2's core.pingcap.com/v1alpha1 Clusters, groups and "

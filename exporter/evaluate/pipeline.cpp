@@ -47,6 +47,15 @@ Pipeline::Pipeline(const Config& config, const Clock& clock)
     dependencies_.OnTidbClusterDeleted(key);
   };
   tidbclusters_.SetListener(std::move(tidbcluster_listener));
+  // v1 DMClusters: the dm-master state their dm-workers wait for (no registry entry: a DMCluster
+  // is no TiDB cluster, and its PD is never asked).
+  DmClusterListener dm_listener;
+  dm_listener.replaced = [this](const std::vector<DmClusterStatus>& all) {
+    dependencies_.ReplaceDmClusters(all);
+  };
+  dm_listener.upserted = [this](const DmClusterStatus& dc) { dependencies_.OnDmCluster(dc); };
+  dm_listener.removed = [this](const ClusterKey& key) { dependencies_.OnDmClusterDeleted(key); };
+  dmclusters_.SetListener(std::move(dm_listener));
   v2_.SetListener([this](const ClusterKey& key, const v2::ClusterFacts& facts) {
     dependencies_.OnV2Cluster(key, facts);
   });

@@ -2,9 +2,9 @@
 
 // The one evaluation pipeline of the exporter and `explain` (docs/DESIGN.md §7): the stores the
 // sources write, their wiring (pods -> cluster registry -> dependency state; TidbClusters ->
-// registry + dependency state; tidb-operator v2 clusters -> dependency state), the autoscaler
-// state and the Evaluator. The two differ only in where documents come from (reflectors and the
-// PD prober, or files) and where the answer goes (metrics and views, or a table).
+// registry + dependency state; DMClusters and tidb-operator v2 clusters -> dependency state), the
+// autoscaler state and the Evaluator. The two differ only in where documents come from (reflectors
+// and the PD prober, or files) and where the answer goes (metrics and views, or a table).
 
 #include <cstddef>
 #include <map>
@@ -49,6 +49,9 @@ class Pipeline : public InputStores {
   // What the PD prober probes: the clusters of this shard, and the PD URLs v2 Clusters give.
   std::vector<ClusterKey> Clusters() const { return registry_.Clusters(); }
   std::map<ClusterKey, std::string> PdUrls() const { return v2_.PdUrls(); }
+  // The clusters whose PD is not their own (their TidbCluster's spec): where the prober asks, if
+  // anywhere (app/options.h PdTargetsFor).
+  std::map<ClusterKey, PdSource> PdSources() const { return dependencies_.PdSources(); }
   // What the views and the dependency metrics show: every cluster's dependency state.
   std::map<ClusterKey, ClusterDependencies> Dependencies() const {
     return dependencies_.Snapshot();

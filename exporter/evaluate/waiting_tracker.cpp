@@ -84,7 +84,10 @@ bool WaitingTracker::Visit(const std::shared_ptr<const PodRecord>& pod_ptr,
     c.waiting = false;
   } else {
     const ClusterDependencies* deps = nullptr;
-    if (input.dependencies != nullptr) {
+    // A TiDB cluster's pod reads its cluster's dependencies, a v1 DMCluster's its dm-master (under
+    // the same key); a TidbMonitor's or a discovery's pod named like its TidbCluster waits for
+    // nothing of it.
+    if (input.dependencies != nullptr && pod.owner != PodOwner::kNotACluster) {
       auto it = input.dependencies->find(ClusterKey{pod.namespace_, pod.cluster});
       if (it != input.dependencies->end()) deps = &it->second;
     }

@@ -423,6 +423,20 @@ void PrintHolds(const std::map<ClusterKey, ClusterDependencies>& clusters, std::
   }
 }
 
+// One line per cluster whose PD is not its own (a heterogeneous cluster, PD in another
+// Kubernetes): its verdicts read that PD, or say unknown where it cannot be asked.
+void PrintPdSources(const std::map<ClusterKey, ClusterDependencies>& clusters, std::ostream& out) {
+  for (const auto& [key, deps] : clusters) {
+    if (deps.pd_source.empty()) continue;
+    out << "Cluster " << key.Key() << ": " << deps.pd_source << "; pd "
+        << ReadinessName(deps.pd.readiness);
+    if (deps.pd.reason != DependencyReason::kNone) {
+      out << " (" << DependencyReasonName(deps.pd.reason) << ")";
+    }
+    out << "\n";
+  }
+}
+
 // One line under the summary when the API server refused PD's service proxy (--pd.via): the
 // verdicts of those clusters come from the objects alone, and what to grant to see PD.
 void PrintPdNotReachable(const std::map<ClusterKey, ClusterDependencyView>& views,
@@ -471,7 +485,11 @@ int Print(const ExplainArgs& a, const Selection& s, const Pipeline& pipeline, Ti
     const bool any = std::any_of(s.pods.begin(), s.pods.end(), [&](const PodPtr& p) {
       return a.all || WaitingOf(s, *p) != nullptr;
     });
-    if (!a.no_headers) PrintHolds(pipeline.dependencies().Snapshot(), out);
+    if (!a.no_headers) {
+      const std::map<ClusterKey, ClusterDependencies> clusters = pipeline.dependencies().Snapshot();
+      PrintHolds(clusters, out);
+      PrintPdSources(clusters, out);
+    }
     // -w prints its header even before the first waiting pod, as kubectl get -w does.
     if (any || a.watch) {
       PrintTable(s, a.output == "wide", a.all, !a.no_headers, now, table, out);

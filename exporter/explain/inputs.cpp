@@ -13,6 +13,7 @@
 #include "exporter/pd/prober.h"
 #include "exporter/sources/ca_status_source.h"
 #include "exporter/sources/configmap.h"
+#include "exporter/sources/dmcluster.h"
 #include "exporter/sources/events.h"
 #include "exporter/sources/nodeclaims.h"
 #include "exporter/sources/pods.h"
@@ -173,6 +174,13 @@ class Router {
       ++read_;
       return "";
     }
+    if (kind == "DMCluster") {
+      DmClusterParse dc = ParseDmCluster(item);
+      if (!dc.value) return dc.error;
+      dmclusters_.push_back(std::move(*dc.value));
+      ++read_;
+      return "";
+    }
     if (kind == "ConfigMap" && IsCaStatus(item)) return AddCaStatus(item);
     if (kind == "NodeClaim") return Keep(ParseNodeClaim(item), &nodeclaims_, kind);
     if (kind == "ProvisioningRequest") {
@@ -207,6 +215,7 @@ class Router {
     pipeline.events().Replace(std::move(events_));
     if (ca_status_) pipeline.SetCaStatus({true, std::move(ca_status_)});
     if (!tidbclusters_.empty()) pipeline.tidbclusters().Replace("", tidbclusters_);
+    if (!dmclusters_.empty()) pipeline.dmclusters().Replace("", dmclusters_);
     if (nodeclaims_listed_) pipeline.nodeclaims().Replace(std::move(nodeclaims_));
     if (!nodeclaim_failures_.empty()) {
       pipeline.nodeclaims().ReplaceFailures(std::move(nodeclaim_failures_));
@@ -264,6 +273,7 @@ class Router {
   std::vector<PodPtr> pods_;
   std::vector<EventRecord> events_;
   std::vector<TidbClusterStatus> tidbclusters_;
+  std::vector<DmClusterStatus> dmclusters_;
   V2Objects v2_;
   std::shared_ptr<const CaStatus> ca_status_;
   std::vector<NodeClaimFacts> nodeclaims_;

@@ -158,7 +158,7 @@ void AppendDependencies(const ViewModel& m, const ClusterKey& k, std::string& h)
   h += "<span class=\"deps\">";
   auto it = m.dependencies.find(k);
   for (Dependency d : kAllDependencies) {
-    if (d == Dependency::kDmMaster && (it == m.dependencies.end() || !it->second.Applies(d))) {
+    if (it != m.dependencies.end() ? !it->second.Applies(d) : d == Dependency::kDmMaster) {
       continue;
     }
     DependencyStatus s = it == m.dependencies.end() ? DependencyStatus{} : it->second.Get(d);
@@ -172,6 +172,12 @@ void AppendDependencies(const ViewModel& m, const ClusterKey& k, std::string& h)
       text += " (" + std::string(DependencyReasonName(s.reason)) + ")";
     }
     h += "<span class=\"dep " + readiness + "\"" + title + ">" + HtmlEscape(text) + "</span>";
+  }
+  // PD that is not the cluster's own (a heterogeneous cluster's, another Kubernetes').
+  if (it != m.dependencies.end() && !it->second.pd_source.empty()) {
+    h += "<span class=\"dep unknown\" title=\"where this cluster's PD lives (its TidbCluster's "
+         "spec)\">" +
+         HtmlEscape(it->second.pd_source) + "</span>";
   }
   // tidb-operator v2 holds the cluster on purpose: its pods are planned waits.
   if (it != m.dependencies.end()) {

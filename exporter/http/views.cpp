@@ -187,13 +187,17 @@ void WriteCluster(JsonWriter& w, const ViewModel& model, const ClusterKey& k,
   w.Key("dependencies");
   w.StartObject();
   for (Dependency d : kAllDependencies) {
-    if (d == Dependency::kDmMaster && (it == model.dependencies.end() || !it->second.Applies(d))) {
+    if (it != model.dependencies.end() ? !it->second.Applies(d) : d == Dependency::kDmMaster) {
       continue;
     }
     w.Key(std::string(DependencyName(d)).c_str());
     WriteDependency(w, it == model.dependencies.end() ? DependencyStatus{} : it->second.Get(d));
   }
   w.EndObject();
+  // Where PD lives when it is not the cluster's own (a heterogeneous or across-Kubernetes one).
+  if (it != model.dependencies.end() && !it->second.pd_source.empty()) {
+    Key(w, "pdSource", it->second.pd_source);
+  }
   // What tidb-operator v2 holds on purpose (paused, suspending, suspended, pd_mode_switch).
   const OperatorHold hold = it == model.dependencies.end() ? OperatorHold{} : it->second.hold;
   w.Key("holds");

@@ -8,6 +8,7 @@
 #include "exporter/common/label_values.h"
 #include "exporter/metrics/contract.h"
 #include "exporter/model/autoscalers.h"
+#include "exporter/model/topologies.h"
 #include "exporter/model/v2.h"
 #include "exporter/model/vocabulary.h"
 
@@ -171,6 +172,48 @@ void WriteLabelSources(Writer& w, const MetricInfo& m) {
   w.EndArray();
 }
 
+// tidb-operator v1's objects (pingcap.com/v1alpha1): TidbClusters (PD, stores, failover, the PD
+// source) and DMClusters (the dm-master state of a v1 dm-worker), listed and watched in the
+// watched namespaces while --tidbcluster.enabled (RBAC derives from it, as from v2's kinds).
+void WriteV1(Writer& w) {
+  w.Key("v1");
+  w.StartObject();
+  Key(w, "apiGroup", "pingcap.com");
+  Key(w, "apiVersion", "pingcap.com/v1alpha1");
+  Key(w, "flag", "tidbcluster.enabled");
+  w.Key("resources");
+  w.StartArray();
+  for (const auto& [resource, why] :
+       {std::pair<const char*, const char*>{"tidbclusters",
+                                            "PD members, stores, failover, where PD lives (spec)"},
+        {"dmclusters", "the DM masters a v1 dm-worker waits for (status.master)"}}) {
+    w.StartObject();
+    Key(w, "resource", resource);
+    static constexpr std::string_view kVerbs[] = {"list", "watch"};
+    Strings(w, "verbs", kVerbs);
+    Key(w, "why", why);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+// How each shape of tidb-operator object is treated (model/topologies.h).
+void WriteTopologies(Writer& w) {
+  w.Key("topologies");
+  w.StartArray();
+  for (const TopologyInfo& t : Topologies()) {
+    w.StartObject();
+    Key(w, "name", t.name);
+    Key(w, "shape", t.shape);
+    Key(w, "source", t.source);
+    Key(w, "pdProbe", t.pd_probe);
+    Key(w, "dependencies", t.dependencies);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 // The sets that "mapped" label values are mapped onto (each also takes "other").
 void WriteLabelSets(Writer& w) {
   w.Key("components");
@@ -232,6 +275,8 @@ std::string RenderContractJson() {
   w.StartArray();
   for (const DependencyInfo& d : kDependencies) String(w, d.name);
   w.EndArray();
+  WriteTopologies(w);
+  WriteV1(w);
   w.Key("metrics");
   w.StartArray();
   for (const MetricInfo& m : kMetricFamilies) {

@@ -33,8 +33,53 @@ struct TidbStoreStatus {
   Timestamp last_transition = 0;  // lastTransitionTime of its state; 0 when not written
 };
 
+// Where a v1 TidbCluster's PD lives, read from its spec (tidb-operator v1.6.6
+// pkg/apis/pingcap/v1alpha1/types.go TidbClusterSpec: pd, cluster (a TidbClusterRef: name,
+// namespace, clusterDomain), pdAddresses, acrossK8s, clusterDomain; tidbcluster.go
+// Heterogeneous(), WithoutLocalPD(), AcrossK8s()), in the order the start scripts choose the PD
+// their TiKV/TiDB/TiFlash/Pump join (pkg/manager/member/startscript/v1/render_script.go):
+//  - kOwn: spec.pd is set: the cluster's own PD, <name>-pd.<namespace> (also across Kubernetes:
+//    the local PD members are members of the one PD cluster). A cluster without a TidbCluster is
+//    treated so too (its pods are all podwait knows).
+//  - kReferenced: no spec.pd, spec.cluster names a TidbCluster in this Kubernetes (a heterogeneous
+//    cluster): its dependency is the referenced cluster's PD and stores, its PD probed at the
+//    referenced cluster's address and that cluster's TidbCluster status read.
+//  - kExternal: no spec.pd, and PD lives in another Kubernetes (acrossK8s, a spec.cluster with a
+//    clusterDomain, or spec.pdAddresses): PD is probed at the first of spec.pdAddresses when
+//    there are any; what cannot be told is unknown, never not ready (no local PD is no outage).
+//  - kUnknown: no spec.pd and nothing that says where PD is: not probed, unknown.
+enum class PdSourceKind : uint8_t { kOwn, kReferenced, kExternal, kUnknown };
+inline constexpr std::string_view kPdSourceKindNames[] = {"own", "referenced", "external",
+                                                          "unknown"};
+constexpr std::string_view PdSourceKindName(PdSourceKind k) {
+  return kPdSourceKindNames[static_cast<size_t>(k)];
+}
+
+struct PdSource {
+  PdSourceKind kind = PdSourceKind::kOwn;
+  ClusterKey referenced;               // kReferenced: the TidbCluster whose PD this one joins
+  std::vector<std::string> addresses;  // kExternal: spec.pdAddresses as written
+  bool across_k8s = false;             // spec.acrossK8s
+  std::string cluster_domain;          // spec.clusterDomain, else spec.cluster.clusterDomain
+  bool operator==(const PdSource&) const = default;
+  // Whether PD belongs to this cluster: its absence (no Ready PD pod, no PD member in its status)
+  // is then evidence of an outage; otherwise it says nothing.
+  bool Local() const { return kind == PdSourceKind::kOwn; }
+  // Whether the prober has an address to ask: own, the referenced cluster's, or an external one
+  // from spec.pdAddresses.
+  bool Probed() const {
+    return kind == PdSourceKind::kOwn || kind == PdSourceKind::kReferenced ||
+           (kind == PdSourceKind::kExternal && !addresses.empty());
+  }
+};
+
+// "own", "PD of tidb/basic (spec.cluster)", "PD at http://... (spec.pdAddresses)", ...: for the
+// status page, explain and the logs.
+std::string PdSourceText(const PdSource& source);
+
 struct TidbClusterStatus {
   ClusterKey key;
+  PdSource pd_source;  // from the spec
   std::string uid;
   std::string resource_version;
   // status.pd.members: member name -> health

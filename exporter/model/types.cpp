@@ -11,12 +11,12 @@ const std::vector<ComponentInfo>& Components() {
     // tidb-operator v1's own: Pump writes binlogs to PD's cluster (waits for PD); the rest serve
     // the cluster from outside it.
     using enum Dependency;
-    for (ComponentInfo c : std::initializer_list<ComponentInfo>{{"pump", {kPd}},
-                                                                {"discovery", {}},
-                                                                {"monitor", {}},
-                                                                {"ng-monitoring", {}},
-                                                                {"tidb-dashboard", {}},
-                                                                {"initializer", {}}}) {
+    for (ComponentInfo c : std::initializer_list<ComponentInfo>{{"pump", {kPd}, true},
+                                                                {"discovery", {}, false},
+                                                                {"monitor", {}, false},
+                                                                {"ng-monitoring", {}, false},
+                                                                {"tidb-dashboard", {}, false},
+                                                                {"initializer", {}, false}}) {
       out.push_back(std::move(c));
     }
     return out;
@@ -30,6 +30,23 @@ std::string_view ComponentLabel(std::string_view component) {
     if (c.name == component) return c.name;
   }
   return kOtherComponent;
+}
+
+PodOwner PodOwnerOf(std::string_view app_name, std::string_view component) {
+  // Discovery (a TidbCluster's or a DMCluster's), monitor, ng-monitoring, tidb-dashboard,
+  // initializer: by component, whatever the name label says.
+  for (const ComponentInfo& c : Components()) {
+    if (c.name == component && !c.of_cluster) return PodOwner::kNotACluster;
+  }
+  // label.NewDM(): a DMCluster's dm-master and dm-worker pods.
+  if (app_name == "dm-cluster") return PodOwner::kDmCluster;
+  // label.NewTiDBNGMonitoring(), NewTiDBDashboard(), NewGroup() (a TidbClusterGroup) and the
+  // backup tools' labels (NewBackup(), NewRestore(), NewBackupSchedule()): never a cluster's pods.
+  for (std::string_view other : {"tidb-ng-monitoring", "tidb-dashboard", "tidb-cluster-group",
+                                 "backup", "restore", "backup-schedule"}) {
+    if (app_name == other) return PodOwner::kNotACluster;
+  }
+  return PodOwner::kTidbCluster;
 }
 
 const DependencyMap& DefaultDependencyMap() {

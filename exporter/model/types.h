@@ -46,6 +46,26 @@ struct ContainerStatus {
   Timestamp started_at = 0;
 };
 
+// What a pod with tidb-operator's labels belongs to (tidb-operator v1.6.6 pkg/apis/label/label.go):
+// a TiDB cluster (label.New(): app.kubernetes.io/name=tidb-cluster, or a v2 pod), a v1 DMCluster
+// (label.NewDM(): name dm-cluster; its dm-master and dm-worker pods), or an object that is no
+// cluster at all: a TidbMonitor (label.NewMonitor() has name tidb-cluster too, but component
+// monitor), a TidbNGMonitoring (name tidb-ng-monitoring, component ng-monitoring), a
+// TidbDashboard (name and component tidb-dashboard), a discovery (component discovery) or the
+// initializer Job (component initializer). Only a kTidbCluster pod makes a TiDB cluster: PD probes
+// and dependency series; the others are classified as any pod (no dependency), and a v1 DMCluster's
+// dm-workers wait for its dm-masters (docs/DESIGN.md §4, "Topologies").
+enum class PodOwner : uint8_t { kTidbCluster, kDmCluster, kNotACluster };
+inline constexpr std::string_view kPodOwnerNames[] = {"tidb-cluster", "dm-cluster",
+                                                      "not-a-cluster"};
+constexpr std::string_view PodOwnerName(PodOwner o) {
+  return kPodOwnerNames[static_cast<size_t>(o)];
+}
+// The label that says which kind of object made the pod (label.go's NameLabelKey).
+inline constexpr std::string_view kAppNameLabel = "app.kubernetes.io/name";
+// From the pod's app.kubernetes.io/name and component label values ("" when absent).
+PodOwner PodOwnerOf(std::string_view app_name, std::string_view component);
+
 enum class PodPhase : uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 
 // The parts of a pod that only a full record has (see PodRecord): its conditions, containers and
@@ -93,6 +113,8 @@ struct PodRecord {
   // Which pod reflector wrote the record (PodParseOptions::source): the store lets only that
   // source delete or replace it, so two pod reflectors with disjoint selectors share one store.
   uint8_t source = 0;
+  // What made the pod (PodOwnerOf): only a TiDB cluster's pods make a cluster.
+  PodOwner owner = PodOwner::kTidbCluster;
 
   // The detail; an empty one when the record has none (always, for a compact record).
   const PodDetail& detail() const { return detail_ != nullptr ? *detail_ : EmptyDetail(); }
@@ -187,6 +209,10 @@ const DependencyMap& DefaultDependencyMap();
 struct ComponentInfo {
   std::string_view name;
   std::vector<Dependency> needs;
+  // Whether a pod of this component is a member of a TiDB cluster (its PD's cluster). The v1
+  // objects that serve a cluster from outside it (discovery, TidbMonitor, TidbNGMonitoring,
+  // TidbDashboard, the initializer Job) are not: a pod of theirs makes no cluster (PodOwnerOf).
+  bool of_cluster = true;
 };
 const std::vector<ComponentInfo>& Components();
 // A pod's component as a label value of a series that outlives the pod
@@ -256,6 +282,9 @@ struct ClusterDependencies {
   DependencyStatus pd;
   DependencyStatus tikv;
   OperatorHold hold;  // tidb-operator v2 only; empty otherwise
+  // Where PD lives when it is not the cluster's own (PdSourceText, model/tidbcluster_status.h:
+  // "PD of tidb/basic (spec.cluster, no spec.pd)"); empty for a cluster with its own PD.
+  std::string pd_source;
   // Left as it is (unknown, no reason) for a cluster without DM or DMWorker instances.
   DependencyStatus dm_master;
   const DependencyStatus& Get(Dependency d) const {
@@ -264,11 +293,15 @@ struct ClusterDependencies {
   DependencyStatus& Get(Dependency d) {
     return d == Dependency::kPd ? pd : d == Dependency::kTikv ? tikv : dm_master;
   }
-  // Whether the cluster has that dependency at all: PD and TiKV always; dm-master once the
-  // dependency store evaluated it (a cluster with DM or DMWorker instances). The views and the
-  // metrics leave out what does not apply.
+  // False for a v1 DMCluster that no TiDB cluster shares its name with: it has dm-master, no PD
+  // and no TiKV (docs/DESIGN.md §4, "Topologies").
+  bool tidb_cluster = true;
+  // Whether the cluster has that dependency at all: PD and TiKV for a TiDB cluster; dm-master once
+  // the dependency store evaluated it (a cluster with DM or DMWorker instances, a v1 DMCluster).
+  // The views and the metrics leave out what does not apply.
   bool Applies(Dependency d) const {
-    return d != Dependency::kDmMaster || dm_master.readiness != Readiness::kUnknown ||
+    if (d != Dependency::kDmMaster) return tidb_cluster;
+    return dm_master.readiness != Readiness::kUnknown ||
            dm_master.reason != DependencyReason::kNone;
   }
   bool operator==(const ClusterDependencies&) const = default;

@@ -327,6 +327,10 @@ enum class DependencyReason : uint8_t {
   // Unknown because PD cannot be asked from where podwait runs (the API server refuses the
   // user's requests to PD's service proxy): podwait's access, not the cluster's problem.
   kPdNotReachableFromHere,
+  // Unknown because the cluster's PD is not its own and nothing of it answered (docs/DESIGN.md §4,
+  // "Topologies"): PD in another Kubernetes, or a referenced cluster's PD podwait cannot see. The
+  // absence of a local PD is no outage.
+  kPdElsewhere,
 };
 struct DependencyReasonInfo {
   DependencyReason reason;
@@ -349,6 +353,7 @@ inline constexpr DependencyReasonInfo kDependencyReasons[] = {
     {DependencyReason::kDmMasterNotReady, "dm_master_not_ready", reason::kDmMasterNotReady},
     {DependencyReason::kPdNotReachableFromHere, "pd_not_reachable_from_here",
      reason::kDependencyUnknown},
+    {DependencyReason::kPdElsewhere, "pd_elsewhere", reason::kDependencyUnknown},
 };
 constexpr std::string_view DependencyReasonName(DependencyReason r) {
   return kDependencyReasons[static_cast<size_t>(r)].name;

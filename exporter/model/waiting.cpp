@@ -21,6 +21,7 @@ WaitingPod MakeWaitingPod(const PodRecord& pod, Classification classification,
   w.pod = pod.name;
   if (pod.v2_instance) w.v2_instance = v2::InstanceNameOfPod(pod.name, pod.component);
   w.uid = pod.uid;
+  w.owner = pod.owner;
   w.classification = std::move(classification);
   w.class_since = class_since;
   return w;

@@ -30,6 +30,7 @@ struct WaitingPod {
   // `v2_instance` label, which joins tidb_operator_abnormal_instance{instance} exactly.
   std::string v2_instance;
   std::string uid;  // the pod's metadata.uid (an Event about the pod names it)
+  PodOwner owner = PodOwner::kTidbCluster;  // a TidbMonitor's pod is no TiDB cluster's
   Classification classification;
   Timestamp class_since = 0;  // when podwait first saw the pod in its current class
 };

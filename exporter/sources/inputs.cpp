@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "exporter/sources/dmcluster.h"
 #include "exporter/sources/events.h"
 #include "exporter/sources/nodeclaims.h"
 #include "exporter/sources/pods.h"
@@ -52,6 +53,24 @@ ReflectorHandler& TidbClusterHandler(InputContext& ctx, const ReflectorOptions& 
   callbacks.upsert = [&store](const TidbClusterStatus& tc) { store.Upsert(tc); };
   callbacks.remove = [&store](const ClusterKey& key) { store.Remove(key); };
   return Keep<TidbClusterSource>(ctx, std::move(callbacks));
+}
+
+// v1 DMClusters (pingcap.com/v1alpha1 dmclusters), with the TidbClusters: the dm-master state a
+// v1 dm-worker waits for. A 404 (no DMCluster CRD) disables it with one log line.
+std::vector<ReflectorOptions> DmClusterReflectors(const Config& config) {
+  return ReflectorOptionsPerNamespace(config, "dmclusters", kTidbClusterApi);
+}
+
+ReflectorHandler& DmClusterHandler(InputContext& ctx, const ReflectorOptions& o) {
+  DmClusterStore& store = ctx.stores.dmclusters();
+  DmClusterCallbacks callbacks;
+  callbacks.replace = [&store,
+                       scope = ReflectorNamespace(o)](const std::vector<DmClusterStatus>& listed) {
+    store.Replace(scope, listed);
+  };
+  callbacks.upsert = [&store](const DmClusterStatus& dc) { store.Upsert(dc); };
+  callbacks.remove = [&store](const ClusterKey& key) { store.Remove(key); };
+  return Keep<DmClusterSource>(ctx, std::move(callbacks));
 }
 
 bool V2Enabled(const InputContext& ctx) { return ctx.config.v2_enabled; }
@@ -150,6 +169,7 @@ constexpr InputSource kInputs[] = {
     {"events", "/api/v1", NodeClaimsEnabled, NodeClaimEventReflectors, NodeClaimEventHandler},
     {"provisioningrequests", kProvisioningRequestApi, ProvisioningRequestsEnabled,
      ProvisioningRequestReflectorOptions, ProvisioningRequestHandler},
+    {"dmclusters", kTidbClusterApi, TidbClustersEnabled, DmClusterReflectors, DmClusterHandler},
 };
 
 }  // namespace

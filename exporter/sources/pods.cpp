@@ -137,6 +137,7 @@ Result<PodRecord> ParsePod(const rapidjson::Value& object, const PodParseOptions
     }
     pod.v2_instance = !options.v2_instance_label.empty() &&
                       !Str(labels, options.v2_instance_label.c_str()).empty();
+    pod.owner = PodOwnerOf(Str(labels, kAppNameLabel.data()), pod.component);
   }
   const rapidjson::Value* status = Object(&object, "status");
   pod.phase = ParsePhase(Str(status, "phase"));

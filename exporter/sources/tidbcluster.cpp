@@ -59,6 +59,71 @@ bool Replicas(const Value& spec, const char* component, int32_t* out, std::strin
   return true;
 }
 
+// Reads an optional array of strings; a present non-array or a non-string item is an error.
+bool Strings(const Value& obj, const char* key, std::vector<std::string>* out, std::string* error) {
+  const Value* v = Member(obj, key);
+  if (v == nullptr) return true;
+  if (!v->IsArray()) {
+    *error = std::string("\"") + key + "\" is not an array";
+    return false;
+  }
+  for (const auto& item : v->GetArray()) {
+    if (!item.IsString()) {
+      *error = std::string("\"") + key + "\" holds a non-string";
+      return false;
+    }
+    out->emplace_back(item.GetString(), item.GetStringLength());
+  }
+  return true;
+}
+
+// spec.pd, spec.cluster, spec.pdAddresses, spec.acrossK8s, spec.clusterDomain: where PD is
+// (PdSource, model/tidbcluster_status.h; tidb-operator v1.6.6 types.go TidbClusterSpec and the
+// choice of startscript/v1/render_script.go: acrossK8s first, then a heterogeneous cluster
+// without a local PD joins the referenced cluster's PD).
+bool ReadPdSource(const Value& spec, TidbClusterStatus* tc, std::string* error) {
+  PdSource& source = tc->pd_source;
+  const Value* ref = nullptr;
+  if (!Obj(spec, "cluster", &ref, error)) return false;
+  std::string ref_name;
+  std::string ref_namespace;
+  std::string ref_domain;
+  if (ref != nullptr &&
+      (!Str(*ref, "name", &ref_name, error) || !Str(*ref, "namespace", &ref_namespace, error) ||
+       !Str(*ref, "clusterDomain", &ref_domain, error))) {
+    *error = "spec.cluster: " + *error;
+    return false;
+  }
+  if (!Strings(spec, "pdAddresses", &source.addresses, error) ||
+      !Str(spec, "clusterDomain", &source.cluster_domain, error)) {
+    *error = "spec: " + *error;
+    return false;
+  }
+  const Value* across = Member(spec, "acrossK8s");
+  if (across != nullptr) {
+    if (!across->IsBool()) {
+      *error = "spec.acrossK8s is not a boolean";
+      return false;
+    }
+    source.across_k8s = across->GetBool();
+  }
+  if (source.cluster_domain.empty()) source.cluster_domain = ref_domain;
+  if (Member(spec, "pd") != nullptr) {
+    source.kind = PdSourceKind::kOwn;
+  } else if (source.across_k8s || !ref_domain.empty()) {
+    source.kind = PdSourceKind::kExternal;
+  } else if (!ref_name.empty()) {
+    source.kind = PdSourceKind::kReferenced;
+    // TidbClusterRef.Namespace: "default to the same namespace" (tidbmonitor_types.go).
+    source.referenced = {ref_namespace.empty() ? tc->key.namespace_ : ref_namespace, ref_name};
+  } else if (!source.addresses.empty()) {
+    source.kind = PdSourceKind::kExternal;
+  } else {
+    source.kind = PdSourceKind::kUnknown;
+  }
+  return true;
+}
+
 // Reads a failureMembers / failureStores map into *out.
 bool Failures(const Value& status, const char* component, const char* field,
               std::vector<TidbFailureMember>* out, std::string* error) {
@@ -193,7 +258,8 @@ TidbClusterParse ParseTidbCluster(const Value& object) {
     if (!Replicas(*spec, "pd", &tc.pd_replicas, &error) ||
         !Replicas(*spec, "tikv", &tc.tikv_replicas, &error) ||
         !Replicas(*spec, "tidb", &tc.tidb_replicas, &error) ||
-        !Replicas(*spec, "tiflash", &tc.tiflash_replicas, &error)) {
+        !Replicas(*spec, "tiflash", &tc.tiflash_replicas, &error) ||
+        !ReadPdSource(*spec, &tc, &error)) {
       return fail(error);
     }
   }

@@ -1,5 +1,7 @@
 #include "exporter/state/dependency_store.h"
 
+#include <set>
+
 #include "exporter/classify/dependency_times.h"
 #include "exporter/common/label_values.h"
 #include "exporter/common/log.h"
@@ -9,12 +11,43 @@ namespace podwait {
 DependencyStore::DependencyStore(const Config& config, const Clock& clock)
     : config_(config), clock_(clock) {}
 
+PdSource DependencyStore::SourceOfLocked(const ClusterKey& key) const {
+  auto tc = tidbclusters_.find(key);
+  return tc == tidbclusters_.end() ? PdSource{} : tc->second.pd_source;
+}
+
+const TidbClusterStatus* DependencyStore::DependencyTcLocked(const ClusterKey& key,
+                                                             TidbClusterStatus* scratch) const {
+  auto tc = tidbclusters_.find(key);
+  if (tc == tidbclusters_.end()) return nullptr;
+  const PdSource& source = tc->second.pd_source;
+  if (source.kind == PdSourceKind::kOwn) return &tc->second;
+  if (source.kind != PdSourceKind::kReferenced) return nullptr;  // its status has no PD members
+  auto ref = tidbclusters_.find(source.referenced);
+  if (ref == tidbclusters_.end()) return nullptr;
+  *scratch = ref->second;
+  // The heterogeneous cluster's own stores are stores of the same PD.
+  for (const TidbStoreStatus& store : tc->second.tikv_stores) scratch->tikv_stores.push_back(store);
+  return scratch;
+}
+
 void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
   DependencyInputs in;
   in.pd = e->pd ? &*e->pd : nullptr;
-  auto tc = tidbclusters_.find(key);
-  in.tc = tc == tidbclusters_.end() ? nullptr : &tc->second;
+  TidbClusterStatus referenced;
+  in.tc = DependencyTcLocked(key, &referenced);
   in.ready_pd_pods = e->ready_pd_pods;
+  const PdSource source = SourceOfLocked(key);
+  if (source.kind == PdSourceKind::kReferenced) {
+    // The referenced cluster's Ready PD pods, when its pods are watched here; otherwise what is
+    // not seen is no outage.
+    auto ref_entry = clusters_.find(source.referenced);
+    in.pd_local = ref_entry != clusters_.end();
+    in.ready_pd_pods = in.pd_local ? ref_entry->second.ready_pd_pods : 0;
+  } else if (!source.Local()) {
+    in.pd_local = false;
+    in.ready_pd_pods = 0;
+  }
   auto v2 = v2_.find(key);
   in.v2 = v2 == v2_.end() ? nullptr : &v2->second;
   in.readiness_source = config_.readiness_source;
@@ -36,6 +69,7 @@ void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
     e->deps.Get(d) = std::move(next);
   }
   e->source = eval.source;
+  e->deps.pd_source = source.Local() ? std::string() : PdSourceText(source);
   e->deps.hold = in.v2 != nullptr ? in.v2->hold : OperatorHold{};
 }
 
@@ -48,12 +82,25 @@ void DependencyStore::SyncClusters(const std::map<ClusterKey, ClusterInfo>& clus
       ++it;
     }
   }
+  std::set<ClusterKey> changed;
   for (const auto& [key, info] : clusters) {
     auto [it, inserted] = clusters_.try_emplace(key);
     if (inserted || it->second.ready_pd_pods != info.ready_pd_pods) {
       it->second.ready_pd_pods = info.ready_pd_pods;
       Reevaluate(key, &it->second);
+      changed.insert(changed.end(), key);
     }
+  }
+  // A referenced cluster's Ready PD pods are its referrers' fallback too (one scan of the
+  // TidbClusters, however many clusters changed).
+  if (changed.empty()) return;
+  for (const auto& [key, tc] : tidbclusters_) {
+    if (tc.pd_source.kind != PdSourceKind::kReferenced ||
+        changed.count(tc.pd_source.referenced) == 0) {
+      continue;
+    }
+    auto it = clusters_.find(key);
+    if (it != clusters_.end()) Reevaluate(key, &it->second);
   }
 }
 
@@ -69,20 +116,37 @@ void DependencyStore::ReplaceTidbClusters(const std::vector<TidbClusterStatus>& 
   std::lock_guard<std::mutex> lock(mu_);
   tidbclusters_.clear();
   for (const auto& tc : all) {
-    if (ShardOf(tc.key.namespace_, tc.key.name, config_.total_shards) != config_.shard) continue;
-    tidbclusters_[tc.key] = tc;
+    if (Kept(tc)) tidbclusters_[tc.key] = tc;
   }
   for (auto& [key, entry] : clusters_) Reevaluate(key, &entry);
 }
 
-void DependencyStore::OnTidbCluster(const TidbClusterStatus& status) {
-  if (ShardOf(status.key.namespace_, status.key.name, config_.total_shards) != config_.shard) {
-    return;
+bool DependencyStore::Kept(const TidbClusterStatus& tc) const {
+  // This shard's, and every cluster another may reference (a heterogeneous cluster of this shard
+  // reads its referenced cluster's status, wherever that cluster is sharded).
+  return ShardOf(tc.key.namespace_, tc.key.name, config_.total_shards) == config_.shard ||
+         tc.pd_source.kind == PdSourceKind::kOwn;
+}
+
+void DependencyStore::ReevaluateReferrersLocked(const ClusterKey& cluster) {
+  // A scan of the TidbClusters' PD sources (a byte each for most): cheap beside what changed.
+  for (const auto& [key, tc] : tidbclusters_) {
+    if (tc.pd_source.kind != PdSourceKind::kReferenced || tc.pd_source.referenced != cluster ||
+        key == cluster) {
+      continue;
+    }
+    auto it = clusters_.find(key);
+    if (it != clusters_.end()) Reevaluate(key, &it->second);
   }
+}
+
+void DependencyStore::OnTidbCluster(const TidbClusterStatus& status) {
+  if (!Kept(status)) return;
   std::lock_guard<std::mutex> lock(mu_);
   tidbclusters_[status.key] = status;
   auto it = clusters_.find(status.key);
   if (it != clusters_.end()) Reevaluate(status.key, &it->second);
+  ReevaluateReferrersLocked(status.key);
 }
 
 void DependencyStore::OnTidbClusterDeleted(const ClusterKey& cluster) {
@@ -90,6 +154,7 @@ void DependencyStore::OnTidbClusterDeleted(const ClusterKey& cluster) {
   if (tidbclusters_.erase(cluster) == 0) return;
   auto it = clusters_.find(cluster);
   if (it != clusters_.end()) Reevaluate(cluster, &it->second);
+  ReevaluateReferrersLocked(cluster);
 }
 
 void DependencyStore::OnV2Cluster(const ClusterKey& cluster, const v2::ClusterFacts& facts) {
@@ -104,6 +169,40 @@ void DependencyStore::OnV2Cluster(const ClusterKey& cluster, const v2::ClusterFa
   if (it != clusters_.end()) Reevaluate(cluster, &it->second);
 }
 
+void DependencyStore::ApplyDmLocked(const DmClusterStatus& status) {
+  DmEntry& e = dm_[status.key];
+  e.dm_master = ApplyTransition(e.dm_master, DmMasterOf(status), &e.last_known, clock_.Now());
+}
+
+void DependencyStore::ReplaceDmClusters(const std::vector<DmClusterStatus>& all) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<ClusterKey, DmEntry> kept;
+  for (const auto& dc : all) {
+    if (ShardOf(dc.key.namespace_, dc.key.name, config_.total_shards) != config_.shard) continue;
+    auto it = dm_.find(dc.key);
+    if (it != dm_.end()) kept.insert(*it);
+  }
+  dm_ = std::move(kept);
+  for (const auto& dc : all) {
+    if (ShardOf(dc.key.namespace_, dc.key.name, config_.total_shards) == config_.shard) {
+      ApplyDmLocked(dc);
+    }
+  }
+}
+
+void DependencyStore::OnDmCluster(const DmClusterStatus& status) {
+  if (ShardOf(status.key.namespace_, status.key.name, config_.total_shards) != config_.shard) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ApplyDmLocked(status);
+}
+
+void DependencyStore::OnDmClusterDeleted(const ClusterKey& cluster) {
+  std::lock_guard<std::mutex> lock(mu_);
+  dm_.erase(cluster);
+}
+
 std::map<ClusterKey, ClusterDependencies> DependencyStore::Snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::map<ClusterKey, ClusterDependencies> out;
@@ -113,14 +212,24 @@ std::map<ClusterKey, ClusterDependencies> DependencyStore::Snapshot() const {
   for (const auto& [key, facts] : v2_) {
     if (facts.hold.Any() && clusters_.count(key) == 0) out[key].hold = facts.hold;
   }
+  // A v1 DMCluster's dm-master, under its own key (its pods' instance label).
+  for (const auto& [key, dm] : dm_) {
+    auto [it, added] = out.try_emplace(key);
+    it->second.dm_master = dm.dm_master;
+    if (added) it->second.tidb_cluster = false;
+  }
   return out;
 }
 
 std::optional<ClusterDependencies> DependencyStore::Get(const ClusterKey& cluster) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = clusters_.find(cluster);
-  if (it == clusters_.end()) return std::nullopt;
-  return it->second.deps;
+  auto dm = dm_.find(cluster);
+  if (it == clusters_.end() && dm == dm_.end()) return std::nullopt;
+  ClusterDependencies deps = it == clusters_.end() ? ClusterDependencies{} : it->second.deps;
+  deps.tidb_cluster = it != clusters_.end();
+  if (dm != dm_.end()) deps.dm_master = dm->second.dm_master;
+  return deps;
 }
 
 std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
@@ -132,17 +241,23 @@ std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
     v.source = entry.source;
     v.pd = entry.pd;
     v.ready_pd_pods = entry.ready_pd_pods;
+    v.pd_source = SourceOfLocked(key);
     auto v2 = v2_.find(key);
     if (v2 != v2_.end()) v.v2 = v2->second;
     auto tc = tidbclusters_.find(key);
     if (tc == tidbclusters_.end()) continue;
     v.has_tidbcluster = true;
-    v.tc_pd_members_healthy = tc->second.PdHealthy();
-    v.tc_pd_members_unhealthy =
-        static_cast<int>(tc->second.pd_members.size()) - v.tc_pd_members_healthy;
-    v.tc_pd_has_leader = !tc->second.pd_leader.empty();
-    for (const auto& s : tc->second.tikv_stores)
-      ++v.tc_tikv_stores[std::string(StoreStateLabel(s.state))];
+    // PD's members and the stores as the dependency evaluation reads them: a heterogeneous
+    // cluster's are the referenced cluster's (its own status has no PD member).
+    TidbClusterStatus referenced;
+    if (const TidbClusterStatus* shown = DependencyTcLocked(key, &referenced)) {
+      v.tc_pd_members_healthy = shown->PdHealthy();
+      v.tc_pd_members_unhealthy =
+          static_cast<int>(shown->pd_members.size()) - v.tc_pd_members_healthy;
+      v.tc_pd_has_leader = !shown->pd_leader.empty();
+      for (const auto& s : shown->tikv_stores)
+        ++v.tc_tikv_stores[std::string(StoreStateLabel(s.state))];
+    }
     for (const char* c : {"pd", "tidb", "tikv", "tiflash"}) v.failover_members[c] = 0;
     for (const auto& f : tc->second.failure_members) ++v.failover_members[f.component];
   }
@@ -151,6 +266,21 @@ std::map<ClusterKey, ClusterDependencyView> DependencyStore::Views() const {
     ClusterDependencyView& v = out[key];
     v.deps.hold = facts.hold;
     v.v2 = facts;
+  }
+  for (const auto& [key, dm] : dm_) {  // v1 DMClusters: their dm-master
+    auto [it, added] = out.try_emplace(key);
+    it->second.deps.dm_master = dm.dm_master;
+    if (added) it->second.deps.tidb_cluster = false;
+  }
+  return out;
+}
+
+std::map<ClusterKey, PdSource> DependencyStore::PdSources() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<ClusterKey, PdSource> out;
+  for (const auto& [key, entry] : clusters_) {
+    PdSource source = SourceOfLocked(key);
+    if (source.kind != PdSourceKind::kOwn) out.emplace_hint(out.end(), key, std::move(source));
   }
   return out;
 }

@@ -2,7 +2,9 @@
 
 // Per-cluster dependency state (docs/DESIGN.md §4): whether `pd` and `tikv` are ready, not ready or
 // unknown, since when they are ready, and why not. Inputs: PD probe results (PdFacts), TidbCluster
-// status, and the number of Ready PD pods (the fallback when the PD API cannot be reached).
+// status, and the number of Ready PD pods (the fallback when the PD API cannot be reached). A
+// cluster whose PD is not its own (its TidbCluster's PdSource) reads the referenced cluster's
+// status and Ready PD pods instead, or, with PD in another Kubernetes, only its probe.
 //
 // The rules are pure functions in classify/dependencies.h (EvaluateDependencies, ApplyTransition).
 
@@ -16,6 +18,7 @@
 #include "exporter/classify/dependencies.h"
 #include "exporter/common/clock.h"
 #include "exporter/config/config.h"
+#include "exporter/model/dmcluster_status.h"
 #include "exporter/model/pd_facts.h"
 #include "exporter/model/tidbcluster_status.h"
 #include "exporter/model/types.h"
@@ -38,6 +41,9 @@ struct ClusterDependencyView {
   std::map<std::string, int> tc_tikv_stores;    // state -> count
   std::map<std::string, int> failover_members;  // component -> count (pd, tidb, tikv, tiflash)
   int ready_pd_pods = 0;
+  // Where its PD lives (its TidbCluster's spec; own without one). A v1 DMCluster's view has
+  // deps.tidb_cluster false: no PD to probe.
+  PdSource pd_source;
   // From the cluster's tidb-operator v2 instances (when it has any). v2 records no failover
   // members: failover_members stays empty for such a cluster.
   std::optional<v2::ClusterFacts> v2;
@@ -60,12 +66,19 @@ class DependencyStore {
   void ReplaceTidbClusters(const std::vector<TidbClusterStatus>& all);
   void OnTidbCluster(const TidbClusterStatus& status);
   void OnTidbClusterDeleted(const ClusterKey& cluster);
+  // v1 DMClusters (DmClusterStore's listener): the dm-master state of each, shown under the
+  // DMCluster's key (its pods' instance label) whether or not a TiDB cluster has that name.
+  void ReplaceDmClusters(const std::vector<DmClusterStatus>& all);
+  void OnDmCluster(const DmClusterStatus& status);
+  void OnDmClusterDeleted(const ClusterKey& cluster);
   // The facts of one tidb-operator v2 cluster (V2Store's listener); not present: forgotten.
   void OnV2Cluster(const ClusterKey& cluster, const v2::ClusterFacts& facts);
 
   std::map<ClusterKey, ClusterDependencies> Snapshot() const;
   std::optional<ClusterDependencies> Get(const ClusterKey& cluster) const;
   std::map<ClusterKey, ClusterDependencyView> Views() const;
+  // The clusters of this shard whose PD is not their own (PdSource), for the prober's targets.
+  std::map<ClusterKey, PdSource> PdSources() const;
   // Failover members/stores of every known cluster, for the failover-during-wait metric.
   std::vector<FailureMember> FailureMembers() const;
 
@@ -79,6 +92,19 @@ class DependencyStore {
   };
   // REQUIRES: mu_ held.
   void Reevaluate(const ClusterKey& key, Entry* entry);
+  // The clusters that reference `cluster` as their PD (PdSourceKind::kReferenced), again.
+  // REQUIRES: mu_ held.
+  void ReevaluateReferrersLocked(const ClusterKey& cluster);
+  // The TidbCluster status the cluster's dependencies are read from: its own (own PD), the
+  // referenced cluster's with this one's stores (in *scratch), or none (PD elsewhere, or no
+  // TidbCluster). REQUIRES: mu_ held.
+  const TidbClusterStatus* DependencyTcLocked(const ClusterKey& key,
+                                              TidbClusterStatus* scratch) const;
+  // The cluster's PD source (own without a TidbCluster). REQUIRES: mu_ held.
+  PdSource SourceOfLocked(const ClusterKey& key) const;
+  // Whether a TidbCluster is kept: this shard's, or one that has its own PD (it may be
+  // referenced by a heterogeneous cluster of this shard).
+  bool Kept(const TidbClusterStatus& tc) const;
 
   const Config config_;
   const Clock& clock_;
@@ -86,6 +112,13 @@ class DependencyStore {
   std::map<ClusterKey, Entry> clusters_;
   std::map<ClusterKey, TidbClusterStatus> tidbclusters_;
   std::map<ClusterKey, v2::ClusterFacts> v2_;
+  struct DmEntry {
+    DependencyStatus dm_master;
+    Readiness last_known = Readiness::kUnknown;
+  };
+  std::map<ClusterKey, DmEntry> dm_;  // v1 DMClusters of this shard
+  // REQUIRES: mu_ held.
+  void ApplyDmLocked(const DmClusterStatus& status);
 };
 
 }  // namespace podwait

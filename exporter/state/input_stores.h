@@ -5,6 +5,7 @@
 // pipeline.h) is one: it owns them, wires them to the state derived from them and evaluates
 // what they hold.
 
+#include "exporter/state/dmcluster_store.h"
 #include "exporter/state/event_store.h"
 #include "exporter/state/nodeclaim_store.h"
 #include "exporter/state/pod_store.h"
@@ -25,6 +26,7 @@ class InputStores {
   EventStore& events() { return events_; }
   PodStore& pods() { return pods_; }
   TidbClusterStore& tidbclusters() { return tidbclusters_; }
+  DmClusterStore& dmclusters() { return dmclusters_; }
   V2Store& v2() { return v2_; }
   VolumeStore& volumes() { return volumes_; }
   NodeClaimStore& nodeclaims() { return nodeclaims_; }
@@ -36,6 +38,7 @@ class InputStores {
   EventStore events_;
   PodStore pods_{&events_};  // keeps the event store's index of pods current
   TidbClusterStore tidbclusters_;
+  DmClusterStore dmclusters_;
   V2Store v2_;
   VolumeStore volumes_;
   NodeClaimStore nodeclaims_;

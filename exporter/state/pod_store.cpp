@@ -15,7 +15,8 @@ void PodStore::Journal(const PodRecord& pod) {
 }
 
 void PodStore::CountLocked(const PodRecord& pod, int sign) {
-  if (pod.cluster.empty()) return;
+  // A TidbMonitor's, a DMCluster's or a discovery's pods make no TiDB cluster (PodOwnerOf).
+  if (pod.cluster.empty() || pod.owner != PodOwner::kTidbCluster) return;
   auto it = clusters_.try_emplace(ClusterKey{pod.namespace_, pod.cluster}).first;
   it->second.pods += sign;
   if (IsReadyPdPod(pod)) it->second.ready_pd_pods += sign;

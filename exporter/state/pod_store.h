@@ -24,7 +24,8 @@ class EventStore;
 using PodPtr = std::shared_ptr<const PodRecord>;
 
 // The TiDB clusters of the watched pods: every cluster (namespace + cluster label) that has at
-// least one pod, with its number of Ready PD pods (IsReadyPdPod; the readiness fallback when the
+// least one pod of a TiDB cluster (PodOwner::kTidbCluster: not a TidbMonitor's, a DMCluster's, a
+// discovery's), with its number of Ready PD pods (IsReadyPdPod; the readiness fallback when the
 // PD API cannot be reached).
 using PodClusters = std::map<ClusterKey, int>;
 

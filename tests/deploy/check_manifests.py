@@ -28,9 +28,10 @@ SIDECAR_NS = "tidb-admin"
 SIDECAR_SA = "tidb-controller-manager"
 WATCHED_NS = "tidb-cluster"  # the namespaced overlay's example namespace
 
-# What podwait reads besides the tables of `podwait-exporter contract`: pods, their events and
-# tidb-operator v1's TidbClusters, listed and watched in the watched namespaces.
-BASE_RESOURCES = (("", "pods"), ("", "events"), ("pingcap.com", "tidbclusters"))
+# What podwait reads besides the tables of `podwait-exporter contract`: pods and their events,
+# listed and watched in the watched namespaces (tidb-operator v1's TidbClusters and DMClusters
+# are the contract's `v1`).
+BASE_RESOURCES = (("", "pods"), ("", "events"))
 
 
 def expected_grants(contract):
@@ -40,6 +41,8 @@ def expected_grants(contract):
     exporter/model/autoscalers.h), so an RBAC overlay cannot fall behind the binary."""
     v2 = contract["v2"]
     watched = {(g, r, "*", v) for g, r in BASE_RESOURCES for v in ("list", "watch")}
+    watched |= {(contract["v1"]["apiGroup"], r["resource"], "*", v)
+                for r in contract["v1"]["resources"] for v in r["verbs"]}
     watched |= {(v2["apiGroup"], k["resource"], "*", v)
                 for k in v2["kinds"] for v in v2["verbs"]}
     named = set()  # one named object each, in its own namespace

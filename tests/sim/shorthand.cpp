@@ -875,7 +875,11 @@ void WritePodMetadata(Writer& w, const rapidjson::Value& spec, const PodPlan& p)
     KV(w, "app.kubernetes.io/component", p.component);
     KV(w, "app.kubernetes.io/instance", p.cluster);
     KV(w, "app.kubernetes.io/managed-by", "tidb-operator");
-    KV(w, "app.kubernetes.io/name", "tidb-cluster");
+    // label.New()'s name; a DMCluster's pods say dm-cluster (label.NewDM()): `labels` sets it.
+    const rapidjson::Value* extra = Member(spec, "labels");
+    if (extra == nullptr || !extra->IsObject() || !extra->HasMember("app.kubernetes.io/name")) {
+      KV(w, "app.kubernetes.io/name", "tidb-cluster");
+    }
   }
   if (p.v2) {
     KV(w, "pingcap.com/cluster", p.cluster);

@@ -1307,6 +1307,7 @@ void Simulator::HandlePd(const Request& req, Responder& resp) {
   PdState state;
   {
     std::lock_guard<std::mutex> lock(pd_mu_);
+    ++pd_requests_[key];
     auto it = pd_.find(key);
     if (it == pd_.end()) {
       // No PD for this cluster: like a Service without endpoints, the connection goes nowhere.
@@ -1395,8 +1396,15 @@ std::string Simulator::StateJson(const Request& req) {
       f = false;
       out += PdStateJson(s);
     }
+    out += "],\"pdRequests\":{";
+    f = true;
+    for (const auto& [k, n] : pd_requests_) {
+      if (!f) out += ",";
+      f = false;
+      out += "\"" + JsonEscaped(k) + "\":" + std::to_string(n);
+    }
   }
-  out += "]}";
+  out += "}}";
   return out;
 }
 

@@ -170,6 +170,9 @@ class Simulator {
 
   std::mutex pd_mu_;
   std::map<std::string, PdState> pd_;  // "ns/cluster"
+  // Requests to /pd/<ns>/<cluster>/... by "ns/cluster", answered or not (a cluster without PD
+  // too): what the tests read to tell that nobody asked a PD (/_sim/state "pdRequests").
+  std::map<std::string, int64_t> pd_requests_;
 
   std::mutex fault_mu_;
   std::deque<RequestFault> faults_;

@@ -35,6 +35,9 @@ constexpr ResourceInfo kInfos[kResourceCount] = {
      "PersistentVolumeClaimList", "v1", true, "persistentvolumeclaim", "pvc", "", true},
     {Resource::kPersistentVolumes, "persistentvolumes", "PersistentVolume", "PersistentVolumeList",
      "v1", true, "persistentvolume", "pv", "", true, /*cluster_scoped=*/true},
+    // tidb-operator v1.6 manifests/crd/v1/pingcap.com_dmclusters.yaml (shortName dc).
+    {Resource::kDmClusters, "dmclusters", "DMCluster", "DMClusterList", "pingcap.com/v1alpha1",
+     false, "dmcluster", "dc", "", false},
     {V2(0), "clusters", "Cluster", "ClusterList", kCore, false, "cluster", "", "", true},
     {V2(1), "pdgroups", "PDGroup", "PDGroupList", kCore, false, "pdgroup", "pdg", "group", true},
     {V2(2), "pds", "PD", "PDList", kCore, false, "pd", "", "instance", true},

@@ -31,6 +31,7 @@ enum class Resource {
   kConfigMaps,
   kPersistentVolumeClaims,
   kPersistentVolumes,
+  kDmClusters,  // tidb-operator v1's DMCluster (pingcap.com/v1alpha1)
   kFirstV2
 };
 inline constexpr int kV2ResourceCount = 29;
@@ -58,9 +59,11 @@ struct ResourceInfo {
 const ResourceInfo& Info(Resource r);
 // Whether a scenario starts with the resource's CRD installed: every resource but the
 // autoscalers' (a cluster has cluster-autoscaler's ProvisioningRequests or Karpenter only when a
-// scenario says so: "crds": {"provisioningrequests": true}).
+// scenario says so: "crds": {"provisioningrequests": true}) and v1's DMCluster (DM is installed
+// by few: "crds": {"dmclusters": true}).
 constexpr bool InstalledByDefault(Resource r) {
-  return static_cast<int>(r) < static_cast<int>(Resource::kFirstV2) + kV2ResourceCount;
+  return static_cast<int>(r) < static_cast<int>(Resource::kFirstV2) + kV2ResourceCount &&
+         r != Resource::kDmClusters;
 }
 // Every resource of one API group version ("v1", "core.pingcap.com/v1alpha1").
 std::vector<Resource> ResourcesOf(std::string_view api_version);

@@ -3,6 +3,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
 
 #include "exporter/app/inputs.h"
 #include "exporter/evaluate/pipeline.h"
@@ -34,7 +35,7 @@ TEST(Inputs, RowsFollowTheFlags) {
   EXPECT_THAT(Enabled(config),
               ElementsAre("pods", "events", "tidbclusters", "<v2 resources>", "configmaps",
                           "persistentvolumeclaims", "persistentvolumes", "nodeclaims", "events",
-                          "provisioningrequests"));
+                          "provisioningrequests", "dmclusters"));
   config.tidbcluster_enabled = false;
   config.v2_enabled = false;
   config.volumes_enabled = false;
@@ -117,6 +118,35 @@ TEST(Inputs, ProvisioningRequestRowFollowsTheNamespacesAndWritesThePipeline) {
   EXPECT_EQ(pr->Condition(ProvReqCondition::kFailed).reason, "CapacityIsNotFound");
   EXPECT_TRUE(h.OnNotFound()) << "the CRD not installed disables the input";
   EXPECT_TRUE(h.OnForbidden()) << "no RBAC for it disables the input";
+}
+
+// tidb-operator v1's DMClusters follow --tidbcluster.enabled and the watched namespaces, and write
+// the Pipeline's DMCluster store (whose dm-master the dependency state shows).
+TEST(Inputs, TheDmClusterRowWritesThePipelinesDmClusterStore) {
+  Config config;
+  config.namespaces = {"a", "b"};
+  FakeClock clock(1'700'000'000'000);
+  Pipeline pipeline(config, clock);
+  std::vector<std::unique_ptr<ReflectorHandler>> handlers;
+  std::unique_ptr<CaStatusSource> ca_status;
+  InputContext ctx{config, pipeline, clock, handlers, ca_status, {}};
+  const InputSource& row = InputSources().back();
+  ASSERT_EQ(row.resource, "dmclusters");
+  EXPECT_EQ(row.api, "/apis/pingcap.com/v1alpha1");
+  std::vector<ReflectorOptions> options = row.reflectors(config);
+  ASSERT_EQ(options.size(), 2u);  // one per watched namespace
+  ReflectorHandler& handler = row.handler(ctx, options[0]);
+  rapidjson::Document doc;
+  doc.Parse(R"({"metadata": {"name": "dm", "namespace": "a"},
+                "spec": {"master": {"replicas": 1}},
+                "status": {"master": {"members": {"dm-dm-master-0": {"health": true}}}}})");
+  handler.OnListBegin();
+  EXPECT_TRUE(handler.OnListItem(doc));
+  handler.OnListEnd("1");
+  EXPECT_EQ(pipeline.dmclusters().Size(), 1u);
+  EXPECT_EQ(pipeline.dependencies().Get({"a", "dm"})->dm_master.readiness, Readiness::kReady);
+  config.tidbcluster_enabled = false;
+  EXPECT_FALSE(row.enabled(ctx));
 }
 
 TEST(Inputs, OneHandlerPerReflectorWritingThePipeline) {

@@ -40,5 +40,35 @@ TEST(PdTargetsFor, StatusPdUnlessTheTemplateIsExplicit) {
   std::filesystem::remove_all(dir);
 }
 
+// A v1 cluster whose PD is not its own (its TidbCluster's spec, model/tidbcluster_status.h): a
+// heterogeneous cluster is probed at the referenced cluster's PD, one across Kubernetes at the
+// first of spec.pdAddresses (scheme and port added as tidb-operator's start script does), and one
+// with nowhere to ask is not probed at all.
+TEST(PdTargetsFor, APdThatIsNotTheClustersOwn) {
+  const ClusterKey own{"tidb", "basic"};
+  const ClusterKey hetero{"tidb", "basic-heterogeneous"};
+  const ClusterKey across{"tidb", "edge"};
+  const ClusterKey bare{"tidb", "bare"};
+  const ClusterKey nowhere{"tidb", "nowhere"};
+  std::map<ClusterKey, PdSource> sources;
+  sources[hetero].kind = PdSourceKind::kReferenced;
+  sources[hetero].referenced = {"tidb-base", "basic"};
+  sources[across].kind = PdSourceKind::kExternal;
+  sources[across].addresses = {"https://cluster1-pd.pingcap.svc.cluster1.com:2379/", "b:2379"};
+  sources[bare].kind = PdSourceKind::kExternal;
+  sources[bare].addresses = {"cluster1-pd.pingcap.svc.cluster1.com"};
+  sources[nowhere].kind = PdSourceKind::kExternal;  // acrossK8s, no spec.pdAddresses
+  Result<ParsedConfig> r = ParseFlags({});
+  ASSERT_TRUE(r.ok()) << r.error;
+  std::vector<PdTarget> t =
+      PdTargetsFor({own, hetero, across, bare, nowhere}, r->config, {}, sources);
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t[0].base_url, "http://basic-pd.tidb:2379");
+  EXPECT_EQ(t[1].cluster, hetero);
+  EXPECT_EQ(t[1].base_url, "http://basic-pd.tidb-base:2379");
+  EXPECT_EQ(t[2].base_url, "https://cluster1-pd.pingcap.svc.cluster1.com:2379");
+  EXPECT_EQ(t[3].base_url, "http://cluster1-pd.pingcap.svc.cluster1.com:2379");
+}
+
 }  // namespace
 }  // namespace podwait

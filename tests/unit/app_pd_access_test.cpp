@@ -61,6 +61,9 @@ TEST(PdAccessTest, SignalsSayWhichClustersWaitOnPdAndStampTheirStatus) {
   snapshot.pods.push_back(Waiting("a", "init", Stage::kStarting));
   snapshot.pods.push_back(Waiting("a", "unscheduled", Stage::kUnscheduled));
   snapshot.pods.push_back(Waiting("b", "", Stage::kStarting));  // no cluster label
+  WaitingPod monitor = Waiting("b", "mon", Stage::kStarting);   // a TidbMonitor's pod: no PD
+  monitor.owner = PodOwner::kNotACluster;
+  snapshot.pods.push_back(monitor);
   // A node, not PD, decides for the unscheduled pod.
   EXPECT_THAT(PdWaitingClusters(snapshot), ::testing::ElementsAre(ClusterKey{"a", "init"}));
 

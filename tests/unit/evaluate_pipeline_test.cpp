@@ -51,6 +51,97 @@ TEST_F(PipelineTest, PodsNameTheirClustersAndAreEvaluated) {
   EXPECT_EQ(pipeline_.LastEvaluated(), kNow + 1000);
 }
 
+// Pods with tidb-operator's labels that belong to no TiDB cluster (PodOwnerOf, model/types.h):
+// they make no cluster (no PD probe, no dependency series) and are classified as any pod, even
+// when their instance label names a TidbCluster (a TidbMonitor is often named like its cluster).
+PodPtr PendingOf(const std::string& cluster, const std::string& name, const std::string& component,
+                 PodOwner owner) {
+  auto p = std::make_shared<PodRecord>(*PendingTikv("ns", cluster, name));
+  p->component = component;
+  p->owner = owner;
+  return p;
+}
+
+TEST_F(PipelineTest, PodsOfObjectsThatAreNoTidbClusterMakeNoCluster) {
+  pipeline_.pods().Replace(
+      {PendingOf("mon", "mon-monitor-0", "monitor", PodOwner::kNotACluster),
+       PendingOf("ng", "ng-ng-monitoring-0", "ng-monitoring", PodOwner::kNotACluster),
+       PendingOf("dash", "dash-tidb-dashboard-0", "tidb-dashboard", PodOwner::kNotACluster),
+       PendingOf("dc", "dc-dm-master-0", "dm-master", PodOwner::kDmCluster),
+       PendingOf("dc-dm", "dc-dm-discovery-1", "discovery", PodOwner::kNotACluster)});
+  pipeline_.Evaluate(kNow);
+  EXPECT_THAT(pipeline_.Clusters(), ::testing::IsEmpty());
+  EXPECT_THAT(pipeline_.Dependencies(), ::testing::IsEmpty());
+  // Each is still classified (a Pending pod without scheduler word: scheduling).
+  EXPECT_EQ(pipeline_.Snapshot()->pods.size(), 5u);
+}
+
+TEST_F(PipelineTest, AMonitorNamedLikeItsClusterWaitsForNothingOfIt) {
+  // A crash-looping TidbMonitor pod beside cluster "basic" whose PD is down: crashloop, not a wait
+  // for PD (the TiKV of the same cluster does wait for it).
+  auto crashing = [](const std::string& name, const std::string& component, PodOwner owner) {
+    auto p = std::make_shared<PodRecord>(*PendingTikv("ns", "basic", name));
+    p->component = component;
+    p->owner = owner;
+    p->phase = PodPhase::kRunning;
+    PodDetail& d = p->mutable_detail();
+    d.conditions = {{"PodScheduled", ConditionStatus::kTrue, "", "", kNow - 9'000},
+                    {"Initialized", ConditionStatus::kTrue, "", "", kNow - 8'000},
+                    {"Ready", ConditionStatus::kFalse, "ContainersNotReady", "", kNow - 8'000}};
+    ContainerStatus c;
+    c.name = component;
+    c.state = ContainerState::kWaiting;
+    c.reason = "CrashLoopBackOff";
+    c.restart_count = 4;
+    d.containers = {c};
+    return p;
+  };
+  pipeline_.pods().Replace({crashing("basic-monitor-0", "monitor", PodOwner::kNotACluster),
+                            crashing("basic-tikv-0", "tikv", PodOwner::kTidbCluster)});
+  pipeline_.Evaluate(kNow);
+  EXPECT_THAT(pipeline_.Clusters(), ::testing::ElementsAre(ClusterKey{"ns", "basic"}));
+  std::map<std::string, WaitClass> classes;
+  for (const WaitingPod& p : pipeline_.Snapshot()->pods)
+    classes[p.pod] = p.classification.wait_class;
+  EXPECT_EQ(classes.at("basic-monitor-0"), WaitClass::kCrashloop);
+  EXPECT_EQ(classes.at("basic-tikv-0"), WaitClass::kDependency);
+}
+
+// A v1 DMCluster's dm-worker crash-loops while its masters have no quorum: a wait for dm-master,
+// as v2's DMWorker's; once the masters are healthy, the crash loop is its own.
+TEST_F(PipelineTest, AV1DmWorkerWaitsForItsDmClustersMasters) {
+  auto worker = std::make_shared<PodRecord>(*PendingTikv("ns", "dm", "dm-dm-worker-0"));
+  worker->component = "dm-worker";
+  worker->owner = PodOwner::kDmCluster;
+  worker->phase = PodPhase::kRunning;
+  PodDetail& d = worker->mutable_detail();
+  d.conditions = {{"PodScheduled", ConditionStatus::kTrue, "", "", kNow - 9'000},
+                  {"Initialized", ConditionStatus::kTrue, "", "", kNow - 8'000},
+                  {"Ready", ConditionStatus::kFalse, "ContainersNotReady", "", kNow - 8'000}};
+  ContainerStatus c;
+  c.name = "dm-worker";
+  c.state = ContainerState::kWaiting;
+  c.reason = "CrashLoopBackOff";
+  c.restart_count = 4;
+  d.containers = {c};
+  pipeline_.pods().Replace({worker});
+  DmClusterStatus dc;
+  dc.key = {"ns", "dm"};
+  dc.master_replicas = 1;
+  dc.master_members = {{"dm-dm-master-0", false}};
+  pipeline_.dmclusters().Upsert(dc);
+  pipeline_.Evaluate(kNow);
+  EXPECT_THAT(pipeline_.Clusters(), ::testing::IsEmpty());  // no TiDB cluster, no PD probe
+  ASSERT_EQ(pipeline_.Snapshot()->pods.size(), 1u);
+  EXPECT_EQ(pipeline_.Snapshot()->pods[0].classification.wait_class, WaitClass::kDependency);
+  EXPECT_EQ(pipeline_.Snapshot()->pods[0].classification.reason, "dm_master_not_ready");
+  dc.master_members = {{"dm-dm-master-0", true}};
+  pipeline_.dmclusters().Upsert(dc);
+  pipeline_.Evaluate(kNow + 1000);
+  EXPECT_EQ(pipeline_.Snapshot()->pods[0].classification.wait_class, WaitClass::kDependency);
+  EXPECT_EQ(pipeline_.Snapshot()->pods[0].classification.reason, "dependency_ready");
+}
+
 TEST_F(PipelineTest, V2ClustersReachTheDependencyState) {
   pipeline_.pods().Replace({PendingTikv("ns", "c", "c-tikv-0")});
   pipeline_.DiscoverClusters();

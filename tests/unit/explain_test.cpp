@@ -218,6 +218,36 @@ TEST(Explain, MixedKubectlListReadsEventsAsEvidenceNotPods) {
   EXPECT_THAT(without.out, HasSubstr("capacity"));
 }
 
+// `kubectl get tidbclusters -o json` with a heterogeneous cluster (tidb-operator v1.6.6
+// examples/heterogeneous/: spec.cluster, no spec.pd) beside the cluster it joins, and one across
+// Kubernetes with nowhere to ask: explain says where each PD lives and what it reads there (the
+// status made up in the shape sources/tidbcluster.cpp parses; a Ready pod, as explain wants pods).
+TEST(Explain, SaysWhereAClustersPdLivesWhenItIsNotItsOwn) {
+  const std::string list = R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "pingcap.com/v1alpha1", "kind": "TidbCluster",
+     "metadata": {"name": "basic", "namespace": "tidb"},
+     "spec": {"pd": {"replicas": 1}, "tikv": {"replicas": 1}},
+     "status": {"pd": {"members": {"basic-pd-0": {"name": "basic-pd-0", "health": true}},
+                       "leader": {"name": "basic-pd-0", "health": true}},
+                "tikv": {"bootStrapped": true,
+                         "stores": {"1": {"id": "1", "podName": "basic-tikv-0", "state": "Up"}}}}},
+    {"apiVersion": "pingcap.com/v1alpha1", "kind": "TidbCluster",
+     "metadata": {"name": "basic-heterogeneous", "namespace": "tidb"},
+     "spec": {"cluster": {"name": "basic"}, "tikv": {"replicas": 1}, "tidb": {"replicas": 1}}},
+    {"apiVersion": "pingcap.com/v1alpha1", "kind": "TidbCluster",
+     "metadata": {"name": "edge", "namespace": "tidb"},
+     "spec": {"acrossK8s": true, "tikv": {"replicas": 1}}},
+    )" + testing::YamlFileToJsonText("tests/fixtures/made-up/classify/tikv-ready.yaml") +
+                           "]}";
+  Result r = Explain({"-f", "-", kNow}, list);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Cluster tidb/basic-heterogeneous: PD of tidb/basic (spec.cluster, "
+                               "no spec.pd); pd ready"));
+  EXPECT_THAT(r.out, HasSubstr("Cluster tidb/edge: PD in another Kubernetes, no spec.pdAddresses "
+                               "to ask; pd unknown (pd_elsewhere)"));
+  EXPECT_THAT(r.out, Not(HasSubstr("Cluster tidb/basic:")));  // its own PD: nothing to say
+}
+
 // The same events in events.k8s.io/v1's shape, in a second file beside the pod.
 TEST(Explain, EventsK8sIoEventsAreEvidenceToo) {
   Result r =

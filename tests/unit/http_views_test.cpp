@@ -106,6 +106,31 @@ TEST(PodsJson, ListsPodsAndClusters) {
   EXPECT_STREQ(d["clusters"][0]["dependencies"]["tikv"]["readiness"].GetString(), "unknown");
 }
 
+// Where a cluster's PD lives when it is not its own (a heterogeneous cluster), and a v1
+// DMCluster, which has only its dm-master: both on the JSON view and the status page.
+TEST(PodsJson, APdElsewhereAndADmClusterShowWhatApplies) {
+  ViewModel m = Model();
+  ClusterDependencies& hetero = m.dependencies[ClusterKey{"demo", "demo"}];
+  hetero.pd_source = "PD of demo/basic (spec.cluster, no spec.pd)";
+  ClusterDependencies& dm = m.dependencies[ClusterKey{"shop", "shop"}];
+  dm = ClusterDependencies{};
+  dm.tidb_cluster = false;
+  dm.dm_master = {Readiness::kNotReady, 0, DependencyReason::kDmMasterNotReady};
+  rapidjson::Document d;
+  d.Parse(RenderPodsJson(m, {}).c_str());
+  ASSERT_FALSE(d.HasParseError());
+  ASSERT_EQ(d["clusters"].Size(), 2u);
+  EXPECT_STREQ(d["clusters"][0]["pdSource"].GetString(),
+               "PD of demo/basic (spec.cluster, no spec.pd)");
+  const auto& deps = d["clusters"][1]["dependencies"];
+  EXPECT_FALSE(deps.HasMember("pd"));
+  EXPECT_FALSE(deps.HasMember("tikv"));
+  EXPECT_STREQ(deps["dm-master"]["readiness"].GetString(), "not_ready");
+  const std::string page = RenderStatusPage(m, {}, {});
+  EXPECT_THAT(page, ::testing::HasSubstr("PD of demo/basic (spec.cluster, no spec.pd)"));
+  EXPECT_THAT(page, ::testing::HasSubstr("dm-master: not_ready (dm_master_not_ready)"));
+}
+
 TEST(PodsJson, Filters) {
   rapidjson::Document d;
   d.Parse(RenderPodsJson(Model(), Filter("", "", "capacity")).c_str());

@@ -71,6 +71,26 @@ TEST(ContractJson, EveryV2InstanceKindWithWhatItWaitsFor) {
   EXPECT_EQ(waits["DMWorker"], "dm-master exits");
 }
 
+// Each topology (docs/DESIGN.md §4, "Topologies") says how podwait recognises it, where
+// tidb-operator defines it, what is probed and what the dependencies read.
+TEST(ContractJson, EveryTopologySaysWhatIsProbedAndRead) {
+  const rapidjson::Document doc = Contract();
+  ASSERT_TRUE(doc.HasMember("topologies"));
+  std::vector<std::string> names;
+  for (const auto& t : doc["topologies"].GetArray()) {
+    names.emplace_back(t["name"].GetString());
+    for (const char* key : {"shape", "source", "pdProbe", "dependencies"}) {
+      ASSERT_TRUE(t.HasMember(key)) << names.back() << " " << key;
+      EXPECT_GT(t[key].GetStringLength(), 0u) << names.back() << " " << key;
+    }
+  }
+  EXPECT_THAT(names, ::testing::ElementsAre("own_pd", "heterogeneous", "across_kubernetes",
+                                            "no_pd_source", "not_a_cluster", "dm_cluster_v1"));
+  // PD elsewhere is never a PD outage: the words of the dependency reason say so.
+  EXPECT_THAT(std::string(doc["topologies"][2]["dependencies"].GetString()),
+              ::testing::HasSubstr("pd_elsewhere"));
+}
+
 TEST(ContractJson, ListsEveryAutoscalerWithWhatItReads) {
   rapidjson::Document doc = Contract();
   ASSERT_TRUE(doc.HasMember("autoscalers"));

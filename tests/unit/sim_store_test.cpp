@@ -148,7 +148,8 @@ TEST(SimResources, V2RowsFollowTheCrds) {
   EXPECT_EQ(ResourceFromKind("TiFlash"), ResourceFromPlural("tiflashes"));
   EXPECT_EQ(Info(Resource::kPods).PathPrefix(), "/api/v1");
   EXPECT_EQ(ResourcesOf("core.pingcap.com/v1alpha1").size(), size_t{kV2ResourceCount});
-  EXPECT_EQ(ResourcesOf("pingcap.com/v1alpha1"), std::vector<Resource>{Resource::kTidbClusters});
+  EXPECT_EQ(ResourcesOf("pingcap.com/v1alpha1"),
+            (std::vector<Resource>{Resource::kTidbClusters, Resource::kDmClusters}));
   EXPECT_EQ(ResourceFromKind("TiProxy"), ResourceFromPlural("tiproxies"));
   EXPECT_STREQ(Info(*ResourceFromPlural("dmworkergroups")).short_names, "dmwg");
   EXPECT_FALSE(ResourceFromPlural("placementpolicies").has_value()) << "not served";

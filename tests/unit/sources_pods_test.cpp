@@ -265,6 +265,48 @@ TEST(ParsePod, CustomLabelKeysDeletionAndTerminatedContainers) {
   EXPECT_EQ(r->detail().containers[1].started_at, T("2024-05-02T10:01:00Z"));
 }
 
+// The labels tidb-operator v1.6.6 writes on the pods of each object (pkg/apis/label/label.go:
+// New(), NewDM(), NewMonitor(), NewTiDBNGMonitoring(), NewTiDBDashboard() with Instance() and the
+// component setters; the discovery's in pkg/manager/member/tidb_discovery_manager.go
+// getDiscoveryMeta). Made up around those labels: only metadata matters here.
+TEST(ParsePod, TheOwnerOfAPodIsReadFromItsNameAndComponentLabels) {
+  struct Row {
+    const char* app_name;
+    const char* instance;
+    const char* component;
+    PodOwner owner;
+  };
+  const Row rows[] = {
+      {"tidb-cluster", "basic", "pd", PodOwner::kTidbCluster},
+      {"tidb-cluster", "basic", "tikv", PodOwner::kTidbCluster},
+      {"tidb-cluster", "basic", "discovery", PodOwner::kNotACluster},
+      {"tidb-cluster", "basic", "monitor", PodOwner::kNotACluster},  // TidbMonitor "basic"
+      {"tidb-ng-monitoring", "basic", "ng-monitoring", PodOwner::kNotACluster},
+      {"tidb-dashboard", "basic", "tidb-dashboard", PodOwner::kNotACluster},
+      {"dm-cluster", "basic", "dm-master", PodOwner::kDmCluster},
+      {"dm-cluster", "basic", "dm-worker", PodOwner::kDmCluster},
+      {"dm-cluster", "basic-dm", "discovery", PodOwner::kNotACluster},
+      {"", "basic", "tikv", PodOwner::kTidbCluster},  // no name label: as before
+  };
+  for (const Row& row : rows) {
+    std::string labels = std::string(R"("app.kubernetes.io/managed-by": "tidb-operator",)") +
+                         R"("app.kubernetes.io/instance": ")" + row.instance + R"(",)" +
+                         R"("app.kubernetes.io/component": ")" + row.component + R"(")";
+    if (*row.app_name != '\0') {
+      labels += std::string(R"(, "app.kubernetes.io/name": ")") + row.app_name + R"(")";
+    }
+    rapidjson::Document doc;
+    doc.Parse((R"({"metadata": {"name": "p-0", "namespace": "tidb", "uid": "u",
+        "creationTimestamp": "2024-05-02T10:00:00Z", "labels": {)" +
+               labels + R"(}}, "status": {"phase": "Pending"}})")
+                  .c_str());
+    Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r->owner, row.owner) << row.app_name << " " << row.component;
+    EXPECT_EQ(r->cluster, row.instance);
+  }
+}
+
 TEST(ParsePod, MessagesAreBoundedOnUtf8Boundaries) {
   std::string long_message;
   for (int i = 0; i < 600; ++i) long_message += "é";  // 2 bytes each

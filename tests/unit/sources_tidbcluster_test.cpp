@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include "exporter/sources/dmcluster.h"
 #include "exporter/sources/tidbcluster.h"
 #include "exporter/sources/tidbcluster_source.h"
 
@@ -90,6 +91,126 @@ TEST(TidbClusterParseTest, ReadsStatusAndSpec) {
   EXPECT_EQ(tc.failure_members[0].created_at, 1735099200000);  // 2024-12-25T04:00:00Z
   EXPECT_EQ(tc.failure_members[2].id, "4");
   EXPECT_EQ(tc.failure_members[2].pod_name, "basic-tikv-1");
+}
+
+// Where PD lives (PdSource), from the spec. The specs are tidb-operator v1.6.6's own examples as
+// JSON: examples/heterogeneous/heterogeneous-cluster.yaml (spec.cluster, no spec.pd) and
+// examples/multi-cluster/tidb-cluster-2.yaml (a cluster in a second Kubernetes with its own PD);
+// the others are made up from types.go's TidbClusterSpec (acrossK8s, clusterDomain,
+// pdAddresses, cluster) where no example has that shape.
+PdSource SourceOf(const std::string& name, const std::string& spec) {
+  const std::string doc = R"({"apiVersion": "pingcap.com/v1alpha1", "kind": "TidbCluster",
+      "metadata": {"name": ")" +
+                          name + R"(", "namespace": "pingcap"}, "spec": )" + spec + "}";
+  TidbClusterParse r = ParseTidbCluster(doc);
+  EXPECT_TRUE(r.ok()) << r.error;
+  return r.ok() ? r.value->pd_source : PdSource{};
+}
+
+TEST(TidbClusterParseTest, ThePdSourceComesFromTheSpec) {
+  // examples/heterogeneous/heterogeneous-cluster.yaml
+  PdSource hetero = SourceOf("basic-heterogeneous", R"({
+      "configUpdateStrategy": "RollingUpdate", "version": "v8.5.7", "timezone": "UTC",
+      "pvReclaimPolicy": "Retain", "enableDynamicConfiguration": true, "discovery": {},
+      "cluster": {"name": "basic"},
+      "tikv": {"baseImage": "pingcap/tikv", "maxFailoverCount": 0, "replicas": 1,
+               "requests": {"storage": "100Gi"}, "config": {}},
+      "tidb": {"baseImage": "pingcap/tidb", "maxFailoverCount": 0, "replicas": 1,
+               "service": {"type": "ClusterIP"}, "config": {}},
+      "tiflash": {"baseImage": "pingcap/tiflash", "maxFailoverCount": 0, "replicas": 1,
+                  "storageClaims": [{"resources": {"requests": {"storage": "100Gi"}}}]}})");
+  EXPECT_EQ(hetero.kind, PdSourceKind::kReferenced);
+  EXPECT_EQ(hetero.referenced, (ClusterKey{"pingcap", "basic"}));  // namespace defaults to its own
+  EXPECT_FALSE(hetero.Local());
+  EXPECT_TRUE(hetero.Probed());
+  EXPECT_EQ(PdSourceText(hetero), "PD of pingcap/basic (spec.cluster, no spec.pd)");
+
+  // examples/multi-cluster/tidb-cluster-2.yaml: a spec.cluster in another Kubernetes, but its own
+  // PD members, which are members of the one PD cluster: its own PD is asked.
+  PdSource second = SourceOf("cluster2", R"({
+      "version": "v8.5.7", "timezone": "UTC", "pvReclaimPolicy": "Retain",
+      "enableDynamicConfiguration": true, "configUpdateStrategy": "RollingUpdate",
+      "discovery": {}, "clusterDomain": "cluster2.com",
+      "cluster": {"namespace": "pingcap", "name": "cluster1", "clusterDomain": "cluster1.com"},
+      "pd": {"baseImage": "pingcap/pd", "maxFailoverCount": 0, "replicas": 1,
+             "requests": {"storage": "20Gi"}, "config": {}},
+      "tikv": {"baseImage": "pingcap/tikv", "maxFailoverCount": 0, "replicas": 1}})");
+  EXPECT_EQ(second.kind, PdSourceKind::kOwn);
+  EXPECT_EQ(second.cluster_domain, "cluster2.com");
+
+  // Made up: the same second cluster without its own PD (TiKV and TiDB only, across Kubernetes).
+  PdSource across = SourceOf("cluster2", R"({
+      "clusterDomain": "cluster2.com", "acrossK8s": true,
+      "cluster": {"namespace": "pingcap", "name": "cluster1", "clusterDomain": "cluster1.com"},
+      "tikv": {"replicas": 1}})");
+  EXPECT_EQ(across.kind, PdSourceKind::kExternal);
+  EXPECT_TRUE(across.across_k8s);
+  EXPECT_FALSE(across.Probed());  // no spec.pdAddresses: nothing to ask, unknown
+  EXPECT_EQ(PdSourceText(across),
+            "PD in another Kubernetes (cluster domain cluster2.com), no spec.pdAddresses to ask");
+
+  // Made up: spec.pdAddresses (types.go: "the external PD addresses") and no local PD.
+  PdSource addresses = SourceOf("edge", R"({"acrossK8s": true,
+      "pdAddresses": ["http://cluster1-pd-0.cluster1-pd-peer.pingcap.svc.cluster1.com:2379"],
+      "tidb": {"replicas": 1}})");
+  EXPECT_EQ(addresses.kind, PdSourceKind::kExternal);
+  EXPECT_THAT(addresses.addresses,
+              ElementsAre("http://cluster1-pd-0.cluster1-pd-peer.pingcap.svc.cluster1.com:2379"));
+  EXPECT_TRUE(addresses.Probed());
+
+  // Made up: a referenced cluster in another namespace.
+  PdSource other_ns =
+      SourceOf("tiflash-only", R"({"cluster": {"name": "basic", "namespace": "tidb"},
+                                   "tiflash": {"replicas": 1}})");
+  EXPECT_EQ(other_ns.kind, PdSourceKind::kReferenced);
+  EXPECT_EQ(other_ns.referenced, (ClusterKey{"tidb", "basic"}));
+
+  // Made up: no spec.pd and nothing saying where PD is.
+  EXPECT_EQ(SourceOf("x", R"({"tidb": {"replicas": 1}})").kind, PdSourceKind::kUnknown);
+  // The usual shape (kTc above): its own PD.
+  EXPECT_EQ(ParseTidbCluster(kTc).value->pd_source.kind, PdSourceKind::kOwn);
+  // Broken: a non-boolean acrossK8s, a non-array pdAddresses.
+  EXPECT_FALSE(
+      ParseTidbCluster(R"({"metadata": {"name": "b"}, "spec": {"acrossK8s": "yes"}})").ok());
+  EXPECT_FALSE(
+      ParseTidbCluster(R"({"metadata": {"name": "b"}, "spec": {"pdAddresses": "h:2379"}})").ok());
+}
+
+// A v1 DMCluster: the spec is tidb-operator v1.6.6's examples/dm/dm-cluster.yaml as JSON (with
+// three masters); the status is made up after types.go's DMClusterStatus (master.members, a map
+// by member name of MasterMember {name, id, clientURL, health, lastTransitionTime}, and leader).
+TEST(DmClusterParseTest, ReadsTheMastersAndTheirHealth) {
+  DmClusterParse r = ParseDmCluster(R"({
+    "apiVersion": "pingcap.com/v1alpha1", "kind": "DMCluster",
+    "metadata": {"name": "basic", "namespace": "dm"},
+    "spec": {"version": "v8.5.7", "pvReclaimPolicy": "Retain", "discovery": {},
+             "master": {"baseImage": "pingcap/dm", "maxFailoverCount": 0, "replicas": 3,
+                        "storageSize": "10Gi", "requests": {}, "config": {}},
+             "worker": {"baseImage": "pingcap/dm", "maxFailoverCount": 0, "replicas": 1,
+                        "storageSize": "100Gi", "requests": {}, "config": {}}},
+    "status": {"master": {"synced": true, "phase": "Normal",
+      "members": {
+        "basic-dm-master-0": {"name": "basic-dm-master-0", "id": "2718623891248157163", "clientURL": "http://basic-dm-master-0.basic-dm-master-peer.dm:8261", "health": true, "lastTransitionTime": "2025-01-10T08:00:00Z"},
+        "basic-dm-master-1": {"name": "basic-dm-master-1", "id": "9417623891248157101", "clientURL": "http://basic-dm-master-1.basic-dm-master-peer.dm:8261", "health": false, "lastTransitionTime": "2025-01-10T09:00:00Z"}},
+      "leader": {"name": "basic-dm-master-0", "id": "2718623891248157163", "clientURL": "http://basic-dm-master-0.basic-dm-master-peer.dm:8261", "health": true}},
+      "worker": {"synced": true, "phase": "Normal"}}
+  })");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->key, (ClusterKey{"dm", "basic"}));
+  EXPECT_EQ(r->master_replicas, 3);
+  EXPECT_THAT(r->master_members,
+              ElementsAre(Pair("basic-dm-master-0", true), Pair("basic-dm-master-1", false)));
+  EXPECT_EQ(r->master_leader, "basic-dm-master-0");
+  // One healthy of three desired masters: no quorum to take a dm-worker's registration.
+  EXPECT_FALSE(r->MasterMajority());
+  r->master_members["basic-dm-master-1"] = true;
+  EXPECT_TRUE(r->MasterMajority());
+  // A fresh DMCluster has no status: no master is healthy.
+  DmClusterParse fresh = ParseDmCluster(
+      R"({"metadata": {"name": "b", "namespace": "dm"}, "spec": {"master": {"replicas": 1}}})");
+  ASSERT_TRUE(fresh.ok()) << fresh.error;
+  EXPECT_FALSE(fresh->MasterMajority());
+  EXPECT_FALSE(ParseDmCluster(R"({"metadata": {"name": "b"}, "status": {"master": []}})").ok());
 }
 
 TEST(TidbClusterParseTest, FreshObjectWithoutStatus) {

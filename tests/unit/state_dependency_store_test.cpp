@@ -117,6 +117,96 @@ TEST_F(StoreTest, ReplaceTidbClustersKeepsOnlyListed) {
   EXPECT_EQ(store_.Get(ClusterKey{"ns", "c"})->pd.readiness, Readiness::kNotReady);
 }
 
+// A heterogeneous cluster (spec.cluster, no spec.pd): its PD and stores are the referenced
+// cluster's, whatever its own status and pods say (it has no PD member and no PD pod).
+TEST_F(StoreTest, AHeterogeneousClusterReadsTheReferencedClustersStatus) {
+  const ClusterKey hetero{"ns", "hetero"};
+  ClusterInfo pods;
+  pods.from_pods = true;
+  ClusterInfo base_pods = pods;
+  base_pods.ready_pd_pods = 3;
+  Sync({{a_, base_pods}, {hetero, pods}});
+  TidbClusterStatus base = HealthyTc();
+  base.key = a_;
+  TidbClusterStatus het;
+  het.key = hetero;
+  het.pd_source.kind = PdSourceKind::kReferenced;
+  het.pd_source.referenced = a_;
+  store_.OnTidbCluster(het);
+  // The referenced cluster's status is not here yet: its Ready PD pods make PD unknown, not down.
+  EXPECT_EQ(store_.Get(hetero)->pd.readiness, Readiness::kUnknown);
+  store_.OnTidbCluster(base);
+  auto d = store_.Get(hetero);
+  EXPECT_EQ(d->pd.readiness, Readiness::kReady);
+  EXPECT_EQ(d->tikv.readiness, Readiness::kReady);
+  EXPECT_EQ(d->pd_source, "PD of ns/a (spec.cluster, no spec.pd)");
+  const ClusterDependencyView view = store_.Views().at(hetero);
+  EXPECT_EQ(view.pd_source.kind, PdSourceKind::kReferenced);
+  // Its view (the podwait_pd_members series) shows the referenced PD's members, not none.
+  EXPECT_EQ(view.tc_pd_members_healthy, 2);
+  EXPECT_TRUE(view.tc_pd_has_leader);
+  EXPECT_THAT(store_.PdSources(),
+              ElementsAre(Pair(hetero, Field(&PdSource::kind, PdSourceKind::kReferenced))));
+  // The referenced cluster's stores go down: the heterogeneous TiDB waits for TiKV, not PD.
+  base.tikv_stores = {{"1", "a-tikv-0", "Down"}};
+  store_.OnTidbCluster(base);
+  d = store_.Get(hetero);
+  EXPECT_EQ(d->pd.readiness, Readiness::kReady);
+  EXPECT_EQ(d->tikv.readiness, Readiness::kNotReady);
+  EXPECT_EQ(DependencyReasonName(d->tikv.reason), "no_tikv_store_up");
+  // The heterogeneous cluster's own TiKV is a store of the same PD.
+  het.tikv_stores = {{"7", "hetero-tikv-0", "Up"}};
+  store_.OnTidbCluster(het);
+  EXPECT_EQ(store_.Get(hetero)->tikv.readiness, Readiness::kReady);
+}
+
+// PD in another Kubernetes with no address to ask: unknown (pd_elsewhere), never a PD outage,
+// though the cluster has neither a PD pod nor a PD member in its status.
+TEST_F(StoreTest, PdInAnotherKubernetesIsUnknownNotDown) {
+  const ClusterKey across{"ns", "across"};
+  ClusterInfo pods;
+  pods.from_pods = true;
+  Sync({{across, pods}});
+  TidbClusterStatus tc;
+  tc.key = across;
+  tc.pd_source.kind = PdSourceKind::kExternal;
+  tc.pd_source.across_k8s = true;
+  store_.OnTidbCluster(tc);
+  auto d = store_.Get(across);
+  EXPECT_EQ(d->pd.readiness, Readiness::kUnknown);
+  EXPECT_EQ(DependencyReasonName(d->pd.reason), "pd_elsewhere");
+  EXPECT_EQ(d->tikv.readiness, Readiness::kUnknown);
+  // Its PD answers at spec.pdAddresses: that answer decides.
+  store_.OnPdProbe(across, HealthyPd());
+  EXPECT_EQ(store_.Get(across)->pd.readiness, Readiness::kReady);
+  store_.OnPdProbe(across, Unreachable());
+  EXPECT_EQ(store_.Get(across)->pd.readiness, Readiness::kUnknown);
+}
+
+// A v1 DMCluster: its dm-master under its own key, no TiDB cluster (no PD to probe).
+TEST_F(StoreTest, AV1DmClustersMastersAreItsDmMaster) {
+  DmClusterStatus dc;
+  dc.key = {"ns", "dm"};
+  dc.master_replicas = 3;
+  dc.master_members = {{"dm-dm-master-0", true}, {"dm-dm-master-1", false}};
+  store_.OnDmCluster(dc);
+  auto snapshot = store_.Snapshot();
+  ASSERT_EQ(snapshot.count(dc.key), 1u);
+  EXPECT_EQ(snapshot.at(dc.key).dm_master.readiness, Readiness::kNotReady);
+  EXPECT_EQ(DependencyReasonName(snapshot.at(dc.key).dm_master.reason), "dm_master_not_ready");
+  EXPECT_EQ(snapshot.at(dc.key).pd.readiness, Readiness::kUnknown);  // no PD series
+  EXPECT_FALSE(store_.Views().at(dc.key).deps.tidb_cluster);
+  EXPECT_FALSE(snapshot.at(dc.key).Applies(Dependency::kPd));  // no pd/tikv on the views
+  EXPECT_TRUE(snapshot.at(dc.key).Applies(Dependency::kDmMaster));
+  dc.master_members["dm-dm-master-1"] = true;
+  clock_.Advance(kSecond);
+  store_.OnDmCluster(dc);
+  EXPECT_EQ(store_.Get(dc.key)->dm_master.readiness, Readiness::kReady);
+  EXPECT_EQ(store_.Get(dc.key)->dm_master.ready_since, clock_.Now());
+  store_.OnDmClusterDeleted(dc.key);
+  EXPECT_EQ(store_.Snapshot().count(dc.key), 0u);
+}
+
 TEST_F(StoreTest, V2FactsDecideWhenThePdApiIsUnreachable) {
   const ClusterKey key{"tidb-v2", "basic"};
   ClusterInfo info;

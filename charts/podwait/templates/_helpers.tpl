@@ -71,8 +71,8 @@ externalURL, as the exporter derives it. */}}
 {{/*
 The RBAC rules of the watched namespaces (scope "namespace") or of the whole cluster (scope
 "cluster"), as a YAML list, derived from the contract the way tests/deploy/check_manifests.py
-derives them: list and watch of pods, events and pingcap.com tidbclusters (the v1 objects, which
-the contract does not list), every v2 kind, every autoscaler resource without a name, and at
+derives them: list and watch of pods and events, the contract's v1 resources (pingcap.com
+tidbclusters and dmclusters), every v2 kind, every autoscaler resource without a name, and at
 cluster scope the cluster-scoped ones (NodeClaims) and the volume watch's resources (claims and
 volumes; the namespaced mode turns that watch off); with eventsWrite, the contract's event write.
 */}}
@@ -85,7 +85,9 @@ volumes; the namespaced mode turns that watch off); with eventsWrite, the contra
 {{- range $r := list "pods" "events" -}}
 {{- $add = append $add (dict "group" "" "resource" $r "verbs" (list "list" "watch")) -}}
 {{- end -}}
-{{- $add = append $add (dict "group" "pingcap.com" "resource" "tidbclusters" "verbs" (list "list" "watch")) -}}
+{{- range $r := $c.v1.resources -}}
+{{- $add = append $add (dict "group" $c.v1.apiGroup "resource" $r.resource "verbs" $r.verbs) -}}
+{{- end -}}
 {{- range $k := $c.v2.kinds -}}
 {{- $add = append $add (dict "group" $c.v2.apiGroup "resource" $k.resource "verbs" $c.v2.verbs) -}}
 {{- end -}}
