@@ -59,6 +59,10 @@ struct PodDetail {
   // autoscaling.x-k8s.io/consume-provisioning-request, or the deprecated
   // cluster-autoscaler.kubernetes.io/ one), in the pod's namespace; empty: none. Bounded length.
   std::string provisioning_request;
+  // A Failed pod's status.reason (Evicted, NodeShutdown, OutOfcpu, ...) and status.message (the
+  // kubelet's explanation); empty for a pod in any other phase. Bounded length.
+  std::string status_reason;
+  std::string status_message;
   std::vector<ContainerStatus> init_containers;  // status order
   std::vector<ContainerStatus> containers;
 };

@@ -102,7 +102,8 @@ inline constexpr ClassInfo kClasses[] = {
     {WaitClass::kStarting, "starting", true, StageSet(Stage::kInitializing, Stage::kStarting),
      "normal start-up"},
     {WaitClass::kNotReady, "not_ready", false, StageSet(Stage::kStarting),
-     "running, but readiness fails with its dependencies ready"},
+     "running, but readiness fails with its dependencies ready; or a tidb-operator v2 pod that "
+     "Failed and that nothing recreates"},
     {WaitClass::kVolume, "volume", false, StageSet(Stage::kInitializing, Stage::kStarting),
      "a volume cannot be attached or mounted, or the pod sandbox cannot be created, past the "
      "volume grace"},
@@ -240,6 +241,10 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   /* the same, the instance Ready=False InstanceNotHealthy: the operator's health check of the  \
      component fails (a TiKV store not serving yet) */                                          \
   X(kInstanceNotHealthy, "instance_not_healthy", kStarting, kNotReady)                          \
+  /* a Failed pod of a tidb-operator v2 instance that is not Ready: v2 never recreates it       \
+     (the kubelet evicted it, or it failed otherwise); someone has to delete it */              \
+  X(kEvicted, "evicted", kNotReady)                                                             \
+  X(kPodFailed, "pod_failed", kNotReady)                                                        \
   /* volumes and the pod sandbox, before any container starts: `starting` within the volume     \
      grace, `volume` past it */                                                                 \
   X(kVolumeMultiAttach, "volume_multi_attach", kStarting, kVolume)                              \

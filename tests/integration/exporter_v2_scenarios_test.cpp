@@ -396,5 +396,57 @@ TEST(ExporterV2Scenarios, PauseModeSwitchSuspendAndResume) {
   ASSERT_TRUE(stack.ScrapeUntil(nothing_waits, 20, &text)) << text << stack.exporter().ReadLog();
 }
 
+// A kubelet eviction (tests/scenarios/v2-evicted.json, after
+// tests/fixtures/v2/pods/tikv-evicted.json): the evicted v2 TiKV pod waits (stage starting,
+// not_ready, evicted; its series name the instance; the evidence says to delete the pod), because
+// v2 never re-creates a Failed pod; the evicted v1 TiKV pod does not (its StatefulSet re-creates
+// it). Deleted and re-created, the v2 pod is Ready again and nothing waits.
+TEST(ExporterV2Scenarios, EvictedV2PodWaitsEvictedV1PodDoesNot) {
+  SimAndExporter stack("tests/scenarios/v2-evicted.json");
+  auto nothing_waits = [](const std::string& t) {
+    return FindSamples(t, "podwait_pod_waiting_seconds", {}).empty();
+  };
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return SampleValue(t, "podwait_pd_leader", {{"tidb_cluster", "tidb-v2-basic"}}) == 1 &&
+               nothing_waits(t);
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=evict"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   {{"namespace", "tidb-v2"},
+                    {"pod", "tikv-tikv-m3p8zc"},
+                    {"v2_instance", "tikv-m3p8zc"},
+                    {"stage", "starting"},
+                    {"class", "not_ready"},
+                    {"reason", "evicted"}});
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  // The v1 pod is Failed too, and seen (its store is Down in PD), but not waiting.
+  EXPECT_TRUE(FindSamples(text, "podwait_pod_waiting_seconds", {{"namespace", "tidb"}}).empty())
+      << text;
+  EXPECT_EQ(FindSamples(text, "podwait_pod_waiting_seconds", {}).size(), 1u) << text;
+  HttpResult pods = HttpGet(stack.exporter_port(), "/api/v1/pods?namespace=tidb-v2");
+  EXPECT_THAT(
+      pods.body,
+      HasSubstr("pod Failed (Evicted), never re-created by tidb-operator v2: delete the pod "
+                "(kubectl -n tidb-v2 delete pod tikv-tikv-m3p8zc)"));
+  EXPECT_THAT(pods.body, HasSubstr("TiKV instance Ready=False PodNotReady"));
+  EXPECT_THAT(pods.body, HasSubstr("DisruptionTarget TerminationByKubelet"));
+  EXPECT_THAT(pods.body, HasSubstr("kubelet: The node was low on resource: memory."));
+  EXPECT_THAT(HttpGet(stack.exporter_port(), "/api/v1/pods?namespace=tidb").body,
+              ::testing::Not(HasSubstr("demo-tikv-1")));
+
+  // Someone deleted it; v2 created it again and it serves: nothing waits.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=pod-deleted"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(nothing_waits, 20, &text)) << text << stack.exporter().ReadLog();
+}
+
 }  // namespace
 }  // namespace podwait::testing

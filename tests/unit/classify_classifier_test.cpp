@@ -91,6 +91,7 @@ constexpr const char* kV2RouterCrash = "tests/fixtures/v2/pods/router-crashloop-
 constexpr const char* kV2DmWorkerCrash =
     "tests/fixtures/v2/pods/dm-worker-crashloop-no-dm-master.json";
 constexpr const char* kV2TiproxyReady = "tests/fixtures/v2/pods/tiproxy-ready.json";
+constexpr const char* kV2TikvEvicted = "tests/fixtures/v2/pods/tikv-evicted.json";
 
 Timestamp V2At(const std::string& hhmmss) {
   return ParseRfc3339("2025-03-10T" + hhmmss + "Z").value();
@@ -2033,6 +2034,45 @@ std::vector<Row> Rows() {
   add(Row("FailedPod", kUnsched)
           .With(Field({"status", "phase"}, "Failed"))
           .Now(At("10:05:00"))
+          .NotWaiting());
+  // A Failed v2 pod whose instance is Ready=False (pkg/controllers/common/task_status.go:
+  // PodNotReady) waits: v2 never re-creates it (pkg/controllers/tikv/tasks/pod.go TaskPod looks
+  // only at a missing pod, its deletionTimestamp and its spec). Stage starting from its Ready
+  // transition; not expected; the evidence says what to do.
+  const Timestamp evicted_at = V2At("09:12:42");
+  add(Row("V2EvictedPodInstanceNotReadyWaits", kV2TikvEvicted)
+          .Instance(ConditionStatus::kFalse, "PodNotReady", V2At("09:12:43"))
+          .WithDeps(AllReady(V2At("08:05:00")))
+          .Now(V2At("09:20:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kEvicted, evicted_at,
+                  "pod Failed (Evicted), never re-created by tidb-operator v2: delete the pod "
+                  "(kubectl -n tidb-v2 delete pod tikv-tikv-m3p8zc); TiKV instance Ready=False "
+                  "PodNotReady; DisruptionTarget TerminationByKubelet; kubelet: The node was low "
+                  "on resource: memory."));
+  // With PD down too: the pod is still the one to delete (no dependency to wait for: nothing
+  // re-creates it when PD comes back).
+  add(Row("V2EvictedPodPdDownStillNotReady", kV2TikvEvicted)
+          .Instance(ConditionStatus::kFalse, "PodNotReady", V2At("09:12:43"))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("09:20:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kEvicted, evicted_at, "delete the pod"));
+  // Failed for another reason (the kubelet's admission: OutOfcpu): pod_failed.
+  add(Row("V2FailedPodOtherReason", kV2TikvEvicted)
+          .With(Field({"status", "reason"}, "OutOfcpu"))
+          .With(Field({"status", "message"},
+                      "Pod was rejected: Node didn't have enough resource: cpu, requested: 4000, "
+                      "used: 6100, capacity: 8000"))
+          .Instance(ConditionStatus::kFalse, "PodNotReady", V2At("09:12:43"))
+          .Now(V2At("09:20:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kPodFailed, evicted_at, "pod Failed (OutOfcpu)"));
+  // The instance Ready (a new pod already serves it), unknown or not looked up (a v1 pod: its
+  // StatefulSet re-creates a Failed pod): not waiting.
+  add(Row("V2EvictedPodInstanceReadyNotWaiting", kV2TikvEvicted)
+          .Instance(ConditionStatus::kTrue, "Ready", V2At("09:13:00"))
+          .Now(V2At("09:20:00"))
+          .NotWaiting());
+  add(Row("EvictedPodWithoutInstanceNotWaiting", kV2TikvEvicted)
+          .Now(V2At("09:20:00"))
           .NotWaiting());
   return rows;
 }
