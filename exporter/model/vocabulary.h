@@ -186,6 +186,9 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kTopologySpread, "topology_spread", kConstraints)                                           \
   X(kUnboundPvc, "unbound_pvc", kConstraints)                                                   \
   X(kVolumeNodeAffinity, "volume_node_affinity", kConstraints)                                  \
+  /* the scheduler's VolumeBinding PreBind step: the PVC's provisioner failed (SchedulerError   \
+     `binding volumes: provisioning failed for PVC ...`) */                                     \
+  X(kVolumeProvisioningFailed, "volume_provisioning_failed", kConstraints)                      \
   X(kUnschedulableOther, "unschedulable_other", kConstraints)                                   \
   /* dynamic resource allocation (the scheduler's DynamicResources plugin): no node can         \
      allocate the pod's ResourceClaims (judged like any resource reason), a claim that does not \

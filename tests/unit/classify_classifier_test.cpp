@@ -1093,6 +1093,28 @@ std::vector<Row> Rows() {
           .With(FitMessage("no nodes available to schedule pods"))
           .Now(At("10:10:00"))
           .Expect(S::kUnscheduled, C::kCapacity, r::kNoNodes, t0));
+  // The scheduler's VolumeBinding PreBind step timed out on a claim whose provisioner failed
+  // (kubernetes pkg/scheduler/framework/plugins/volumebinding/binder.go checkBindings; the
+  // framework's runPreBindPlugins wraps it; schedule_one.go handleBindingCycleError writes
+  // PodScheduled=False SchedulerError and a FailedScheduling event with the same text).
+  const std::string prebind =
+      "running PreBind plugin \"VolumeBinding\": binding volumes: provisioning failed for PVC "
+      "\"tikv-basic-tikv-0\"";
+  add(Row("VolumeProvisioningFailedSchedulerError", kUnsched)
+          .With(
+              Condition("PodScheduled", "False", "SchedulerError", prebind, "2024-05-02T10:00:01Z"))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kVolumeProvisioningFailed, t0,
+                  "PodScheduled=False SchedulerError: running PreBind plugin"));
+  // The condition without a message: the last FailedScheduling event (aggregated by client-go's
+  // correlator after ten of them) says the same.
+  add(Row("VolumeProvisioningFailedAggregatedEvent", kUnsched)
+          .With(Condition("PodScheduled", "False", "SchedulerError", "", "2024-05-02T10:00:01Z"))
+          .Ev("FailedScheduling", "default-scheduler", "(combined from similar events): " + prebind,
+              At("10:00:01"), At("10:09:00"), 12)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kVolumeProvisioningFailed, t0,
+                  "provisioning failed for PVC"));
   add(Row("NodeAffinityOnly", kUnsched)
           .With(FitMessage("0/3 nodes are available: 3 node(s) didn't match Pod's node "
                            "affinity/selector. preemption: 0/3 nodes are available: 3 "
