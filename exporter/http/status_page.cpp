@@ -158,7 +158,8 @@ void AppendDependencies(const ViewModel& m, const ClusterKey& k, std::string& h)
   h += "<span class=\"deps\">";
   auto it = m.dependencies.find(k);
   for (Dependency d : kAllDependencies) {
-    if (d == Dependency::kDmMaster && (it == m.dependencies.end() || !it->second.Applies(d))) {
+    if (!ClusterDependencies::AlwaysApplies(d) &&
+        (it == m.dependencies.end() || !it->second.Applies(d))) {
       continue;
     }
     DependencyStatus s = it == m.dependencies.end() ? DependencyStatus{} : it->second.Get(d);

@@ -187,7 +187,8 @@ void WriteCluster(JsonWriter& w, const ViewModel& model, const ClusterKey& k,
   w.Key("dependencies");
   w.StartObject();
   for (Dependency d : kAllDependencies) {
-    if (d == Dependency::kDmMaster && (it == model.dependencies.end() || !it->second.Applies(d))) {
+    if (!ClusterDependencies::AlwaysApplies(d) &&
+        (it == model.dependencies.end() || !it->second.Applies(d))) {
       continue;
     }
     w.Key(std::string(DependencyName(d)).c_str());

@@ -177,9 +177,10 @@ struct DependencyStatus {
   bool operator==(const DependencyStatus&) const = default;
 };
 
-// component -> the dependencies it waits for: tikv=pd, tidb=pd+tikv, tiflash=pd+tikv,
-// ticdc=pd+tikv, pump=pd, the PD microservices tso, scheduling, scheduler, resource-manager and
-// router =pd, tikv-worker=pd (the default of --dependency.map: the needs of Components(), below).
+// component -> the dependencies it waits for: tikv=pd, tidb=pd+tso+tikv, tiflash=pd+tikv,
+// ticdc=pd+tso+tikv (tso only where it applies), pump=pd, the PD microservices tso, scheduling,
+// scheduler, resource-manager and router =pd, tikv-worker=pd (the default of --dependency.map: the
+// needs of Components(), below).
 using DependencyMap = std::map<std::string, std::vector<Dependency>>;
 const DependencyMap& DefaultDependencyMap();
 
@@ -262,18 +263,35 @@ struct ClusterDependencies {
   OperatorHold hold;  // tidb-operator v2 only; empty otherwise
   // Left as it is (unknown, no reason) for a cluster without DM or DMWorker instances.
   DependencyStatus dm_master;
+  // Left as it is (unknown, no reason) for a cluster not in PD microservices mode.
+  DependencyStatus tso;
   const DependencyStatus& Get(Dependency d) const {
-    return d == Dependency::kPd ? pd : d == Dependency::kTikv ? tikv : dm_master;
+    return const_cast<ClusterDependencies*>(this)->Get(d);
   }
   DependencyStatus& Get(Dependency d) {
-    return d == Dependency::kPd ? pd : d == Dependency::kTikv ? tikv : dm_master;
+    switch (d) {
+      case Dependency::kPd:
+        return pd;
+      case Dependency::kTikv:
+        return tikv;
+      case Dependency::kDmMaster:
+        return dm_master;
+      case Dependency::kTso:
+        return tso;
+    }
+    return pd;
   }
-  // Whether the cluster has that dependency at all: PD and TiKV always; dm-master once the
-  // dependency store evaluated it (a cluster with DM or DMWorker instances). The views and the
-  // metrics leave out what does not apply.
+  // PD and TiKV: every cluster has them. The others only some clusters have.
+  static constexpr bool AlwaysApplies(Dependency d) {
+    return d == Dependency::kPd || d == Dependency::kTikv;
+  }
+  // Whether the cluster has that dependency at all: PD and TiKV always; dm-master and tso once
+  // the dependency store evaluated them (a cluster with DM or DMWorker instances; a cluster in PD
+  // microservices mode). The views, the metrics and the pod rules leave out what does not apply.
   bool Applies(Dependency d) const {
-    return d != Dependency::kDmMaster || dm_master.readiness != Readiness::kUnknown ||
-           dm_master.reason != DependencyReason::kNone;
+    const DependencyStatus& s = Get(d);
+    return AlwaysApplies(d) || s.readiness != Readiness::kUnknown ||
+           s.reason != DependencyReason::kNone;
   }
   bool operator==(const ClusterDependencies&) const = default;
 };

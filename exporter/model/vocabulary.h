@@ -225,6 +225,9 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kNoTikvStoreUp, "no_tikv_store_up", kDependency)                                            \
   /* a tidb-operator v2 DMWorker while no majority of its DM masters is Ready */                \
   X(kDmMasterNotReady, "dm_master_not_ready", kDependency)                                      \
+  /* a TiDB or TiCDC of a tidb-operator v2 cluster in PD microservices mode (PDGroup mode ms)   \
+     while no TSO instance is Ready: PD allocates no timestamps then */                         \
+  X(kTsoNotReady, "tso_not_ready", kDependency)                                                 \
   X(kDependencyReady, "dependency_ready", kDependency, kDependencyStuck)                        \
   /* the dependency's readiness cannot be told: the stage's plain class, never dependency */    \
   X(kDependencyUnknown, "dependency_unknown", kStarting, kNotReady)                             \
@@ -293,11 +296,14 @@ bool Allowed(Stage stage, WaitClass wait_class, std::string_view reason);
 // Dependencies
 
 // dm-master: the DM masters of a tidb-operator v2 cluster (its DM instances), which its DMWorkers
-// register with; it applies only to a cluster with DM or DMWorker instances
-// (ClusterDependencies::Applies).
-enum class Dependency : uint8_t { kPd, kTikv, kDmMaster };
-inline constexpr Dependency kAllDependencies[] = {Dependency::kPd, Dependency::kTikv,
-                                                  Dependency::kDmMaster};
+// register with; it applies only to a cluster with DM or DMWorker instances. tso: the TSO
+// instances of a tidb-operator v2 cluster in PD microservices mode (its PDGroup's mode `ms`, no
+// mode switch under way), from which TiDB and TiCDC take timestamps; it applies only to such a
+// cluster (ClusterDependencies::Applies). In the order a pod's dependencies are looked at: PD
+// first (PD down takes the others down), TSO before TiKV (no timestamp, no transaction).
+enum class Dependency : uint8_t { kPd, kTikv, kDmMaster, kTso };
+inline constexpr Dependency kAllDependencies[] = {Dependency::kPd, Dependency::kTso,
+                                                  Dependency::kTikv, Dependency::kDmMaster};
 struct DependencyInfo {
   Dependency dependency;
   std::string_view name;              // the `dependency` label
@@ -307,6 +313,7 @@ inline constexpr DependencyInfo kDependencies[] = {
     {Dependency::kPd, "pd", reason::kPdNotReady},
     {Dependency::kTikv, "tikv", reason::kTikvNotReady},
     {Dependency::kDmMaster, "dm-master", reason::kDmMasterNotReady},
+    {Dependency::kTso, "tso", reason::kTsoNotReady},
 };
 constexpr std::string_view DependencyName(Dependency d) {
   return kDependencies[static_cast<size_t>(d)].name;
@@ -335,6 +342,7 @@ enum class DependencyReason : uint8_t {
   // Unknown because PD cannot be asked from where podwait runs (the API server refuses the
   // user's requests to PD's service proxy): podwait's access, not the cluster's problem.
   kPdNotReachableFromHere,
+  kTsoNotReady,
 };
 struct DependencyReasonInfo {
   DependencyReason reason;
@@ -357,6 +365,7 @@ inline constexpr DependencyReasonInfo kDependencyReasons[] = {
     {DependencyReason::kDmMasterNotReady, "dm_master_not_ready", reason::kDmMasterNotReady},
     {DependencyReason::kPdNotReachableFromHere, "pd_not_reachable_from_here",
      reason::kDependencyUnknown},
+    {DependencyReason::kTsoNotReady, "tso_not_ready", reason::kTsoNotReady},
 };
 constexpr std::string_view DependencyReasonName(DependencyReason r) {
   return kDependencyReasons[static_cast<size_t>(r)].name;

@@ -448,5 +448,82 @@ TEST(ExporterV2Scenarios, EvictedV2PodWaitsEvictedV1PodDoesNot) {
   ASSERT_TRUE(stack.ScrapeUntil(nothing_waits, 20, &text)) << text << stack.exporter().ReadLog();
 }
 
+// PD microservices mode (tests/scenarios/v2-pd-ms.json, after tests/fixtures/v2/objects/
+// pdgroup-ms.json): TiDB's own crash loop with the TSO instances Ready is crashloop; every TSO
+// instance down with PD healthy makes TiDB an expected dependency wait on tso (tso_not_ready),
+// the dependency series says tso is not ready, and the TSO pods are the crash loop (paged); once
+// TSO is back nothing waits.
+TEST(ExporterV2Scenarios, PdMicroservicesTsoIsTidbsDependency) {
+  SimAndExporter stack("tests/scenarios/v2-pd-ms.json");
+  const std::map<std::string, std::string> ms = {{"namespace", "tidb-ms"},
+                                                 {"tidb_cluster", "tidb-ms-ms"}};
+  auto in_ms = [&ms](std::map<std::string, std::string> m) {
+    m.insert(ms.begin(), ms.end());
+    return m;
+  };
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return SampleValue(t, "podwait_pd_leader", ms) == 1 &&
+               SampleValue(t, "podwait_dependency_ready", in_ms({{"dependency", "tso"}})) == 1 &&
+               FindSamples(t, "podwait_pod_waiting_seconds", ms).empty();
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+
+  // TiDB crash-loops with PD, TSO and TiKV ready long before: its own crash loop.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=tidb-crash"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   in_ms({{"pod", "tidb-tidb-h2k9sd"}, {"class", "crashloop"}}));
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+
+  // Every TSO instance down, PD healthy: TiDB waits on tso; the TSO pods crash-loop.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=tso-down"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   in_ms({{"pod", "tidb-tidb-h2k9sd"},
+                          {"class", "dependency"},
+                          {"reason", "tso_not_ready"}})) &&
+               FindSamples(t, "podwait_pod_waiting_seconds",
+                           in_ms({{"component", "tso"}, {"class", "crashloop"}}))
+                       .size() == 2;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  EXPECT_EQ(SampleValue(text, "podwait_dependency_ready", in_ms({{"dependency", "tso"}})), 0);
+  EXPECT_EQ(SampleValue(text, "podwait_dependency_ready", in_ms({{"dependency", "pd"}})), 1);
+  HttpResult pods = HttpGet(stack.exporter_port(), "/api/v1/pods?namespace=tidb-ms");
+  EXPECT_THAT(pods.body, HasSubstr("tso not ready (tso_not_ready)"));
+  EXPECT_THAT(pods.body, HasSubstr("\"tso\":{"));
+
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=tso-back"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return FindSamples(t, "podwait_pod_waiting_seconds", ms).empty() &&
+               SampleValue(t, "podwait_dependency_ready", in_ms({{"dependency", "tso"}})) == 1;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+}
+
+// A cluster in normal PD mode has no tso series: TSO is PD's then.
+TEST(ExporterV2Scenarios, NormalPdModeHasNoTsoDependency) {
+  SimAndExporter stack("tests/scenarios/v2-planned.json");
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        return SampleValue(t, "podwait_pd_leader", {{"tidb_cluster", "tidb-v2-basic"}}) == 1;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  EXPECT_TRUE(FindSamples(text, "podwait_dependency_ready", {{"dependency", "tso"}}).empty())
+      << text;
+}
+
 }  // namespace
 }  // namespace podwait::testing

@@ -1623,9 +1623,21 @@ bool ExpandV2(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* 
     KV(w, "name", cluster);
     w.EndObject();
   }
+  // api/core/v1alpha1/pd_types.go: a PDGroup's mode (PDTemplateSpec.Mode, "ms": microservices).
+  const std::string pd_mode = kind == "PDGroup" ? Str(spec, "mode") : "";
   if (group) {
     w.Key("replicas");
     w.Int64(Int(spec, "replicas", 3));
+    if (!pd_mode.empty()) {
+      w.Key("template");
+      w.StartObject();
+      w.Key("spec");
+      w.StartObject();
+      KV(w, "mode", pd_mode);
+      KV(w, "version", Str(spec, "version", "v8.5.2"));
+      w.EndObject();
+      w.EndObject();
+    }
   } else if (row != nullptr) {
     KV(w, "subdomain", owner_group + "-" + row->component + "-peer");
     KV(w, "version", Str(spec, "version", "v8.5.2"));
@@ -1708,6 +1720,12 @@ bool ExpandV2(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* 
     KV(w, "pd",
        Str(spec, "pd", scheme + "://" + Str(spec, "pdGroup", "pd") + "-pd." + ns + ":2379"));
   } else if (group) {
+    // PDGroupStatus.Mode: the mode reached, written when a switch completes
+    // (pkg/controllers/pdgroup/tasks/mode_switch.go setModeSwitchComplete): `statusMode`, else the
+    // asked mode unless a switch is under way.
+    const std::string status_mode =
+        Str(spec, "statusMode", Str(spec, "modeSwitching").empty() ? pd_mode : "");
+    if (!status_mode.empty()) KV(w, "mode", status_mode);
     w.Key("readyReplicas");
     w.Int64(Int(spec, "readyReplicas", 0));
     w.Key("replicas");

@@ -253,6 +253,12 @@ ClusterDependencies WithDmMaster(DependencyStatus dm, Timestamp since) {
   d.dm_master = dm;
   return d;
 }
+// PD and TiKV ready since `since`; the TSO instances (PD microservices mode) as given.
+ClusterDependencies WithTso(DependencyStatus tso, Timestamp since) {
+  ClusterDependencies d = AllReady(since);
+  d.tso = tso;
+  return d;
+}
 
 constexpr const char* kThisPod = "";  // the row's pod uid
 constexpr const char* kNoUid = "-";   // an event without involvedObject.uid
@@ -1791,6 +1797,39 @@ std::vector<Row> Rows() {
           .WithDeps(Deps(Ready(V2At("08:10:00")), NotReady("no_tikv_store_up")))
           .Now(V2At("08:13:00"))
           .Expect(S::kStarting, C::kDependency, r::kNoTikvStoreUp, v2_tidb_init));
+  // PD microservices mode (the cluster's tso applies): TiDB takes its timestamps from the TSO
+  // primary, not from PD. Every TSO instance down, PD and TiKV ready: a dependency wait on tso.
+  add(Row("V2TidbCrashLoopTsoDownPdReady", kV2TidbCrash)
+          .WithDeps(WithTso(NotReady("tso_not_ready"), V2At("07:00:00")))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kTsoNotReady, v2_tidb_init,
+                  "tso not ready (tso_not_ready); container tidb CrashLoopBackOff"));
+  // PD down as well: PD is looked at first.
+  add(Row("V2TidbCrashLoopTsoAndPdDown", kV2TidbCrash)
+          .WithDeps([] {
+            ClusterDependencies d = PdDown("no_pd_leader");
+            d.tso = NotReady("tso_not_ready");
+            return d;
+          }())
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_tidb_init));
+  // TSO ready long before: TiDB's crash loop is its own.
+  add(Row("V2TidbCrashLoopTsoReadyBefore", kV2TidbCrash)
+          .WithDeps(WithTso(Ready(V2At("07:00:00")), V2At("07:00:00")))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, v2_tidb_init));
+  // TSO back within the ready grace: the kubelet's back-off runs out first.
+  add(Row("V2TidbCrashLoopTsoReadyWithinGrace", kV2TidbCrash)
+          .WithDeps(WithTso(Ready(V2At("08:07:00")), V2At("07:00:00")))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kDependencyReady, v2_tidb_init,
+                  "pd+tso+tikv ready since"));
+  // Not in microservices mode (tso left unknown without a reason: it does not apply): TiDB needs
+  // PD and TiKV only, never an unknown tso.
+  add(Row("V2TidbCrashLoopNoTsoInNormalMode", kV2TidbCrash)
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, v2_tidb_init));
   add(Row("V2TidbRunningNotReadyTikvDown", kV2TidbRunning)
           .WithDeps(Deps(Ready(V2At("08:10:00")), NotReady("no_tikv_store_up")))
           .Now(V2At("08:11:00"))
