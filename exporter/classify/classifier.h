@@ -34,7 +34,10 @@ namespace podwait {
 //           suspended, a PD mode switch for PD and its microservices) or whose instance has a
 //           planned wait (leaders evicted, store offline) is `planned`, its stage as it would
 //           be, the wait it would otherwise be in kept in the evidence; past the plan's grace
-//           (none for paused and suspended) `planned_stuck`.
+//           (none for paused and suspended) `planned_stuck`. A mode switch waits for the TSO
+//           and Scheduling pods rather than holding them: their own problem (capacity,
+//           constraints, image, config, crashloop, volume) stays their class, the switch in the
+//           evidence.
 //   volumes: what is known of the pod's PersistentVolumes (local PV pinned to a node, or not);
 //           nullptr when unknown. Only the mixing rule of an unscheduled pod reads it.
 // Returns waiting=false for Ready (pod and, when given, instance), Succeeded, Failed (but for a

@@ -525,5 +525,63 @@ TEST(ExporterV2Scenarios, NormalPdModeHasNoTsoDependency) {
       << text;
 }
 
+// A switch to PD microservices mode (tests/scenarios/v2-pd-mode-switch.json): the switch waits
+// for the TSO pods, it does not hold them. A TSO pod being created is planned (pd_mode_switch); a
+// TSO pod short of cpu is capacity, the switch in its evidence; tso is no dependency during the
+// switch, and becomes one once the switch completes.
+TEST(ExporterV2Scenarios, ModeSwitchWaitsForTsoPodsDoesNotHoldThem) {
+  SimAndExporter stack("tests/scenarios/v2-pd-mode-switch.json");
+  const std::map<std::string, std::string> sw = {{"namespace", "tidb-sw"},
+                                                 {"tidb_cluster", "tidb-sw-sw"}};
+  auto in_sw = [&sw](std::map<std::string, std::string> m) {
+    m.insert(sw.begin(), sw.end());
+    return m;
+  };
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return SampleValue(t, "podwait_pd_leader", sw) == 1 &&
+               FindSamples(t, "podwait_pod_waiting_seconds", sw).empty();
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=switch"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   in_sw({{"pod", "tso-tso-t3v8rw"},
+                          {"stage", "starting"},
+                          {"class", "planned"},
+                          {"reason", "pd_mode_switch"}})) &&
+               Has(t, "podwait_pod_waiting_seconds",
+                   in_sw({{"pod", "tso-tso-k9m2xp"},
+                          {"stage", "unscheduled"},
+                          {"class", "capacity"},
+                          {"reason", "insufficient_cpu"}})) &&
+               Has(t, "podwait_cluster_hold", in_sw({{"hold", "pd_mode_switch"}}));
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  EXPECT_TRUE(FindSamples(text, "podwait_dependency_ready", in_sw({{"dependency", "tso"}})).empty())
+      << text;
+  HttpResult pods = HttpGet(stack.exporter_port(), "/api/v1/pods?namespace=tidb-sw");
+  EXPECT_THAT(pods.body, HasSubstr("PDGroup ModeSwitching=True WaitingForTSOGroupReady waits for "
+                                   "this pod, does not hold it; PodScheduled=False Unschedulable: "
+                                   "0/3 nodes are available: 3 Insufficient cpu."));
+  EXPECT_THAT(pods.body,
+              HasSubstr("PDGroup ModeSwitching=True WaitingForTSOGroupReady; else starting/"));
+
+  // The switch completes: nothing waits, and the cluster's tso is ready.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=switched"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return FindSamples(t, "podwait_pod_waiting_seconds", sw).empty() &&
+               SampleValue(t, "podwait_dependency_ready", in_sw({{"dependency", "tso"}})) == 1;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+}
+
 }  // namespace
 }  // namespace podwait::testing

@@ -2018,6 +2018,76 @@ std::vector<Row> Rows() {
           .Hold(switching)
           .Now(V2At("08:20:00"))
           .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_tikv_init));
+  // A switch to PD microservices mode waits for the TSO (and Scheduling) pods it needs
+  // (pkg/controllers/pdgroup/tasks/mode_switch.go checkTSODependency): it does not hold them. A TSO
+  // pod's own problem stays its class, the switch in its evidence; a TSO pod starting normally, or
+  // crash-looping on PD that the switch restarts, is planned. The PD pods it restarts are planned
+  // whatever they show. (Made-up variations: the fixtures' component label set to the TSO's.)
+  auto as = [](std::string component) {
+    return [component](YAML::Node& d) {
+      d["metadata"]["labels"]["app.kubernetes.io/component"] = component;
+      if (d["metadata"]["labels"]["pingcap.com/component"]) {
+        d["metadata"]["labels"]["pingcap.com/component"] = component;
+      }
+      // The main container is named after the component (tidb-operator names it so).
+      YAML::Node statuses = d["status"]["containerStatuses"];
+      if (statuses && statuses.IsSequence() && statuses.size() > 0) {
+        statuses[0]["name"] = component;
+      }
+    };
+  };
+  add(Row("V2ModeSwitchTsoUnschedulableIsCapacity", kUnsched)
+          .With(as("tso"))
+          .Hold(switching)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0,
+                  "PDGroup ModeSwitching=True WaitingForTSOGroupReady waits for this pod, does not "
+                  "hold it; PodScheduled=False Unschedulable: 0/3 nodes are available: 3 "
+                  "Insufficient memory"));
+  add(Row("V2ModeSwitchSchedulerUnschedulableIsCapacity", kUnsched)
+          .With(as("scheduler"))
+          .Hold(switching)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0, "waits for this pod"));
+  add(Row("V2ModeSwitchPdUnschedulableIsPlanned", kUnsched)
+          .With(as("pd"))
+          .Hold(switching)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kPlanned, r::kPdModeSwitch, t0,
+                  "else capacity/insufficient_memory"));
+  add(Row("V2ModeSwitchTsoStartingIsPlanned", kVolumePod)
+          .With(as("tso"))
+          .Hold(switching)
+          .Now(At("10:01:00"))
+          .Expect(S::kStarting, C::kPlanned, r::kPdModeSwitch, vol_start,
+                  "PDGroup ModeSwitching=True WaitingForTSOGroupReady; else starting/"));
+  add(Row("V2ModeSwitchTsoCrashLoopPdReadyIsCrashloop", kV2RouterCrash)
+          .With(as("tso"))
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Hold(switching)
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, v2_crash_init,
+                  "PDGroup ModeSwitching=True WaitingForTSOGroupReady waits for this pod, does not "
+                  "hold it; container tso CrashLoopBackOff"));
+  add(Row("V2ModeSwitchTsoCrashLoopOnPdIsPlanned", kV2RouterCrash)
+          .With(as("tso"))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Hold(switching)
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kPlanned, r::kPdModeSwitch, v2_crash_init,
+                  "else dependency/no_pd_leader"));
+  add(Row("V2ModeSwitchTsoImageIsImage", kV2RouterCrash)
+          .With(as("tso"))
+          .With([](YAML::Node& d) {
+            YAML::Node st = d["status"]["containerStatuses"][0];
+            st["state"] = YAML::Node();
+            st["state"]["waiting"]["reason"] = "ImagePullBackOff";
+            st["state"]["waiting"]["message"] = "Back-off pulling image \"pingcap/pd:v8.5.9\"";
+          })
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Hold(switching)
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kImage, r::kImagePull, v2_crash_init, "waits for this pod"));
   // A Ready TiKV pod whose instance is Ready=False after its leaders were evicted (restart).
   add(Row("V2LeadersEvictedWithinGrace", kV2TikvReady)
           .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
