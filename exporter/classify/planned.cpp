@@ -68,7 +68,9 @@ std::optional<Plan> PlanOf(const Context& ctx, const InstanceReadiness* instance
 // NotEvicted -> Evicting), `planned_stuck`. The wait it would be in otherwise stays in the
 // evidence.
 void ApplyPlan(const Context& ctx, const Plan& plan, Classification* c) {
-  if (plan.waits_for_pod && IsOwnProblem(c->wait_class)) {
+  // A Failed TSO/Scheduling pod is its own problem too: the switch does not re-create it (it
+  // re-creates only the PD pods whose mode changes).
+  if (plan.waits_for_pod && (IsOwnProblem(c->wait_class) || ctx.pod.phase == PodPhase::kFailed)) {
     c->evidence = Cut(plan.evidence + " waits for this pod, does not hold it; " + c->evidence);
     return;
   }

@@ -2088,6 +2088,17 @@ std::vector<Row> Rows() {
           .Hold(switching)
           .Now(V2At("08:08:00"))
           .Expect(S::kStarting, C::kImage, r::kImagePull, v2_crash_init, "waits for this pod"));
+  // A Failed TSO pod during the switch: the switch does not re-create it (it re-creates only the
+  // PD pods whose mode changes), so it stays the pod to delete.
+  add(Row("V2ModeSwitchEvictedTsoIsNotPlanned", kV2TikvEvicted)
+          .With(as("tso"))
+          .Instance(ConditionStatus::kFalse, "PodNotReady", V2At("09:12:43"), "TSO")
+          .WithDeps(AllReady(V2At("08:05:00")))
+          .Hold(switching)
+          .Now(V2At("09:20:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kEvicted, V2At("09:12:42"),
+                  "PDGroup ModeSwitching=True WaitingForTSOGroupReady waits for this pod, does not "
+                  "hold it; pod Failed (Evicted)"));
   // A Ready TiKV pod whose instance is Ready=False after its leaders were evicted (restart).
   add(Row("V2LeadersEvictedWithinGrace", kV2TikvReady)
           .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
