@@ -1830,6 +1830,12 @@ std::vector<Row> Rows() {
           .WithDeps(AllReady(V2At("07:00:00")))
           .Now(V2At("08:08:00"))
           .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, v2_tidb_init));
+  // The same for a running TiDB: its readiness is its own, never dependency_unknown for a tso
+  // that does not apply.
+  add(Row("V2TidbRunningNotReadyNoTsoInNormalMode", kV2TidbRunning)
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("08:11:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kReadinessProbe, v2_tidb_init, "pd+tikv ready"));
   add(Row("V2TidbRunningNotReadyTikvDown", kV2TidbRunning)
           .WithDeps(Deps(Ready(V2At("08:10:00")), NotReady("no_tikv_store_up")))
           .Now(V2At("08:11:00"))
