@@ -152,6 +152,9 @@
     local pagedClasses = std.set([r.class for r in $._podAlertRows if c.alerts[r.name].severity != 'info']),
     local expectedClasses = std.set([k.name for k in $._contract.classes if k.expected]),
     local explainedClasses = std.setUnion(expectedClasses, pagedClasses),
+    // The dependency label's value as the on-call reads it.
+    local depName = '{{ if eq $labels.dependency "pd" }}PD{{ else if eq $labels.dependency "tso" }}TSO'
+                    + '{{ else if eq $labels.dependency "dm-master" }}the DM masters{{ else }}TiKV{{ end }}',
     local classRegex(classes) = std.join('|', [k.name for k in $._contract.classes if std.member(classes, k.name)]),
 
     // tidb-operator's StatefulSets are <cluster>-<component>, their pods <statefulset>-<ordinal>.
@@ -207,8 +210,8 @@
               % [cl, cl]
             + ' while its pod is Ready or waits for a reason podwait does not page for (see podwait\'s class for the pod).',
           ),
-          // One alert per TiDB cluster and dependency, pointing at PD or TiKV rather than at the
-          // pods. The value is the longest current dependency wait of the cluster's pods.
+          // One alert per TiDB cluster and dependency, pointing at PD, TSO, TiKV or the DM masters
+          // rather than at the pods. The value is the longest current dependency wait of the cluster's pods.
           alert(
             'TiDBDependencyNotReady',
             |||
@@ -220,13 +223,14 @@
                   )
               )
             ||| % { dep: by(['namespace', 'tidb_cluster', 'dependency']), tc: by(['namespace', 'tidb_cluster']) },
-            "PD or TiKV of a TiDB cluster is not ready and the cluster's pods wait on it.",
-            '{{ if eq $labels.dependency "pd" }}PD{{ else }}TiKV{{ end }} of TiDB cluster '
+            "PD, TSO, TiKV or the DM masters of a TiDB cluster are not ready and the cluster's pods "
+            + 'wait on them.',
+            depName + ' of TiDB cluster '
             + '{{ $labels.tidb_cluster }} (namespace {{ $labels.namespace }}) is not ready; '
             + '{{ with printf "sum(podwait_waiting_pods{%s=%%q,namespace=%%q,tidb_cluster=%%q,class=\\"dependency\\"})" $labels.%s $labels.namespace $labels.tidb_cluster | query }}{{ . | first | value }}{{ else }}some{{ end }}'
               % [cl, cl]
             + ' pod(s) wait on a dependency, the longest for {{ $value | humanizeDuration }}. '
-            + 'Fix {{ if eq $labels.dependency "pd" }}PD{{ else }}TiKV{{ end }}, not the waiting pods.',
+            + 'Fix ' + depName + ', not the waiting pods.',
           ),
           alert(
             'TiDBFailoverDuringDependencyWait',
@@ -409,10 +413,11 @@
         target_matchers: ['alertname = PodScaleUpTooSlow'],
         equal: ['namespace', 'pod', cl],
       },
-      // PD not ready explains TiKV not ready in the same TiDB cluster: page about PD only.
+      // PD not ready explains TiKV not ready, and TSO not ready (the TSO microservice joins its
+      // primary election through PD), in the same TiDB cluster: page about PD only.
       {
         source_matchers: ['alertname = TiDBDependencyNotReady', 'dependency = pd'],
-        target_matchers: ['alertname = TiDBDependencyNotReady', 'dependency = tikv'],
+        target_matchers: ['alertname = TiDBDependencyNotReady', 'dependency =~ "tikv|tso"'],
         equal: ['namespace', 'tidb_cluster', cl],
       },
     ],

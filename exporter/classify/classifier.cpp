@@ -47,10 +47,16 @@ Classification Classify(const PodRecord& pod, std::span<const EventRecord> event
   using rules::NotWaiting;
   if (pod.deleted != 0) return NotWaiting("being deleted");
   if (pod.phase == PodPhase::kSucceeded) return NotWaiting("Succeeded");
-  if (pod.phase == PodPhase::kFailed) return NotWaiting("Failed");
+  // A Failed pod is not waiting (a StatefulSet, tidb-operator v1's, deletes and re-creates it)
+  // unless it is a v2 instance's whose instance is Ready=False: v2 never re-creates it.
+  const bool failed_v2 = pod.phase == PodPhase::kFailed && instance != nullptr &&
+                         instance->ready == ConditionStatus::kFalse;
+  if (pod.phase == PodPhase::kFailed && !failed_v2) return NotWaiting("Failed");
   Context ctx{pod, {}, deps, autoscaler, options, now, volumes};
   Classification c;
-  if (pod.IsReady()) {
+  if (failed_v2) {
+    c = rules::ClassifyFailedV2Pod(ctx, *instance);
+  } else if (pod.IsReady()) {
     if (instance == nullptr || !InstanceHoldsBackReadyPod(*instance)) return NotWaiting("Ready");
     c = rules::ClassifyInstanceNotReady(ctx, *instance);
   } else {

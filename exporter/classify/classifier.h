@@ -27,16 +27,21 @@ namespace podwait {
 //           running pod that is not ready, reason instance_not_healthy / instance_not_ready when
 //           no dependency explains it); the pod reasons (PodNotReady, ...) on a Ready pod are the
 //           operator's stale view: not waiting. A waiting pod that is not Ready itself gets the
-//           instance's Ready=False reason in its evidence.
+//           instance's Ready=False reason in its evidence. A Failed pod whose instance is
+//           Ready=False waits (v2 never re-creates it): stage starting, not_ready, reason
+//           evicted / pod_failed, the evidence says to delete it.
 //           A pod of a cluster tidb-operator v2 holds (deps->hold: paused, suspending,
 //           suspended, a PD mode switch for PD and its microservices) or whose instance has a
 //           planned wait (leaders evicted, store offline) is `planned`, its stage as it would
 //           be, the wait it would otherwise be in kept in the evidence; past the plan's grace
-//           (none for paused and suspended) `planned_stuck`.
+//           (none for paused and suspended) `planned_stuck`. A mode switch waits for the TSO
+//           and Scheduling pods rather than holding them: their own problem (capacity,
+//           constraints, image, config, crashloop, volume) stays their class, the switch in the
+//           evidence.
 //   volumes: what is known of the pod's PersistentVolumes (local PV pinned to a node, or not);
 //           nullptr when unknown. Only the mixing rule of an unscheduled pod reads it.
-// Returns waiting=false for Ready (pod and, when given, instance), Succeeded, Failed and deleted
-// pods.
+// Returns waiting=false for Ready (pod and, when given, instance), Succeeded, Failed (but for a
+// v2 instance's, above) and deleted pods.
 Classification Classify(const PodRecord& pod, std::span<const EventRecord> events,
                         const ClusterDependencies* deps, const AutoscalerState& autoscaler,
                         const ClassifierOptions& options, Timestamp now,

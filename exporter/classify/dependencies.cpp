@@ -107,6 +107,16 @@ DependencyStatus DmMasterFromV2(const v2::ClusterFacts* f) {
   return Status(Readiness::kNotReady, DependencyReason::kDmMasterNotReady);
 }
 
+// The TSO instances of a v2 cluster in PD microservices mode: ready while one of them is Ready (a
+// TSO primary is elected among the Ready ones and serves every timestamp); left unknown, without
+// a reason, for any other cluster (ClusterDependencies::Applies), and while a mode switch is
+// under way (pd_ms_mode is false then: the switch's own planned wait says what happens).
+DependencyStatus TsoFromV2(const v2::ClusterFacts* f) {
+  if (f == nullptr || !f->pd_ms_mode) return {};
+  if (f->tso_instances_ready > 0) return Status(Readiness::kReady);
+  return Status(Readiness::kNotReady, DependencyReason::kTsoNotReady);
+}
+
 }  // namespace
 
 DependencyStatus DmMasterOf(const DmClusterStatus& dc) {
@@ -136,6 +146,7 @@ DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
     out.source = DependencySource::kPods;
   }
   out.deps.dm_master = DmMasterFromV2(in.v2);
+  out.deps.tso = TsoFromV2(in.v2);
   // What cannot be told because PD refused from here (the user's RBAC) says so.
   if (in.pd != nullptr && !in.pd->not_reachable_from_here.empty()) {
     for (DependencyStatus* d : {&out.deps.pd, &out.deps.tikv}) {

@@ -25,6 +25,12 @@
 //    store hands in the referenced cluster's TidbCluster status (with this cluster's own stores)
 //    and PD probe; where neither answers and PD's pods are not in view (pd_local false), pd and
 //    tikv are unknown with reason pd_elsewhere, never not ready.
+//  - tso (a v2 cluster in PD microservices mode only: a PDGroup with spec.template.spec.mode and
+//    status.mode ms and no ModeSwitching=True; otherwise left unknown without a reason: it does
+//    not apply, and the pod rules drop it from what a pod needs): ready while a TSO instance is
+//    Ready=True (one TSO primary serves every timestamp), else not ready (tso_not_ready),
+//    whatever the readiness source. PD does not allocate timestamps in that mode, so PD's
+//    readiness does not cover them.
 //  - readiness_source: pd-api (only the API), tidbcluster (only the TidbCluster status), both
 //    (the API when it answers, the TidbCluster status otherwise).
 //

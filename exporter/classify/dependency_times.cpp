@@ -18,6 +18,7 @@ Timestamp ClusterReadySince(const DependencyInputs& in, Dependency d) {
   if (in.v2 != nullptr && in.v2->present) {
     since = std::max(since, d == Dependency::kPd     ? in.v2->pd_ready_since
                             : d == Dependency::kTikv ? in.v2->tikv_ready_since
+                            : d == Dependency::kTso  ? in.v2->tso_ready_since
                                                      : in.v2->dm_ready_since);
   }
   return since;

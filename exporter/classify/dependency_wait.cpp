@@ -11,7 +11,13 @@ bool IsDependencyWaitContainer(const ClassifierOptions& opt, const std::string& 
 std::vector<Dependency> Needed(const Context& ctx) {
   auto it = ctx.opt.dependency_map.find(ctx.pod.component);
   if (it == ctx.opt.dependency_map.end()) return {};
-  return it->second;
+  std::vector<Dependency> out = it->second;
+  // tso is needed only in a cluster that has it (PD microservices mode): elsewhere PD allocates
+  // the timestamps and PD's readiness covers them.
+  if (ctx.deps != nullptr && !ctx.deps->Applies(Dependency::kTso)) {
+    std::erase(out, Dependency::kTso);
+  }
+  return out;
 }
 
 DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed) {

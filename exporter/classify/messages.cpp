@@ -172,6 +172,14 @@ FitReason NormalizeFitReason(std::string_view text, int count) {
   using K = FitKind;
   namespace r = reason;
 
+  // The scheduler's VolumeBinding PreBind step gave up on a PVC whose provisioner failed (it
+  // removed the claim's volume.kubernetes.io/selected-node annotation): kubernetes
+  // pkg/scheduler/framework/plugins/volumebinding/binder.go checkBindings ("provisioning failed
+  // for PVC %q", wrapped "binding volumes: %w" by BindPodVolumes and `running PreBind plugin
+  // "VolumeBinding": %w` by the framework), a SchedulerError. First: the claim's name is free text.
+  if (Contains(l, "provisioning failed for pvc")) {
+    return Make(r::kVolumeProvisioningFailed, K::kConstraint, text, count);
+  }
   // Autoscaler limits first: "not ready for scale-up" must not read as a not-ready node.
   if (Contains(l, "max node group size") || l == "max limit reached") {
     return Make(r::kMaxNodeGroupSize, K::kLimit, text, count);

@@ -11,6 +11,30 @@ bool IsPdComponent(std::string_view component) {
          component == "scheduler";
 }
 
+// The microservices a switch to (or from) PD microservices mode brings up: it does not hold their
+// pods, it waits for them (WaitingForTSOGroup, WaitingForTSOGroupReady, WaitingForTSOPrimary in
+// pkg/controllers/pdgroup/tasks/mode_switch.go). The PD pods it restarts itself
+// (SwitchingPDInstances).
+bool IsBroughtUpBySwitch(std::string_view component) {
+  return component == "tso" || component == "scheduling" || component == "scheduler";
+}
+
+// What no plan of the operator explains: nothing it does holds a pod back for these.
+bool IsOwnProblem(WaitClass c) {
+  switch (c) {
+    case WaitClass::kCapacity:
+    case WaitClass::kConstraints:
+    case WaitClass::kImage:
+    case WaitClass::kConfig:
+    case WaitClass::kCrashloop:  // already past its grace: a dependency's crash loop is
+                                 // `dependency`
+    case WaitClass::kVolume:     // already past the volume grace
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 std::optional<Plan> PlanOf(const Context& ctx, const InstanceReadiness* instance) {
@@ -23,7 +47,8 @@ std::optional<Plan> PlanOf(const Context& ctx, const InstanceReadiness* instance
     }
     if (!h.mode_switch.empty() && IsPdComponent(ctx.pod.component)) {
       return Plan{r::kPdModeSwitch, "PDGroup ModeSwitching=True " + h.mode_switch,
-                  h.mode_switch_since, ctx.opt.mode_switch_grace};
+                  h.mode_switch_since, ctx.opt.mode_switch_grace,
+                  IsBroughtUpBySwitch(ctx.pod.component)};
     }
   }
   if (instance != nullptr && !instance->plan_reason.empty()) {
@@ -43,6 +68,12 @@ std::optional<Plan> PlanOf(const Context& ctx, const InstanceReadiness* instance
 // NotEvicted -> Evicting), `planned_stuck`. The wait it would be in otherwise stays in the
 // evidence.
 void ApplyPlan(const Context& ctx, const Plan& plan, Classification* c) {
+  // A Failed TSO/Scheduling pod is its own problem too: the switch does not re-create it (it
+  // re-creates only the PD pods whose mode changes).
+  if (plan.waits_for_pod && (IsOwnProblem(c->wait_class) || ctx.pod.phase == PodPhase::kFailed)) {
+    c->evidence = Cut(plan.evidence + " waits for this pod, does not hold it; " + c->evidence);
+    return;
+  }
   const Timestamp since = std::max(plan.since, c->stage_start);
   const bool stuck = plan.grace > 0 && Past(ctx, since, plan.grace);
   std::string evidence = plan.evidence + "; else " + std::string(WaitClassName(c->wait_class)) +

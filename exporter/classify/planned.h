@@ -17,11 +17,18 @@ struct Plan {
   std::string evidence;
   Timestamp since = 0;
   Timestamp grace = 0;  // 0: no grace (paused, suspended)
+  // The plan waits for the pod rather than holding it (a PD mode switch and a TSO or Scheduling
+  // pod, which the switch needs up: pkg/controllers/pdgroup/tasks/mode_switch.go
+  // checkTSODependency): the pod's own problem (capacity, constraints, image, config, a crash loop
+  // past its grace, a volume past its grace) stays its class, the plan in its evidence.
+  bool waits_for_pod = false;
 };
 std::optional<Plan> PlanOf(const Context& ctx, const InstanceReadiness* instance);
 
 // `c` becomes `planned` (or `planned_stuck` past the plan's grace) with the plan's reason, the
-// wait it would be otherwise kept in the evidence.
+// wait it would be otherwise kept in the evidence; unless the plan waits for the pod and the pod
+// has a problem of its own (Plan::waits_for_pod): then `c` keeps its class and the plan is added
+// to its evidence.
 void ApplyPlan(const Context& ctx, const Plan& plan, Classification* c);
 
 }  // namespace podwait::rules

@@ -148,6 +148,27 @@ std::string InstanceEvidence(const InstanceReadiness& instance) {
          (instance.reason.empty() ? std::string() : " " + instance.reason);
 }
 
+Classification ClassifyFailedV2Pod(const Context& ctx, const InstanceReadiness& instance) {
+  const PodRecord& pod = ctx.pod;
+  const PodDetail& d = pod.detail();
+  Timestamp start = 0;
+  for (std::string_view type : {"Initialized", "Ready"}) {
+    if (const PodCondition* c = pod.Condition(type)) start = std::max(start, c->last_transition);
+  }
+  if (start == 0) start = pod.created;
+  const bool evicted = d.status_reason == "Evicted";
+  std::string what = "pod Failed" + (d.status_reason.empty() ? "" : " (" + d.status_reason + ")") +
+                     ", never re-created by tidb-operator v2: delete the pod (kubectl -n " +
+                     pod.namespace_.str() + " delete pod " + pod.name + ")";
+  what += "; " + InstanceEvidence(instance);
+  if (const PodCondition* t = pod.Condition("DisruptionTarget"); t != nullptr) {
+    what += "; DisruptionTarget " + t->reason;
+  }
+  if (!d.status_message.empty()) what += "; kubelet: " + d.status_message;
+  return Waiting(Stage::kStarting, WaitClass::kNotReady, evicted ? r::kEvicted : r::kPodFailed,
+                 start, std::move(what));
+}
+
 // A Ready pod whose v2 instance is Ready=False: waiting in stage starting since the instance's
 // condition changed, like a running pod that is not ready.
 Classification ClassifyInstanceNotReady(const Context& ctx, const InstanceReadiness& instance) {

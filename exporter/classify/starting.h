@@ -19,6 +19,14 @@ Classification ClassifyStarting(const Context& ctx, Timestamp start);
 // condition changed, like a running pod that is not ready.
 Classification ClassifyInstanceNotReady(const Context& ctx, const InstanceReadiness& instance);
 
+// A Failed pod (phase Failed: the kubelet evicted it, or it failed otherwise) of a v2 instance
+// that is Ready=False. tidb-operator v2 never re-creates it: its instance controllers re-create a
+// pod only when it is missing or its spec changed (pkg/controllers/tikv/tasks/pod.go TaskPod, the
+// same in every component's), and nothing of v2 looks at the pod's phase. So it waits, in stage
+// starting from its last conditions, `not_ready` (a problem: someone has to delete the pod), with
+// reason `evicted` (status.reason Evicted) or `pod_failed`; the evidence says what to do.
+Classification ClassifyFailedV2Pod(const Context& ctx, const InstanceReadiness& instance);
+
 // "TiKV instance Ready=False InstanceNotHealthy": what a v2 instance's Ready condition says.
 std::string InstanceEvidence(const InstanceReadiness& instance);
 

@@ -158,7 +158,8 @@ void AppendDependencies(const ViewModel& m, const ClusterKey& k, std::string& h)
   h += "<span class=\"deps\">";
   auto it = m.dependencies.find(k);
   for (Dependency d : kAllDependencies) {
-    if (it != m.dependencies.end() ? !it->second.Applies(d) : d == Dependency::kDmMaster) {
+    if (it != m.dependencies.end() ? !it->second.Applies(d)
+                                        : !ClusterDependencies::AlwaysApplies(d)) {
       continue;
     }
     DependencyStatus s = it == m.dependencies.end() ? DependencyStatus{} : it->second.Get(d);

@@ -187,7 +187,8 @@ void WriteCluster(JsonWriter& w, const ViewModel& model, const ClusterKey& k,
   w.Key("dependencies");
   w.StartObject();
   for (Dependency d : kAllDependencies) {
-    if (it != model.dependencies.end() ? !it->second.Applies(d) : d == Dependency::kDmMaster) {
+    if (it != model.dependencies.end() ? !it->second.Applies(d)
+                                        : !ClusterDependencies::AlwaysApplies(d)) {
       continue;
     }
     w.Key(std::string(DependencyName(d)).c_str());

@@ -79,6 +79,10 @@ struct PodDetail {
   // autoscaling.x-k8s.io/consume-provisioning-request, or the deprecated
   // cluster-autoscaler.kubernetes.io/ one), in the pod's namespace; empty: none. Bounded length.
   std::string provisioning_request;
+  // A Failed pod's status.reason (Evicted, NodeShutdown, OutOfcpu, ...) and status.message (the
+  // kubelet's explanation); empty for a pod in any other phase. Bounded length.
+  std::string status_reason;
+  std::string status_message;
   std::vector<ContainerStatus> init_containers;  // status order
   std::vector<ContainerStatus> containers;
 };
@@ -195,9 +199,10 @@ struct DependencyStatus {
   bool operator==(const DependencyStatus&) const = default;
 };
 
-// component -> the dependencies it waits for: tikv=pd, tidb=pd+tikv, tiflash=pd+tikv,
-// ticdc=pd+tikv, pump=pd, the PD microservices tso, scheduling, scheduler, resource-manager and
-// router =pd, tikv-worker=pd (the default of --dependency.map: the needs of Components(), below).
+// component -> the dependencies it waits for: tikv=pd, tidb=pd+tso+tikv, tiflash=pd+tikv,
+// ticdc=pd+tso+tikv (tso only where it applies), pump=pd, the PD microservices tso, scheduling,
+// scheduler, resource-manager and router =pd, tikv-worker=pd (the default of --dependency.map: the
+// needs of Components(), below).
 using DependencyMap = std::map<std::string, std::vector<Dependency>>;
 const DependencyMap& DefaultDependencyMap();
 
@@ -287,22 +292,39 @@ struct ClusterDependencies {
   std::string pd_source;
   // Left as it is (unknown, no reason) for a cluster without DM or DMWorker instances.
   DependencyStatus dm_master;
+  // Left as it is (unknown, no reason) for a cluster not in PD microservices mode.
+  DependencyStatus tso;
   const DependencyStatus& Get(Dependency d) const {
-    return d == Dependency::kPd ? pd : d == Dependency::kTikv ? tikv : dm_master;
+    return const_cast<ClusterDependencies*>(this)->Get(d);
   }
   DependencyStatus& Get(Dependency d) {
-    return d == Dependency::kPd ? pd : d == Dependency::kTikv ? tikv : dm_master;
+    switch (d) {
+      case Dependency::kPd:
+        return pd;
+      case Dependency::kTikv:
+        return tikv;
+      case Dependency::kDmMaster:
+        return dm_master;
+      case Dependency::kTso:
+        return tso;
+    }
+    return pd;
   }
   // False for a v1 DMCluster that no TiDB cluster shares its name with: it has dm-master, no PD
   // and no TiKV (docs/DESIGN.md §4, "Topologies").
   bool tidb_cluster = true;
-  // Whether the cluster has that dependency at all: PD and TiKV for a TiDB cluster; dm-master once
-  // the dependency store evaluated it (a cluster with DM or DMWorker instances, a v1 DMCluster).
-  // The views and the metrics leave out what does not apply.
+  // PD and TiKV: every TiDB cluster has them. The others only some clusters have.
+  static constexpr bool AlwaysApplies(Dependency d) {
+    return d == Dependency::kPd || d == Dependency::kTikv;
+  }
+  // Whether the cluster has that dependency at all: PD and TiKV for a TiDB cluster; dm-master and
+  // tso once the dependency store evaluated them (a cluster with DM or DMWorker instances, a v1
+  // DMCluster; a cluster in PD microservices mode). The views, the metrics and the pod rules
+  // leave out what does not apply.
   bool Applies(Dependency d) const {
-    if (d != Dependency::kDmMaster) return tidb_cluster;
-    return dm_master.readiness != Readiness::kUnknown ||
-           dm_master.reason != DependencyReason::kNone;
+    if (AlwaysApplies(d)) return tidb_cluster;
+    const DependencyStatus& s = Get(d);
+    return s.readiness != Readiness::kUnknown || s.reason != DependencyReason::kNone;
   }
   bool operator==(const ClusterDependencies&) const = default;
 };

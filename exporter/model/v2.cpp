@@ -22,9 +22,15 @@ const std::vector<Kind>& Kinds() {
       {"PD", "PDGroup", "pds", "pdgroups", "pd", {}, kOwnQuorum},
       // TiKV's PD client gives up ("PD cluster failed to respond"); TiDB too ("PD server timeout").
       {"TiKV", "TiKVGroup", "tikvs", "tikvgroups", "tikv", {kPd}, kExits},
-      {"TiDB", "TiDBGroup", "tidbs", "tidbgroups", "tidb", {kPd, kTikv}, kExits},
+      // With PD microservices (PDGroup mode ms) TiDB and TiCDC take their timestamps from the TSO
+      // primary, which their PD client finds through PD (tidb: path = status.pd,
+      // pkg/configs/tidb/config.go; ticdc: `/cdc server --pd status.pd`,
+      // pkg/controllers/ticdc/tasks/pod.go): tso is theirs in such a cluster only. TiFlash is
+      // pointed at PD only (raft.pd_addr, pkg/configs/tiflash/config.go): its start-up
+      // registers its store and takes no timestamp of its own; tso is not its dependency.
+      {"TiDB", "TiDBGroup", "tidbs", "tidbgroups", "tidb", {kPd, kTso, kTikv}, kExits},
       {"TiFlash", "TiFlashGroup", "tiflashes", "tiflashgroups", "tiflash", {kPd, kTikv}, kNotReady},
-      {"TiCDC", "TiCDCGroup", "ticdcs", "ticdcgroups", "ticdc", {kPd, kTikv}, kNotReady},
+      {"TiCDC", "TiCDCGroup", "ticdcs", "ticdcgroups", "ticdc", {kPd, kTso, kTikv}, kNotReady},
       // PD microservices: backend-endpoints is the PD service (pkg/configs/<component>/config.go);
       // `pd-server services <name>` reads the cluster id and joins its primary election through
       // PD's etcd at start, and exits when it cannot.
@@ -98,6 +104,13 @@ OperatorHold HoldOf(const Cluster* cluster, const std::vector<const Group*>& pd_
     break;
   }
   return h;
+}
+
+bool InPdMicroservicesMode(const std::vector<const Group*>& pd_groups) {
+  for (const Group* g : pd_groups) {
+    if (g->pd_mode == "ms" && g->pd_status_mode == "ms") return true;
+  }
+  return false;
 }
 
 }  // namespace podwait::v2

@@ -120,6 +120,12 @@ struct Group {
   std::optional<int64_t> spec_replicas;   // spec.replicas
   std::optional<int64_t> replicas;        // status.replicas
   std::optional<int64_t> ready_replicas;  // status.readyReplicas
+  // PDGroup (api/core/v1alpha1/pd_types.go): the PD mode asked for
+  // (spec.template.spec.mode, "" normal or "ms" microservices) and the one reached
+  // (status.mode, written once every PD instance converged: pkg/controllers/pdgroup/tasks/
+  // mode_switch.go setModeSwitchComplete). Empty for the other groups.
+  std::string pd_mode;
+  std::string pd_status_mode;
   std::vector<Condition> conditions;
   ClusterKey Key() const { return {namespace_, cluster}; }
 };
@@ -138,6 +144,11 @@ std::string InstanceNameOfPod(std::string_view pod_name, std::string_view compon
 // (pkg/controllers/cluster/tasks/status.go sets it once every group is), suspending while it is
 // set and the condition is not True yet; the first PDGroup (by name) whose ModeSwitching is True.
 OperatorHold HoldOf(const Cluster* cluster, const std::vector<const Group*>& pd_groups);
+
+// Whether a PDGroup asks for PD microservices mode and has reached it (spec.template.spec.mode and
+// status.mode both "ms", api/core/v1alpha1/pd_types.go PDModeMS): the PD pods run `pd-server
+// services api` (pkg/controllers/pd/tasks/pod.go) and allocate no timestamps.
+bool InPdMicroservicesMode(const std::vector<const Group*>& pd_groups);
 
 }  // namespace podwait::v2
 
@@ -197,6 +208,13 @@ struct ClusterFacts {
   int dm_instances_ready = 0;
   int dm_worker_instances = 0;
   Timestamp dm_ready_since = 0;  // the latest Ready lastTransitionTime of the Ready DM instances
+  // PD microservices mode: a PDGroup of the cluster asks for mode ms and has reached it, and no
+  // mode switch is under way (hold.mode_switch empty): PD then allocates no timestamps, the TSO
+  // instances do. Their count and the Ready ones: the tso dependency of TiDB and TiCDC.
+  bool pd_ms_mode = false;
+  int tso_instances = 0;
+  int tso_instances_ready = 0;
+  Timestamp tso_ready_since = 0;  // the latest Ready lastTransitionTime of the Ready TSO instances
   std::vector<std::pair<std::string, int>> tikv_store_states;  // status.state -> count, sorted
   OperatorHold hold;  // paused, suspending, suspended, a PD mode switch (HoldOf)
   bool operator==(const ClusterFacts&) const = default;

@@ -102,7 +102,8 @@ inline constexpr ClassInfo kClasses[] = {
     {WaitClass::kStarting, "starting", true, StageSet(Stage::kInitializing, Stage::kStarting),
      "normal start-up"},
     {WaitClass::kNotReady, "not_ready", false, StageSet(Stage::kStarting),
-     "running, but readiness fails with its dependencies ready"},
+     "running, but readiness fails with its dependencies ready; or a tidb-operator v2 pod that "
+     "Failed and that nothing recreates"},
     {WaitClass::kVolume, "volume", false, StageSet(Stage::kInitializing, Stage::kStarting),
      "a volume cannot be attached or mounted, or the pod sandbox cannot be created, past the "
      "volume grace"},
@@ -185,6 +186,9 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kTopologySpread, "topology_spread", kConstraints)                                           \
   X(kUnboundPvc, "unbound_pvc", kConstraints)                                                   \
   X(kVolumeNodeAffinity, "volume_node_affinity", kConstraints)                                  \
+  /* the scheduler's VolumeBinding PreBind step: the PVC's provisioner failed (SchedulerError   \
+     `binding volumes: provisioning failed for PVC ...`) */                                     \
+  X(kVolumeProvisioningFailed, "volume_provisioning_failed", kConstraints)                      \
   X(kUnschedulableOther, "unschedulable_other", kConstraints)                                   \
   /* dynamic resource allocation (the scheduler's DynamicResources plugin): no node can         \
      allocate the pod's ResourceClaims (judged like any resource reason), a claim that does not \
@@ -221,6 +225,9 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kNoTikvStoreUp, "no_tikv_store_up", kDependency)                                            \
   /* a tidb-operator v2 DMWorker while no majority of its DM masters is Ready */                \
   X(kDmMasterNotReady, "dm_master_not_ready", kDependency)                                      \
+  /* a TiDB or TiCDC of a tidb-operator v2 cluster in PD microservices mode (PDGroup mode ms)   \
+     while no TSO instance is Ready: PD allocates no timestamps then */                         \
+  X(kTsoNotReady, "tso_not_ready", kDependency)                                                 \
   X(kDependencyReady, "dependency_ready", kDependency, kDependencyStuck)                        \
   /* the dependency's readiness cannot be told: the stage's plain class, never dependency */    \
   X(kDependencyUnknown, "dependency_unknown", kStarting, kNotReady)                             \
@@ -240,6 +247,10 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   /* the same, the instance Ready=False InstanceNotHealthy: the operator's health check of the  \
      component fails (a TiKV store not serving yet) */                                          \
   X(kInstanceNotHealthy, "instance_not_healthy", kStarting, kNotReady)                          \
+  /* a Failed pod of a tidb-operator v2 instance that is not Ready: v2 never recreates it       \
+     (the kubelet evicted it, or it failed otherwise); someone has to delete it */              \
+  X(kEvicted, "evicted", kNotReady)                                                             \
+  X(kPodFailed, "pod_failed", kNotReady)                                                        \
   /* volumes and the pod sandbox, before any container starts: `starting` within the volume     \
      grace, `volume` past it */                                                                 \
   X(kVolumeMultiAttach, "volume_multi_attach", kStarting, kVolume)                              \
@@ -285,11 +296,14 @@ bool Allowed(Stage stage, WaitClass wait_class, std::string_view reason);
 // Dependencies
 
 // dm-master: the DM masters of a tidb-operator v2 cluster (its DM instances), which its DMWorkers
-// register with; it applies only to a cluster with DM or DMWorker instances
-// (ClusterDependencies::Applies).
-enum class Dependency : uint8_t { kPd, kTikv, kDmMaster };
-inline constexpr Dependency kAllDependencies[] = {Dependency::kPd, Dependency::kTikv,
-                                                  Dependency::kDmMaster};
+// register with; it applies only to a cluster with DM or DMWorker instances. tso: the TSO
+// instances of a tidb-operator v2 cluster in PD microservices mode (its PDGroup's mode `ms`, no
+// mode switch under way), from which TiDB and TiCDC take timestamps; it applies only to such a
+// cluster (ClusterDependencies::Applies). In the order a pod's dependencies are looked at: PD
+// first (PD down takes the others down), TSO before TiKV (no timestamp, no transaction).
+enum class Dependency : uint8_t { kPd, kTikv, kDmMaster, kTso };
+inline constexpr Dependency kAllDependencies[] = {Dependency::kPd, Dependency::kTso,
+                                                  Dependency::kTikv, Dependency::kDmMaster};
 struct DependencyInfo {
   Dependency dependency;
   std::string_view name;              // the `dependency` label
@@ -299,6 +313,7 @@ inline constexpr DependencyInfo kDependencies[] = {
     {Dependency::kPd, "pd", reason::kPdNotReady},
     {Dependency::kTikv, "tikv", reason::kTikvNotReady},
     {Dependency::kDmMaster, "dm-master", reason::kDmMasterNotReady},
+    {Dependency::kTso, "tso", reason::kTsoNotReady},
 };
 constexpr std::string_view DependencyName(Dependency d) {
   return kDependencies[static_cast<size_t>(d)].name;
@@ -331,6 +346,7 @@ enum class DependencyReason : uint8_t {
   // "Topologies"): PD in another Kubernetes, or a referenced cluster's PD podwait cannot see. The
   // absence of a local PD is no outage.
   kPdElsewhere,
+  kTsoNotReady,
 };
 struct DependencyReasonInfo {
   DependencyReason reason;
@@ -354,6 +370,7 @@ inline constexpr DependencyReasonInfo kDependencyReasons[] = {
     {DependencyReason::kPdNotReachableFromHere, "pd_not_reachable_from_here",
      reason::kDependencyUnknown},
     {DependencyReason::kPdElsewhere, "pd_elsewhere", reason::kDependencyUnknown},
+    {DependencyReason::kTsoNotReady, "tso_not_ready", reason::kTsoNotReady},
 };
 constexpr std::string_view DependencyReasonName(DependencyReason r) {
   return kDependencyReasons[static_cast<size_t>(r)].name;

@@ -19,13 +19,18 @@ using json::Object;
 using json::Str;
 using json::Time;
 
-// The pod conditions classification reads; others (DisruptionTarget, readiness gates) are not
-// kept, to keep records small. PodReadyToStartContainers (PodHasNetwork before 1.29) is kept only
-// while False: the sandbox is not ready (classify/volumes.h).
+// The pod conditions classification reads; others (readiness gates) are not kept, to keep
+// records small. PodReadyToStartContainers (PodHasNetwork before 1.29) is kept only while False:
+// the sandbox is not ready (classify/volumes.h). DisruptionTarget only while True: the kubelet
+// (TerminationByKubelet) or another controller ended the pod, which a Failed v2 pod's evidence
+// says (classify/starting.h).
 bool IsKeptCondition(const rapidjson::Value& c) {
   std::string_view type = Str(&c, "type");
   if (type == "PodReadyToStartContainers" || type == "PodHasNetwork") {
     return ParseConditionStatus(Str(&c, "status")) == ConditionStatus::kFalse;
+  }
+  if (type == "DisruptionTarget") {
+    return ParseConditionStatus(Str(&c, "status")) == ConditionStatus::kTrue;
   }
   return type == "PodScheduled" || type == "Initialized" || type == "ContainersReady" ||
          type == "Ready";
@@ -157,6 +162,12 @@ Result<PodRecord> ParsePod(const rapidjson::Value& object, const PodParseOptions
   }
 
   PodDetail& detail = pod.mutable_detail();
+  // status.reason and status.message: the kubelet's word on a pod it ended (Evicted, with what the
+  // node ran short of; NodeShutdown, OutOfcpu, ...).
+  if (pod.phase == PodPhase::kFailed) {
+    detail.status_reason = BoundedText(Str(status, "reason"), kMaxObjectName);
+    detail.status_message = BoundedText(Str(status, "message"), options.max_message_bytes);
+  }
   if (const rapidjson::Value* annotations = Object(meta, "annotations")) {
     std::string_view request = Str(annotations, kConsumeProvisioningRequest.data());
     if (request.empty()) {

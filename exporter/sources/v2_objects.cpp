@@ -269,6 +269,13 @@ V2Parse<v2::Group> ParseV2Group(const Value& object) {
   g.spec_replicas = r.Int(m->spec, "replicas", "spec.replicas");
   g.replicas = r.Int(m->status, "replicas", "status.replicas");
   g.ready_replicas = r.Int(m->status, "readyReplicas", "status.readyReplicas");
+  if (g.component == "pd") {
+    // api/core/v1alpha1/pd_types.go: PDTemplateSpec.Mode, PDGroupStatus.Mode ("" or "ms").
+    const Value* tmpl = r.Object(m->spec, "template", "spec.template");
+    const Value* tspec = r.Object(tmpl, "spec", "spec.template.spec");
+    g.pd_mode = r.String(tspec, "mode", "spec.template.spec.mode");
+    g.pd_status_mode = r.String(m->status, "mode", "status.mode");
+  }
   g.conditions = Conditions(r, m->status);
   return Done(r, std::move(g));
 }

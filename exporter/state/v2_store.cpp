@@ -76,6 +76,8 @@ v2::ClusterFacts V2Store::Compute(const Entry& e) {
       CountReady(inst, &f.dm_instances, &f.dm_instances_ready, &f.dm_ready_since);
     } else if (inst.component == "dm-worker") {
       ++f.dm_worker_instances;
+    } else if (inst.component == "tso") {
+      CountReady(inst, &f.tso_instances, &f.tso_instances_ready, &f.tso_ready_since);
     }
   }
   f.tikv_store_states.assign(states.begin(), states.end());
@@ -84,6 +86,7 @@ v2::ClusterFacts V2Store::Compute(const Entry& e) {
     if (g.component == "pd") pd_groups.push_back(&g);
   }
   f.hold = v2::HoldOf(e.cluster ? &*e.cluster : nullptr, pd_groups);
+  f.pd_ms_mode = f.hold.mode_switch.empty() && v2::InPdMicroservicesMode(pd_groups);
   return f;
 }
 

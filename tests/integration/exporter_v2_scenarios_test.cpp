@@ -396,5 +396,192 @@ TEST(ExporterV2Scenarios, PauseModeSwitchSuspendAndResume) {
   ASSERT_TRUE(stack.ScrapeUntil(nothing_waits, 20, &text)) << text << stack.exporter().ReadLog();
 }
 
+// A kubelet eviction (tests/scenarios/v2-evicted.json, after
+// tests/fixtures/v2/pods/tikv-evicted.json): the evicted v2 TiKV pod waits (stage starting,
+// not_ready, evicted; its series name the instance; the evidence says to delete the pod), because
+// v2 never re-creates a Failed pod; the evicted v1 TiKV pod does not (its StatefulSet re-creates
+// it). Deleted and re-created, the v2 pod is Ready again and nothing waits.
+TEST(ExporterV2Scenarios, EvictedV2PodWaitsEvictedV1PodDoesNot) {
+  SimAndExporter stack("tests/scenarios/v2-evicted.json");
+  auto nothing_waits = [](const std::string& t) {
+    return FindSamples(t, "podwait_pod_waiting_seconds", {}).empty();
+  };
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return SampleValue(t, "podwait_pd_leader", {{"tidb_cluster", "tidb-v2-basic"}}) == 1 &&
+               nothing_waits(t);
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=evict"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   {{"namespace", "tidb-v2"},
+                    {"pod", "tikv-tikv-m3p8zc"},
+                    {"v2_instance", "tikv-m3p8zc"},
+                    {"stage", "starting"},
+                    {"class", "not_ready"},
+                    {"reason", "evicted"}});
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  // The v1 pod is Failed too, and seen (its store is Down in PD), but not waiting.
+  EXPECT_TRUE(FindSamples(text, "podwait_pod_waiting_seconds", {{"namespace", "tidb"}}).empty())
+      << text;
+  EXPECT_EQ(FindSamples(text, "podwait_pod_waiting_seconds", {}).size(), 1u) << text;
+  HttpResult pods = HttpGet(stack.exporter_port(), "/api/v1/pods?namespace=tidb-v2");
+  EXPECT_THAT(
+      pods.body,
+      HasSubstr("pod Failed (Evicted), never re-created by tidb-operator v2: delete the pod "
+                "(kubectl -n tidb-v2 delete pod tikv-tikv-m3p8zc)"));
+  EXPECT_THAT(pods.body, HasSubstr("TiKV instance Ready=False PodNotReady"));
+  EXPECT_THAT(pods.body, HasSubstr("DisruptionTarget TerminationByKubelet"));
+  EXPECT_THAT(pods.body, HasSubstr("kubelet: The node was low on resource: memory."));
+  EXPECT_THAT(HttpGet(stack.exporter_port(), "/api/v1/pods?namespace=tidb").body,
+              ::testing::Not(HasSubstr("demo-tikv-1")));
+
+  // Someone deleted it; v2 created it again and it serves: nothing waits.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=pod-deleted"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(nothing_waits, 20, &text)) << text << stack.exporter().ReadLog();
+}
+
+// PD microservices mode (tests/scenarios/v2-pd-ms.json, after tests/fixtures/v2/objects/
+// pdgroup-ms.json): TiDB's own crash loop with the TSO instances Ready is crashloop; every TSO
+// instance down with PD healthy makes TiDB an expected dependency wait on tso (tso_not_ready),
+// the dependency series says tso is not ready, and the TSO pods are the crash loop (paged); once
+// TSO is back nothing waits.
+TEST(ExporterV2Scenarios, PdMicroservicesTsoIsTidbsDependency) {
+  SimAndExporter stack("tests/scenarios/v2-pd-ms.json");
+  const std::map<std::string, std::string> ms = {{"namespace", "tidb-ms"},
+                                                 {"tidb_cluster", "tidb-ms-ms"}};
+  auto in_ms = [&ms](std::map<std::string, std::string> m) {
+    m.insert(ms.begin(), ms.end());
+    return m;
+  };
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return SampleValue(t, "podwait_pd_leader", ms) == 1 &&
+               SampleValue(t, "podwait_dependency_ready", in_ms({{"dependency", "tso"}})) == 1 &&
+               FindSamples(t, "podwait_pod_waiting_seconds", ms).empty();
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+
+  // TiDB crash-loops with PD, TSO and TiKV ready long before: its own crash loop.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=tidb-crash"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   in_ms({{"pod", "tidb-tidb-h2k9sd"}, {"class", "crashloop"}}));
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+
+  // Every TSO instance down, PD healthy: TiDB waits on tso; the TSO pods crash-loop.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=tso-down"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   in_ms({{"pod", "tidb-tidb-h2k9sd"},
+                          {"class", "dependency"},
+                          {"reason", "tso_not_ready"}})) &&
+               FindSamples(t, "podwait_pod_waiting_seconds",
+                           in_ms({{"component", "tso"}, {"class", "crashloop"}}))
+                       .size() == 2;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  EXPECT_EQ(SampleValue(text, "podwait_dependency_ready", in_ms({{"dependency", "tso"}})), 0);
+  EXPECT_EQ(SampleValue(text, "podwait_dependency_ready", in_ms({{"dependency", "pd"}})), 1);
+  HttpResult pods = HttpGet(stack.exporter_port(), "/api/v1/pods?namespace=tidb-ms");
+  EXPECT_THAT(pods.body, HasSubstr("tso not ready (tso_not_ready)"));
+  EXPECT_THAT(pods.body, HasSubstr("\"tso\":{"));
+
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=tso-back"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return FindSamples(t, "podwait_pod_waiting_seconds", ms).empty() &&
+               SampleValue(t, "podwait_dependency_ready", in_ms({{"dependency", "tso"}})) == 1;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+}
+
+// A cluster in normal PD mode has no tso series: TSO is PD's then.
+TEST(ExporterV2Scenarios, NormalPdModeHasNoTsoDependency) {
+  SimAndExporter stack("tests/scenarios/v2-planned.json");
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [](const std::string& t) {
+        return SampleValue(t, "podwait_pd_leader", {{"tidb_cluster", "tidb-v2-basic"}}) == 1;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  EXPECT_TRUE(FindSamples(text, "podwait_dependency_ready", {{"dependency", "tso"}}).empty())
+      << text;
+}
+
+// A switch to PD microservices mode (tests/scenarios/v2-pd-mode-switch.json): the switch waits
+// for the TSO pods, it does not hold them. A TSO pod being created is planned (pd_mode_switch); a
+// TSO pod short of cpu is capacity, the switch in its evidence; tso is no dependency during the
+// switch, and becomes one once the switch completes.
+TEST(ExporterV2Scenarios, ModeSwitchWaitsForTsoPodsDoesNotHoldThem) {
+  SimAndExporter stack("tests/scenarios/v2-pd-mode-switch.json");
+  const std::map<std::string, std::string> sw = {{"namespace", "tidb-sw"},
+                                                 {"tidb_cluster", "tidb-sw-sw"}};
+  auto in_sw = [&sw](std::map<std::string, std::string> m) {
+    m.insert(sw.begin(), sw.end());
+    return m;
+  };
+  std::string text;
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return SampleValue(t, "podwait_pd_leader", sw) == 1 &&
+               FindSamples(t, "podwait_pod_waiting_seconds", sw).empty();
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=switch"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return Has(t, "podwait_pod_waiting_seconds",
+                   in_sw({{"pod", "tso-tso-t3v8rw"},
+                          {"stage", "starting"},
+                          {"class", "planned"},
+                          {"reason", "pd_mode_switch"}})) &&
+               Has(t, "podwait_pod_waiting_seconds",
+                   in_sw({{"pod", "tso-tso-k9m2xp"},
+                          {"stage", "unscheduled"},
+                          {"class", "capacity"},
+                          {"reason", "insufficient_cpu"}})) &&
+               Has(t, "podwait_cluster_hold", in_sw({{"hold", "pd_mode_switch"}}));
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+  EXPECT_TRUE(FindSamples(text, "podwait_dependency_ready", in_sw({{"dependency", "tso"}})).empty())
+      << text;
+  HttpResult pods = HttpGet(stack.exporter_port(), "/api/v1/pods?namespace=tidb-sw");
+  EXPECT_THAT(pods.body, HasSubstr("PDGroup ModeSwitching=True WaitingForTSOGroupReady waits for "
+                                   "this pod, does not hold it; PodScheduled=False Unschedulable: "
+                                   "0/3 nodes are available: 3 Insufficient cpu."));
+  EXPECT_THAT(pods.body,
+              HasSubstr("PDGroup ModeSwitching=True WaitingForTSOGroupReady; else starting/"));
+
+  // The switch completes: nothing waits, and the cluster's tso is ready.
+  ASSERT_EQ(stack.SimPost("/_sim/advance?to=switched"), 200);
+  ASSERT_TRUE(stack.ScrapeUntil(
+      [&](const std::string& t) {
+        return FindSamples(t, "podwait_pod_waiting_seconds", sw).empty() &&
+               SampleValue(t, "podwait_dependency_ready", in_sw({{"dependency", "tso"}})) == 1;
+      },
+      20, &text))
+      << text << stack.exporter().ReadLog();
+}
+
 }  // namespace
 }  // namespace podwait::testing

@@ -714,6 +714,10 @@ struct PodPlan {
   int64_t restarts = -1;
   bool scheduled = false, initialized = false, running_stage = false, crashloop = false;
   std::string reason, phase, uid;
+  // A Failed pod: when it failed (Ready's lastTransitionTime, the containers' finishedAt), and
+  // the kubelet's eviction message when the kubelet evicted it (status.reason Evicted).
+  Timestamp failed_at = 0;
+  std::string evicted;
 };
 
 // The pod's names: namespace, name, cluster and component (from a <cluster>-<component>-<n>
@@ -780,7 +784,9 @@ bool ResolvePodNames(const rapidjson::Value& spec, PodPlan* p, std::string* erro
 
 // The stage, times, containers, node and phase of the pod.
 bool PlanPod(const rapidjson::Value& spec, Timestamp now, PodPlan* p, std::string* error) {
-  p->stage = Str(spec, "stage", "ready");
+  // "evicted": the kubelet's message; the pod Failed with status.reason Evicted.
+  p->evicted = Str(spec, "evicted");
+  p->stage = Str(spec, "stage", p->evicted.empty() ? "ready" : "failed");
   static const char* const kStages[] = {"pending",   "unschedulable", "gated",   "init",
                                         "creating",  "waiting",       "running", "ready",
                                         "succeeded", "failed"};
@@ -801,6 +807,7 @@ bool PlanPod(const rapidjson::Value& spec, Timestamp now, PodPlan* p, std::strin
     return false;
   }
   if (!TimeField(spec, "since", now, p->created, &p->unsched_since, error)) return false;
+  if (!TimeField(spec, "failedAt", now, now, &p->failed_at, error)) return false;
 
   p->version = Str(spec, "version", "v8.1.0");
   p->image = Str(spec, "image", "pingcap/" + p->component + ":" + p->version);
@@ -1029,20 +1036,29 @@ void WritePodConditions(Writer& w, const rapidjson::Value& spec, const PodPlan& 
         for (size_t i = init_index; i < p.inits.size(); ++i) pending_inits.push_back(p.inits[i]);
       }
       bool ready = p.stage == "ready";
-      bool done = p.stage == "succeeded" || p.stage == "failed";
+      // pkg/kubelet/status/generate.go: PodCompleted for a Succeeded pod only; a Failed one's
+      // containers are not ready (ContainersNotReady) since it failed.
+      bool done = p.stage == "succeeded";
+      bool failed = p.stage == "failed";
       std::string unready = "containers with unready status: [" + Join(p.mains) + "]";
+      // pkg/kubelet/eviction/eviction_manager.go (evictPod): DisruptionTarget True
+      // TerminationByKubelet with the eviction message.
+      if (failed && !p.evicted.empty()) {
+        Condition(w, "DisruptionTarget", true, p.failed_at, "TerminationByKubelet", p.evicted);
+      }
       if (p.initialized) {
         Condition(w, "Initialized", true, p.initialized_at, done ? "PodCompleted" : "", "");
       } else {
         Condition(w, "Initialized", false, p.scheduled_at, "ContainersNotInitialized",
                   "containers with incomplete status: [" + Join(pending_inits) + "]");
       }
-      Condition(w, "Ready", ready, ready ? p.ready_at : p.scheduled_at,
+      const Timestamp unready_at = failed ? p.failed_at : p.scheduled_at;
+      Condition(w, "Ready", ready, ready ? p.ready_at : unready_at,
                 ready  ? ""
                 : done ? "PodCompleted"
                        : "ContainersNotReady",
                 ready || done ? "" : unready);
-      Condition(w, "ContainersReady", ready, ready ? p.ready_at : p.scheduled_at,
+      Condition(w, "ContainersReady", ready, ready ? p.ready_at : unready_at,
                 ready  ? ""
                 : done ? "PodCompleted"
                        : "ContainersNotReady",
@@ -1090,8 +1106,9 @@ void WriteMainStatuses(Writer& w, const rapidjson::Value& spec, Timestamp now, c
     } else {  // succeeded / failed
       st.kind = ContainerState::kTerminated;
       st.started_at = p.initialized_at + 1000;
-      st.finished_at = now;
-      st.exit_code = p.stage == "failed" ? 1 : 0;
+      st.finished_at = p.stage == "failed" ? p.failed_at : now;
+      // An evicted container is killed (SIGKILL after its grace: 137).
+      st.exit_code = p.stage == "failed" ? (p.evicted.empty() ? 1 : 137) : 0;
       st.reason = p.stage == "failed" ? "Error" : "Completed";
     }
     WriteContainerStatus(w, st, false);
@@ -1153,6 +1170,7 @@ void WritePodStatus(Writer& w, const rapidjson::Value& spec, Timestamp now, cons
     WriteInitStatuses(w, spec, now, p);
   }
   if (!Str(spec, "nominatedNode").empty()) KV(w, "nominatedNodeName", Str(spec, "nominatedNode"));
+  if (!p.evicted.empty()) KV(w, "message", p.evicted);
   KV(w, "phase", p.phase);
   if (p.scheduled) {
     KV(w, "podIP", p.pod_ip);
@@ -1164,6 +1182,7 @@ void WritePodStatus(Writer& w, const rapidjson::Value& spec, Timestamp now, cons
     w.EndArray();
   }
   KV(w, "qosClass", "Burstable");
+  if (!p.evicted.empty()) KV(w, "reason", "Evicted");
   if (p.scheduled) KT(w, "startTime", p.scheduled_at);
   w.EndObject();
 }
@@ -1608,9 +1627,21 @@ bool ExpandV2(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* 
     KV(w, "name", cluster);
     w.EndObject();
   }
+  // api/core/v1alpha1/pd_types.go: a PDGroup's mode (PDTemplateSpec.Mode, "ms": microservices).
+  const std::string pd_mode = kind == "PDGroup" ? Str(spec, "mode") : "";
   if (group) {
     w.Key("replicas");
     w.Int64(Int(spec, "replicas", 3));
+    if (!pd_mode.empty()) {
+      w.Key("template");
+      w.StartObject();
+      w.Key("spec");
+      w.StartObject();
+      KV(w, "mode", pd_mode);
+      KV(w, "version", Str(spec, "version", "v8.5.2"));
+      w.EndObject();
+      w.EndObject();
+    }
   } else if (row != nullptr) {
     KV(w, "subdomain", owner_group + "-" + row->component + "-peer");
     KV(w, "version", Str(spec, "version", "v8.5.2"));
@@ -1693,6 +1724,12 @@ bool ExpandV2(const rapidjson::Value& spec, Timestamp now, rapidjson::Document* 
     KV(w, "pd",
        Str(spec, "pd", scheme + "://" + Str(spec, "pdGroup", "pd") + "-pd." + ns + ":2379"));
   } else if (group) {
+    // PDGroupStatus.Mode: the mode reached, written when a switch completes
+    // (pkg/controllers/pdgroup/tasks/mode_switch.go setModeSwitchComplete): `statusMode`, else the
+    // asked mode unless a switch is under way.
+    const std::string status_mode =
+        Str(spec, "statusMode", Str(spec, "modeSwitching").empty() ? pd_mode : "");
+    if (!status_mode.empty()) KV(w, "mode", status_mode);
     w.Key("readyReplicas");
     w.Int64(Int(spec, "readyReplicas", 0));
     w.Key("replicas");

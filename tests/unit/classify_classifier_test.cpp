@@ -91,6 +91,7 @@ constexpr const char* kV2RouterCrash = "tests/fixtures/v2/pods/router-crashloop-
 constexpr const char* kV2DmWorkerCrash =
     "tests/fixtures/v2/pods/dm-worker-crashloop-no-dm-master.json";
 constexpr const char* kV2TiproxyReady = "tests/fixtures/v2/pods/tiproxy-ready.json";
+constexpr const char* kV2TikvEvicted = "tests/fixtures/v2/pods/tikv-evicted.json";
 
 Timestamp V2At(const std::string& hhmmss) {
   return ParseRfc3339("2025-03-10T" + hhmmss + "Z").value();
@@ -250,6 +251,12 @@ ClusterDependencies AllReady(Timestamp since) { return Deps(Ready(since), Ready(
 ClusterDependencies WithDmMaster(DependencyStatus dm, Timestamp since) {
   ClusterDependencies d = AllReady(since);
   d.dm_master = dm;
+  return d;
+}
+// PD and TiKV ready since `since`; the TSO instances (PD microservices mode) as given.
+ClusterDependencies WithTso(DependencyStatus tso, Timestamp since) {
+  ClusterDependencies d = AllReady(since);
+  d.tso = tso;
   return d;
 }
 
@@ -1092,6 +1099,28 @@ std::vector<Row> Rows() {
           .With(FitMessage("no nodes available to schedule pods"))
           .Now(At("10:10:00"))
           .Expect(S::kUnscheduled, C::kCapacity, r::kNoNodes, t0));
+  // The scheduler's VolumeBinding PreBind step timed out on a claim whose provisioner failed
+  // (kubernetes pkg/scheduler/framework/plugins/volumebinding/binder.go checkBindings; the
+  // framework's runPreBindPlugins wraps it; schedule_one.go handleBindingCycleError writes
+  // PodScheduled=False SchedulerError and a FailedScheduling event with the same text).
+  const std::string prebind =
+      "running PreBind plugin \"VolumeBinding\": binding volumes: provisioning failed for PVC "
+      "\"tikv-basic-tikv-0\"";
+  add(Row("VolumeProvisioningFailedSchedulerError", kUnsched)
+          .With(
+              Condition("PodScheduled", "False", "SchedulerError", prebind, "2024-05-02T10:00:01Z"))
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kVolumeProvisioningFailed, t0,
+                  "PodScheduled=False SchedulerError: running PreBind plugin"));
+  // The condition without a message: the last FailedScheduling event (aggregated by client-go's
+  // correlator after ten of them) says the same.
+  add(Row("VolumeProvisioningFailedAggregatedEvent", kUnsched)
+          .With(Condition("PodScheduled", "False", "SchedulerError", "", "2024-05-02T10:00:01Z"))
+          .Ev("FailedScheduling", "default-scheduler", "(combined from similar events): " + prebind,
+              At("10:00:01"), At("10:09:00"), 12)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kVolumeProvisioningFailed, t0,
+                  "provisioning failed for PVC"));
   add(Row("NodeAffinityOnly", kUnsched)
           .With(FitMessage("0/3 nodes are available: 3 node(s) didn't match Pod's node "
                            "affinity/selector. preemption: 0/3 nodes are available: 3 "
@@ -1768,6 +1797,45 @@ std::vector<Row> Rows() {
           .WithDeps(Deps(Ready(V2At("08:10:00")), NotReady("no_tikv_store_up")))
           .Now(V2At("08:13:00"))
           .Expect(S::kStarting, C::kDependency, r::kNoTikvStoreUp, v2_tidb_init));
+  // PD microservices mode (the cluster's tso applies): TiDB takes its timestamps from the TSO
+  // primary, not from PD. Every TSO instance down, PD and TiKV ready: a dependency wait on tso.
+  add(Row("V2TidbCrashLoopTsoDownPdReady", kV2TidbCrash)
+          .WithDeps(WithTso(NotReady("tso_not_ready"), V2At("07:00:00")))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kTsoNotReady, v2_tidb_init,
+                  "tso not ready (tso_not_ready); container tidb CrashLoopBackOff"));
+  // PD down as well: PD is looked at first.
+  add(Row("V2TidbCrashLoopTsoAndPdDown", kV2TidbCrash)
+          .WithDeps([] {
+            ClusterDependencies d = PdDown("no_pd_leader");
+            d.tso = NotReady("tso_not_ready");
+            return d;
+          }())
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_tidb_init));
+  // TSO ready long before: TiDB's crash loop is its own.
+  add(Row("V2TidbCrashLoopTsoReadyBefore", kV2TidbCrash)
+          .WithDeps(WithTso(Ready(V2At("07:00:00")), V2At("07:00:00")))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, v2_tidb_init));
+  // TSO back within the ready grace: the kubelet's back-off runs out first.
+  add(Row("V2TidbCrashLoopTsoReadyWithinGrace", kV2TidbCrash)
+          .WithDeps(WithTso(Ready(V2At("08:07:00")), V2At("07:00:00")))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kDependency, r::kDependencyReady, v2_tidb_init,
+                  "pd+tso+tikv ready since"));
+  // Not in microservices mode (tso left unknown without a reason: it does not apply): TiDB needs
+  // PD and TiKV only, never an unknown tso.
+  add(Row("V2TidbCrashLoopNoTsoInNormalMode", kV2TidbCrash)
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, v2_tidb_init));
+  // The same for a running TiDB: its readiness is its own, never dependency_unknown for a tso
+  // that does not apply.
+  add(Row("V2TidbRunningNotReadyNoTsoInNormalMode", kV2TidbRunning)
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Now(V2At("08:11:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kReadinessProbe, v2_tidb_init, "pd+tikv ready"));
   add(Row("V2TidbRunningNotReadyTikvDown", kV2TidbRunning)
           .WithDeps(Deps(Ready(V2At("08:10:00")), NotReady("no_tikv_store_up")))
           .Now(V2At("08:11:00"))
@@ -1956,6 +2024,87 @@ std::vector<Row> Rows() {
           .Hold(switching)
           .Now(V2At("08:20:00"))
           .Expect(S::kStarting, C::kDependency, r::kNoPdLeader, v2_tikv_init));
+  // A switch to PD microservices mode waits for the TSO (and Scheduling) pods it needs
+  // (pkg/controllers/pdgroup/tasks/mode_switch.go checkTSODependency): it does not hold them. A TSO
+  // pod's own problem stays its class, the switch in its evidence; a TSO pod starting normally, or
+  // crash-looping on PD that the switch restarts, is planned. The PD pods it restarts are planned
+  // whatever they show. (Made-up variations: the fixtures' component label set to the TSO's.)
+  auto as = [](std::string component) {
+    return [component](YAML::Node& d) {
+      d["metadata"]["labels"]["app.kubernetes.io/component"] = component;
+      if (d["metadata"]["labels"]["pingcap.com/component"]) {
+        d["metadata"]["labels"]["pingcap.com/component"] = component;
+      }
+      // The main container is named after the component (tidb-operator names it so).
+      YAML::Node statuses = d["status"]["containerStatuses"];
+      if (statuses && statuses.IsSequence() && statuses.size() > 0) {
+        statuses[0]["name"] = component;
+      }
+    };
+  };
+  add(Row("V2ModeSwitchTsoUnschedulableIsCapacity", kUnsched)
+          .With(as("tso"))
+          .Hold(switching)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0,
+                  "PDGroup ModeSwitching=True WaitingForTSOGroupReady waits for this pod, does not "
+                  "hold it; PodScheduled=False Unschedulable: 0/3 nodes are available: 3 "
+                  "Insufficient memory"));
+  add(Row("V2ModeSwitchSchedulerUnschedulableIsCapacity", kUnsched)
+          .With(as("scheduler"))
+          .Hold(switching)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientMemory, t0, "waits for this pod"));
+  add(Row("V2ModeSwitchPdUnschedulableIsPlanned", kUnsched)
+          .With(as("pd"))
+          .Hold(switching)
+          .Now(At("10:10:00"))
+          .Expect(S::kUnscheduled, C::kPlanned, r::kPdModeSwitch, t0,
+                  "else capacity/insufficient_memory"));
+  add(Row("V2ModeSwitchTsoStartingIsPlanned", kVolumePod)
+          .With(as("tso"))
+          .Hold(switching)
+          .Now(At("10:01:00"))
+          .Expect(S::kStarting, C::kPlanned, r::kPdModeSwitch, vol_start,
+                  "PDGroup ModeSwitching=True WaitingForTSOGroupReady; else starting/"));
+  add(Row("V2ModeSwitchTsoCrashLoopPdReadyIsCrashloop", kV2RouterCrash)
+          .With(as("tso"))
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Hold(switching)
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kCrashloop, r::kCrashLoop, v2_crash_init,
+                  "PDGroup ModeSwitching=True WaitingForTSOGroupReady waits for this pod, does not "
+                  "hold it; container tso CrashLoopBackOff"));
+  add(Row("V2ModeSwitchTsoCrashLoopOnPdIsPlanned", kV2RouterCrash)
+          .With(as("tso"))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Hold(switching)
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kPlanned, r::kPdModeSwitch, v2_crash_init,
+                  "else dependency/no_pd_leader"));
+  add(Row("V2ModeSwitchTsoImageIsImage", kV2RouterCrash)
+          .With(as("tso"))
+          .With([](YAML::Node& d) {
+            YAML::Node st = d["status"]["containerStatuses"][0];
+            st["state"] = YAML::Node();
+            st["state"]["waiting"]["reason"] = "ImagePullBackOff";
+            st["state"]["waiting"]["message"] = "Back-off pulling image \"pingcap/pd:v8.5.9\"";
+          })
+          .WithDeps(AllReady(V2At("07:00:00")))
+          .Hold(switching)
+          .Now(V2At("08:08:00"))
+          .Expect(S::kStarting, C::kImage, r::kImagePull, v2_crash_init, "waits for this pod"));
+  // A Failed TSO pod during the switch: the switch does not re-create it (it re-creates only the
+  // PD pods whose mode changes), so it stays the pod to delete.
+  add(Row("V2ModeSwitchEvictedTsoIsNotPlanned", kV2TikvEvicted)
+          .With(as("tso"))
+          .Instance(ConditionStatus::kFalse, "PodNotReady", V2At("09:12:43"), "TSO")
+          .WithDeps(AllReady(V2At("08:05:00")))
+          .Hold(switching)
+          .Now(V2At("09:20:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kEvicted, V2At("09:12:42"),
+                  "PDGroup ModeSwitching=True WaitingForTSOGroupReady waits for this pod, does not "
+                  "hold it; pod Failed (Evicted)"));
   // A Ready TiKV pod whose instance is Ready=False after its leaders were evicted (restart).
   add(Row("V2LeadersEvictedWithinGrace", kV2TikvReady)
           .Instance(ConditionStatus::kFalse, "InstanceNotHealthy", inst_since)
@@ -2033,6 +2182,45 @@ std::vector<Row> Rows() {
   add(Row("FailedPod", kUnsched)
           .With(Field({"status", "phase"}, "Failed"))
           .Now(At("10:05:00"))
+          .NotWaiting());
+  // A Failed v2 pod whose instance is Ready=False (pkg/controllers/common/task_status.go:
+  // PodNotReady) waits: v2 never re-creates it (pkg/controllers/tikv/tasks/pod.go TaskPod looks
+  // only at a missing pod, its deletionTimestamp and its spec). Stage starting from its Ready
+  // transition; not expected; the evidence says what to do.
+  const Timestamp evicted_at = V2At("09:12:42");
+  add(Row("V2EvictedPodInstanceNotReadyWaits", kV2TikvEvicted)
+          .Instance(ConditionStatus::kFalse, "PodNotReady", V2At("09:12:43"))
+          .WithDeps(AllReady(V2At("08:05:00")))
+          .Now(V2At("09:20:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kEvicted, evicted_at,
+                  "pod Failed (Evicted), never re-created by tidb-operator v2: delete the pod "
+                  "(kubectl -n tidb-v2 delete pod tikv-tikv-m3p8zc); TiKV instance Ready=False "
+                  "PodNotReady; DisruptionTarget TerminationByKubelet; kubelet: The node was low "
+                  "on resource: memory."));
+  // With PD down too: the pod is still the one to delete (no dependency to wait for: nothing
+  // re-creates it when PD comes back).
+  add(Row("V2EvictedPodPdDownStillNotReady", kV2TikvEvicted)
+          .Instance(ConditionStatus::kFalse, "PodNotReady", V2At("09:12:43"))
+          .WithDeps(PdDown("no_pd_leader"))
+          .Now(V2At("09:20:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kEvicted, evicted_at, "delete the pod"));
+  // Failed for another reason (the kubelet's admission: OutOfcpu): pod_failed.
+  add(Row("V2FailedPodOtherReason", kV2TikvEvicted)
+          .With(Field({"status", "reason"}, "OutOfcpu"))
+          .With(Field({"status", "message"},
+                      "Pod was rejected: Node didn't have enough resource: cpu, requested: 4000, "
+                      "used: 6100, capacity: 8000"))
+          .Instance(ConditionStatus::kFalse, "PodNotReady", V2At("09:12:43"))
+          .Now(V2At("09:20:00"))
+          .Expect(S::kStarting, C::kNotReady, r::kPodFailed, evicted_at, "pod Failed (OutOfcpu)"));
+  // The instance Ready (a new pod already serves it), unknown or not looked up (a v1 pod: its
+  // StatefulSet re-creates a Failed pod): not waiting.
+  add(Row("V2EvictedPodInstanceReadyNotWaiting", kV2TikvEvicted)
+          .Instance(ConditionStatus::kTrue, "Ready", V2At("09:13:00"))
+          .Now(V2At("09:20:00"))
+          .NotWaiting());
+  add(Row("EvictedPodWithoutInstanceNotWaiting", kV2TikvEvicted)
+          .Now(V2At("09:20:00"))
           .NotWaiting());
   return rows;
 }

@@ -241,6 +241,54 @@ TEST(EvaluateDmMaster, DoesNotApplyWithoutDmInstances) {
   EXPECT_EQ(v2.deps.dm_master, DependencyStatus{});
 }
 
+// PD microservices mode (docs/DESIGN.md §4): tso is ready while a TSO instance is Ready, whatever
+// PD says (PD no longer allocates timestamps, so a healthy PD is no TSO); it does not apply to a
+// cluster in normal mode, nor while a mode switch is under way (pd_ms_mode false then).
+TEST(EvaluateTso, ReadyWhileATsoInstanceIsReadyInMicroservicesMode) {
+  struct TsoRow {
+    bool ms;
+    int tso, tso_ready;
+    bool applies;
+    Readiness want;
+    const char* reason;
+  };
+  for (const TsoRow& row : {
+           TsoRow{true, 3, 1, true, Readiness::kReady, ""},
+           TsoRow{true, 2, 2, true, Readiness::kReady, ""},
+           TsoRow{true, 2, 0, true, Readiness::kNotReady, "tso_not_ready"},
+           TsoRow{true, 0, 0, true, Readiness::kNotReady, "tso_not_ready"},  // no TSOGroup yet
+           TsoRow{false, 2, 0, false, Readiness::kUnknown, ""},
+           TsoRow{false, 0, 0, false, Readiness::kUnknown, ""},
+       }) {
+    for (bool pd_up : {true, false}) {
+      v2::ClusterFacts f;
+      f.present = true;
+      f.pd_ms_mode = row.ms;
+      f.tso_instances = row.tso;
+      f.tso_instances_ready = row.tso_ready;
+      PdFacts pd = pd_up ? HealthyPd() : Unreachable();
+      DependencyInputs in;
+      in.pd = &pd;
+      in.v2 = &f;
+      DependencyEvaluation e = EvaluateDependencies(in);
+      SCOPED_TRACE(std::string(row.ms ? "ms " : "normal ") + std::to_string(row.tso_ready) + "/" +
+                   std::to_string(row.tso) + " pd " + (pd_up ? "up" : "unreachable"));
+      EXPECT_EQ(e.deps.Applies(Dependency::kTso), row.applies);
+      EXPECT_EQ(e.deps.tso.readiness, row.want);
+      EXPECT_EQ(DependencyReasonName(e.deps.tso.reason), row.reason);
+      if (pd_up) {
+        EXPECT_EQ(e.deps.pd.readiness, Readiness::kReady);
+      }
+    }
+  }
+  // A v1 cluster (no v2 facts) has no tso.
+  PdFacts pd = HealthyPd();
+  DependencyInputs v1;
+  v1.pd = &pd;
+  EXPECT_FALSE(EvaluateDependencies(v1).deps.Applies(Dependency::kTso));
+  EXPECT_EQ(PodReasonFor(Dependency::kTso, DependencyReason::kTsoNotReady), "tso_not_ready");
+}
+
 TEST(EvaluateSourceTest, BothUsesTidbClusterWhenApiUnreachable) {
   PdFacts down = Unreachable();
   TidbClusterStatus tc = HealthyTc();

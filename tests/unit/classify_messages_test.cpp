@@ -191,6 +191,21 @@ TEST(FitError, NotAFitErrorIsOneReason) {
               ElementsAre(Reason(r::kUnschedulableOther, FitKind::kUnknown, -1)));
 }
 
+// kubernetes pkg/scheduler/framework/plugins/volumebinding/binder.go (checkBindings: "provisioning
+// failed for PVC %q"; BindPodVolumes: "binding volumes: %w"), wrapped by the framework's
+// runPreBindPlugins: a volume provisioning failure, whatever the claim is called.
+TEST(FitError, VolumeBindingPreBindProvisioningFailed) {
+  EXPECT_THAT(ParseFitError("running PreBind plugin \"VolumeBinding\": binding volumes: "
+                            "provisioning failed for PVC \"tikv-basic-tikv-0\"")
+                  .reasons,
+              ElementsAre(Reason(r::kVolumeProvisioningFailed, FitKind::kConstraint, -1)));
+  // A claim whose name reads like a node condition is still the claim.
+  EXPECT_THAT(ParseFitError("running PreBind plugin \"VolumeBinding\": binding volumes: "
+                            "provisioning failed for PVC \"data-not-ready-unschedulable-0\"")
+                  .reasons,
+              ElementsAre(Reason(r::kVolumeProvisioningFailed, FitKind::kConstraint, -1)));
+}
+
 TEST(FitError, GarbageNeverCrashes) {
   EXPECT_THAT(ParseFitError("").reasons, IsEmpty());
   EXPECT_THAT(ParseFitError("   ").reasons, IsEmpty());

@@ -62,7 +62,9 @@ TEST(ContractJson, EveryV2InstanceKindWithWhatItWaitsFor) {
   }
   EXPECT_EQ(waits.size(), v2::Kinds().size());
   EXPECT_EQ(waits["PD"], "own_quorum");
-  EXPECT_EQ(waits["TiDB"], "pd tikv exits");
+  EXPECT_EQ(waits["TiDB"], "pd tso tikv exits");
+  EXPECT_EQ(waits["TiCDC"], "pd tso tikv not_ready");
+  EXPECT_EQ(waits["TiFlash"], "pd tikv not_ready");
   EXPECT_EQ(waits["TiKVWorker"], "pd exits");
   EXPECT_EQ(waits["ResourceManager"], "pd exits");
   EXPECT_EQ(waits["Router"], "pd exits");

@@ -29,7 +29,12 @@ TEST(Components, EveryV2KindThenV1sOwnOnce) {
 TEST(Components, TheDefaultDependencyMapIsTheirNeeds) {
   const DependencyMap& map = DefaultDependencyMap();
   EXPECT_EQ(map.at("pump"), std::vector<Dependency>{Dependency::kPd});
-  EXPECT_EQ(map.at("tidb"), (std::vector<Dependency>{Dependency::kPd, Dependency::kTikv}));
+  // tso applies only in PD microservices mode (the pod rules drop it elsewhere).
+  EXPECT_EQ(map.at("tidb"),
+            (std::vector<Dependency>{Dependency::kPd, Dependency::kTso, Dependency::kTikv}));
+  EXPECT_EQ(map.at("ticdc"),
+            (std::vector<Dependency>{Dependency::kPd, Dependency::kTso, Dependency::kTikv}));
+  EXPECT_EQ(map.at("tiflash"), (std::vector<Dependency>{Dependency::kPd, Dependency::kTikv}));
   EXPECT_EQ(map.count("pd"), 0u);  // waits for nothing
   EXPECT_EQ(map.count("discovery"), 0u);
 }

@@ -100,7 +100,7 @@ TEST(ParsePod, TheSkippedFieldsChangeNothing) {
   }
   for (const char* f : {"pd-running-not-ready-no-leader.json", "tidb-crashloop-no-pd-leader.json",
                         "tidb-running-not-ready.json", "tikv-crashloop-no-pd-leader.json",
-                        "tikv-ready-instance-not-ready.json"}) {
+                        "tikv-ready-instance-not-ready.json", "tikv-evicted.json"}) {
     docs.push_back(
         testing::ReadFile(testing::SourcePath(std::string("tests/fixtures/v2/pods/") + f)));
   }
@@ -339,6 +339,35 @@ TEST(ParsePod, KeepsOnlyTheConditionsClassificationReads) {
   for (const auto& c : r->detail().conditions) types.push_back(c.type);
   EXPECT_THAT(types, ElementsAre("Initialized", "Ready", "ContainersReady", "PodScheduled"));
   EXPECT_EQ(r->detail().conditions.capacity(), 4u);
+}
+
+// A Failed pod keeps the kubelet's word on it: status.reason and status.message, and a True
+// DisruptionTarget (a Failed v2 pod waits, classify/starting.h). Made-up fixture after kubernetes
+// pkg/kubelet/eviction/eviction_manager.go (tests/fixtures/v2/README.md).
+TEST(ParsePod, AFailedPodKeepsTheKubeletsReasonAndMessage) {
+  rapidjson::Document doc;
+  const std::string text =
+      testing::ReadFile(testing::SourcePath("tests/fixtures/v2/pods/tikv-evicted.json"));
+  doc.Parse(text.c_str());
+  Result<PodRecord> r = ParsePod(doc, PodParseOptions{});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r->phase, PodPhase::kFailed);
+  EXPECT_EQ(r->detail().status_reason, "Evicted");
+  EXPECT_THAT(r->detail().status_message, ::testing::StartsWith("The node was low on resource"));
+  const PodCondition* t = r->Condition("DisruptionTarget");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->reason, "TerminationByKubelet");
+  // A pod in another phase keeps neither (a Pending pod's status.reason, e.g. a nominated pod's,
+  // is no terminal verdict); a DisruptionTarget that is False is not kept.
+  rapidjson::Document running;
+  running.Parse(R"({"metadata":{"name":"a","namespace":"n","uid":"u"},"status":{
+    "phase":"Running","reason":"Whatever","message":"m","conditions":[
+    {"type":"DisruptionTarget","status":"False","reason":"PreemptionByScheduler"}]}})");
+  Result<PodRecord> p = ParsePod(running, PodParseOptions{});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->detail().status_reason, "");
+  EXPECT_EQ(p->detail().status_message, "");
+  EXPECT_EQ(p->Condition("DisruptionTarget"), nullptr);
 }
 
 // A sandbox that is not ready (PodReadyToStartContainers=False, Kubernetes 1.29+; PodHasNetwork

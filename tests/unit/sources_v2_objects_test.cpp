@@ -228,6 +228,25 @@ TEST(ParseV2Group, ReplicasAndReadyCondition) {
   EXPECT_EQ(v2::FindCondition(pdg.value->conditions, "Ready")->status, ConditionStatus::kTrue);
 }
 
+// PDGroup's mode (api/core/v1alpha1/pd_types.go): asked for in spec.template.spec.mode, reached in
+// status.mode; a group of another kind, or a PDGroup in normal mode, has neither.
+TEST(ParseV2Group, PdGroupModeAskedAndReached) {
+  auto ms = ParseV2Group(Load("objects/pdgroup-ms.json"));
+  ASSERT_TRUE(ms.ok()) << ms.error;
+  EXPECT_EQ(ms.value->pd_mode, "ms");
+  EXPECT_EQ(ms.value->pd_status_mode, "ms");
+  EXPECT_TRUE(v2::InPdMicroservicesMode({&*ms.value}));
+  auto normal = ParseV2Group(Load("objects/pdgroup-ready.json"));
+  ASSERT_TRUE(normal.ok()) << normal.error;
+  EXPECT_EQ(normal.value->pd_mode, "");
+  EXPECT_FALSE(v2::InPdMicroservicesMode({&*normal.value}));
+  // Asked for, not reached yet (a switch under way): not in microservices mode.
+  v2::Group asked = *ms.value;
+  asked.pd_status_mode = "";
+  EXPECT_FALSE(v2::InPdMicroservicesMode({&asked, &*normal.value}));
+  EXPECT_TRUE(v2::InPdMicroservicesMode({&asked, &*ms.value}));
+}
+
 TEST(ParseV2Group, StatusNotWrittenYetLeavesReplicasUnset) {
   rapidjson::Document doc = Load("objects/tidbgroup-waiting.json");
   doc.RemoveMember("status");

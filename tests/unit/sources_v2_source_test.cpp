@@ -163,6 +163,29 @@ TEST(V2Store, InstanceOfThePodsOfTheNewKindsAndDmMasterFacts) {
   EXPECT_EQ(rec.calls.back().second, f);
 }
 
+// PD microservices mode (docs/DESIGN.md §4): the PDGroup's mode asked for and reached, no switch
+// under way, and the TSO instances' readiness: the tso dependency's facts.
+TEST(V2Store, PdMicroservicesModeAndTsoFacts) {
+  V2Store store;
+  Recorder rec;
+  store.SetListener(rec.Listener());
+  store.ReplaceInstances("TSO", "", {Instance("objects/tso-ready.json")});
+  v2::ClusterFacts f = store.FactsFor(kBasic);
+  EXPECT_FALSE(f.pd_ms_mode);  // no PDGroup yet: normal mode
+  EXPECT_EQ(f.tso_instances, 1);
+  EXPECT_EQ(f.tso_instances_ready, 1);
+  EXPECT_GT(f.tso_ready_since, 0);
+  store.UpsertGroup(*ParseV2Group(Load("objects/pdgroup-ms.json")).value);
+  f = store.FactsFor(kBasic);
+  EXPECT_TRUE(f.pd_ms_mode);
+  EXPECT_EQ(rec.calls.back().second, f);
+  // A switch under way (ModeSwitching=True): not in microservices mode until it completes.
+  store.UpsertGroup(*ParseV2Group(Load("objects/pdgroup-mode-switching.json")).value);
+  f = store.FactsFor(kBasic);
+  EXPECT_FALSE(f.hold.mode_switch.empty());
+  EXPECT_FALSE(f.pd_ms_mode);
+}
+
 TEST(V2Source, ListWatchAndDeleteOfOneResource) {
   V2Store store;
   V2Source source(store, V2Resource{"TiKV", "tikvs"}, "tidb-v2");
