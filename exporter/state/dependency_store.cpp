@@ -22,8 +22,8 @@ void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
   const Timestamp now = clock_.Now();
   for (Dependency d : kAllDependencies) {
     const int i = static_cast<int>(d);
-    DependencyStatus next = ApplyTransition(e->deps.Get(d), eval.deps.Get(d), &e->last_known[i],
-                                            now, ClusterReadySince(in, d));
+    DependencyStatus next = ApplyTransition(e->deps.Get(d), eval.deps.Get(d), &e->memory[i], now,
+                                            ClusterReadySince(in, d), inputs_synced_);
     const DependencyStatus& prev = e->deps.Get(d);
     if (next.readiness != prev.readiness || next.reason != prev.reason) {
       LogDebug("dependency changed", {{"namespace", key.namespace_},
@@ -102,6 +102,19 @@ void DependencyStore::OnV2Cluster(const ClusterKey& cluster, const v2::ClusterFa
   }
   auto it = clusters_.find(cluster);
   if (it != clusters_.end()) Reevaluate(cluster, &it->second);
+}
+
+void DependencyStore::OnInputsSynced() {
+  std::lock_guard<std::mutex> lock(mu_);
+  inputs_synced_ = true;
+}
+
+bool DependencyStore::EveryClusterProbed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [key, entry] : clusters_) {
+    if (!entry.pd) return false;
+  }
+  return true;
 }
 
 std::map<ClusterKey, ClusterDependencies> DependencyStore::Snapshot() const {
