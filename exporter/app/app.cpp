@@ -82,9 +82,12 @@ void App::EvaluateOnce() {
     first_evaluated_ = true;
     pipeline_.Evaluate(clock_.Now());
   }
+  // While the first evaluation waits, the prober lists the clusters the pods name (no signal
+  // yet: a cluster's first signal is its baseline, which must say whether its pods wait).
+  if (prober_ && held) prober_->ListAgain();
   // What the prober should probe at once and at the fast cadence (pd_access.h); only once every
   // input has listed and been evaluated, when the views no longer change because lists arrive.
-  if (prober_ && listed) {
+  if (prober_ && listed && !held) {
     auto signals = pd_signals_.Next(pipeline_.Snapshot(), pipeline_.dependencies());
     if (signals) prober_->Signal(std::move(*signals));
   }
