@@ -20,6 +20,8 @@ namespace podwait {
 namespace {
 
 constexpr Timestamp kEvaluationInterval = kSecond;
+// The longest the first evaluation waits for every input to be read once (App::EvaluateOnce).
+constexpr int64_t kFirstEvaluationHold = 5000;
 
 HttpServerLimits ServerLimits(const Config& config) {
   HttpServerLimits limits;
@@ -57,16 +59,40 @@ App::~App() { Stop(); }
 
 void App::EvaluateOnce() {
   if (ca_status_) pipeline_.SetCaStatus(ca_status_->Read());
+  for (const OptionalInputs::State& s : optional_inputs_.Observe(clock_.MonotonicMs())) {
+    self_metrics_.InputEnabled(s.input).Set(s.off == OptionalInputs::Off::kOn ? 1 : 0);
+  }
   // Read before the evaluation: a list that completes during it is in the next one.
   const bool listed = sync_.AllSynced();
-  pipeline_.Evaluate(clock_.Now());
+  // The clusters first, so that the prober learns them while the first evaluation waits.
+  pipeline_.DiscoverClusters();
+  // Once every input has been read (listed, every cluster's PD probed once), a dependency seen
+  // not ready and then ready is dated by podwait's clock; before, from the objects
+  // (DependencyStore::OnInputsSynced).
+  if (!inputs_read_ && listed && (!prober_ || pipeline_.dependencies().EveryClusterProbed())) {
+    inputs_read_ = true;
+    pipeline_.dependencies().OnInputsSynced();
+  }
+  // The first evaluation waits for that too (kFirstEvaluationHold at most): a verdict from half
+  // the inputs (the pods before the TidbCluster, a v2 cluster before PD answers) is what a
+  // restarted exporter must not show (docs/DESIGN.md §4).
+  const bool held = !first_evaluated_ && !inputs_read_ &&
+                    clock_.MonotonicMs() - started_ms_ < kFirstEvaluationHold;
+  if (!held) {
+    first_evaluated_ = true;
+    pipeline_.Evaluate(clock_.Now());
+  }
+  // While the first evaluation waits, the prober lists the clusters the pods name (no signal
+  // yet: a cluster's first signal is its baseline, which must say whether its pods wait).
+  if (prober_ && held) prober_->ListAgain();
   // What the prober should probe at once and at the fast cadence (pd_access.h); only once every
   // input has listed and been evaluated, when the views no longer change because lists arrive.
-  if (prober_ && listed) {
+  if (prober_ && listed && !held) {
     auto signals =
         pd_signals_.Next(pipeline_.Snapshot(), [this] { return pipeline_.DependencyViews(); });
     if (signals) prober_->Signal(std::move(*signals));
   }
+  if (held) return;
   status_log_.Observe(
       sync_.AllSynced(), pipeline_.Snapshot(),
       [this] {
@@ -122,7 +148,7 @@ void App::BuildReflectors() {
                      self_metrics_.ParseErrors("configmaps").Increment();
                      LogWarn("cannot parse the cluster-autoscaler status", {{"err", e}});
                    }};
-  reflectors_ = BuildInputReflectors(ctx, kube_);
+  reflectors_ = BuildInputReflectors(ctx, kube_, &optional_inputs_);
 }
 
 // The reporting instance is this pod's name (HOSTNAME in a pod), as kube components name theirs.
@@ -285,6 +311,7 @@ void App::InstallHandlers() {
 
 Result<bool> App::Start() {
   started_at_ = clock_.Now();
+  started_ms_ = clock_.MonotonicMs();
   if (Result<bool> web = server_.UseWebConfig(config_.web_config_file); !web.ok()) return web;
   Result<KubeEndpoint> endpoint =
       ResolveKubeEndpoint(KubeEndpointFlagsFromConfig(config_), env_.env);

@@ -12,6 +12,7 @@
 
 #include "exporter/app/class_events.h"
 #include "exporter/app/observers.h"
+#include "exporter/app/optional_inputs.h"
 #include "exporter/app/pd_access.h"
 #include "exporter/app/status_log.h"
 #include "exporter/classify/autoscaler.h"
@@ -69,6 +70,9 @@ class App {
   SyncStatus sync_;
   WatchFreshness freshness_;  // when the watches last brought data (the status page)
   Timestamp started_at_ = 0;
+  int64_t started_ms_ = 0;        // monotonic
+  bool first_evaluated_ = false;  // evaluation thread only
+  bool inputs_read_ = false;      // evaluation thread only: listed, every PD probed once
 
   Pipeline pipeline_;
   StatusLog status_log_;  // evaluation thread only
@@ -79,6 +83,7 @@ class App {
   std::vector<std::unique_ptr<ReflectorHandler>> handlers_;
   std::unique_ptr<CaStatusSource> ca_status_;  // when read (evaluation thread only)
   std::vector<std::unique_ptr<Reflector>> reflectors_;
+  OptionalInputs optional_inputs_;  // of reflectors_; Observe() on the evaluation thread
   std::unique_ptr<SelfMetricsProbeObserver> probe_observer_;
   std::unique_ptr<KubePdRoute> pd_route_;  // PD through the API server (--pd.via), or null
   std::unique_ptr<PdProber> prober_;

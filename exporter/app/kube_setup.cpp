@@ -83,8 +83,9 @@ void DiscoverServed(const KubeContext& kube,
         !logged.insert(gv + "/" + plural).second) {
       continue;
     }
-    LogInfo("resource not served by the API server (discovery); not watching it",
-            {{"resource", plural}, {"group_version", gv}});
+    // The exporter's one line of optional inputs that are off says it (app/optional_inputs.h).
+    LogDebug("resource not served by the API server (discovery); not watching it",
+             {{"resource", plural}, {"group_version", gv}});
   }
 }
 

@@ -344,6 +344,8 @@ Result<std::unique_ptr<LiveCluster>> ReadCluster(Config* config, const LiveReadO
   }
   s->prober = Probe(*config, pipeline, env, Remaining(*env.clock, deadline), options.keep_watching,
                     s->kube.endpoint.api_url, s->pd_route.get());
+  // Everything read once: what -w sees change from now on is dated by the clock.
+  pipeline.dependencies().OnInputsSynced();
   if (!options.keep_watching && s->prober) {
     s->prober->Stop();
     s->prober.reset();

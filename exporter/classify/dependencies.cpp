@@ -158,21 +158,34 @@ DependencyEvaluation EvaluateDependencies(const DependencyInputs& in) {
 }
 
 DependencyStatus ApplyTransition(const DependencyStatus& previous, DependencyStatus next,
-                                 Readiness* last_known, Timestamp now, Timestamp cluster_since) {
+                                 TransitionMemory* memory, Timestamp now, Timestamp cluster_since,
+                                 bool inputs_synced) {
+  const bool dated_by_cluster = cluster_since > 0 && cluster_since <= now;
   switch (next.readiness) {
     case Readiness::kReady:
-      if (*last_known == Readiness::kReady && previous.ready_since != 0) {
+      if (memory->last_known == Readiness::kReady && previous.ready_since != 0) {
         next.ready_since = previous.ready_since;
-      } else if (*last_known == Readiness::kUnknown && cluster_since > 0 && cluster_since <= now) {
-        next.ready_since = cluster_since;  // first sight: the cluster knows since when
+        // First seen ready before the input that dates it was read: the cluster's date wins.
+        if (memory->dated_at_first_sight && dated_by_cluster &&
+            cluster_since < previous.ready_since) {
+          next.ready_since = cluster_since;
+          memory->dated_at_first_sight = false;
+        }
+      } else if (memory->last_known == Readiness::kUnknown) {
+        // First sight: the cluster knows since when; else podwait's first sight, for now.
+        next.ready_since = dated_by_cluster ? cluster_since : now;
+        memory->dated_at_first_sight = !dated_by_cluster;
       } else {
-        next.ready_since = now;
+        next.ready_since = now;  // seen not ready, now ready: podwait watched it happen
+        memory->dated_at_first_sight = false;
       }
-      *last_known = Readiness::kReady;
+      memory->last_known = Readiness::kReady;
       break;
     case Readiness::kNotReady:
       next.ready_since = previous.ready_since;
-      *last_known = Readiness::kNotReady;
+      if (inputs_synced || memory->last_known != Readiness::kUnknown) {
+        memory->last_known = Readiness::kNotReady;
+      }
       break;
     case Readiness::kUnknown:
       next.ready_since = previous.ready_since;

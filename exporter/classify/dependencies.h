@@ -36,10 +36,14 @@
 //
 // ready_since: set when a dependency becomes ready after having been not ready (or on the first
 // sight of it ready: then from the cluster's own transition times where they exist,
-// classify/dependency_times.h, so that an exporter restart does not restart the ready grace). An
-// unknown spell in between keeps it: ready -> unknown -> ready is the same ready period as far as
-// anyone can tell; ready -> not ready -> ready starts a new one. It keeps its last value while not
-// ready ("when it last became ready"; 0 if never seen ready).
+// classify/dependency_times.h, so that an exporter restart does not restart the ready grace; a
+// first sight without them is dated from the cluster's times once an input read later gives
+// them). An unknown spell in between keeps it: ready -> unknown -> ready is the same ready period
+// as far as anyone can tell; ready -> not ready -> ready starts a new one. A first verdict of not
+// ready given while the exporter's inputs are still being read (the pods listed before the
+// TidbCluster: no Ready PD pod counted yet) is not a sighting: the ready that follows is still a
+// first sight. It keeps its last value while not ready ("when it last became ready"; 0 if never
+// seen ready).
 
 #include <cstdint>
 #include <string_view>
@@ -85,12 +89,26 @@ DependencyStatus DmMasterOf(const DmClusterStatus& dc);
 // Pure: readiness and reasons from the inputs.
 DependencyEvaluation EvaluateDependencies(const DependencyInputs& in);
 
+// What is remembered of one dependency between its evaluations, to date its readiness.
+struct TransitionMemory {
+  // The last non-unknown readiness seen as such (kUnknown before any). A not-ready verdict given
+  // before the inputs are in sync is not seen as such when nothing was seen before it: it comes
+  // from the inputs read so far (the pods before the TidbCluster, say), not from the cluster.
+  Readiness last_known = Readiness::kUnknown;
+  // ready_since is the time podwait first saw the dependency ready, the cluster giving no date:
+  // the cluster's own date replaces it when one arrives later (an input read after another).
+  bool dated_at_first_sight = false;
+};
+
 // Applies one evaluation to the previous status of a dependency: keeps or sets ready_since per
-// the rules above. *last_known is the last non-unknown readiness seen (kUnknown before any).
-// cluster_since: the cluster's own date of the readiness (classify/dependency_times.h), 0 when
-// none; a dependency seen ready for the first time (after an exporter restart) is dated from it
-// when it is not in the future, else from `now`.
+// the rules above. cluster_since: the cluster's own date of the readiness
+// (classify/dependency_times.h), 0 when none; a dependency seen ready for the first time (after
+// an exporter restart) is dated from it when it is not in the future, else from `now` (and from
+// the cluster's date as soon as one comes). A dependency seen not ready and then ready is dated
+// from `now`: podwait saw it happen. inputs_synced: every input has been read once (the
+// exporter's start is over); before that a first not-ready verdict is not a sighting.
 DependencyStatus ApplyTransition(const DependencyStatus& previous, DependencyStatus next,
-                                 Readiness* last_known, Timestamp now, Timestamp cluster_since = 0);
+                                 TransitionMemory* memory, Timestamp now,
+                                 Timestamp cluster_since = 0, bool inputs_synced = true);
 
 }  // namespace podwait

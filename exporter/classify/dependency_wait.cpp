@@ -78,11 +78,12 @@ DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed
 }
 
 // dependency (within the ready grace) or dependency_stuck (past it), measured from when the last
-// needed dependency became ready, but never from before the stage began: a pod cannot have been
-// stuck in a stage longer than it has been in it.
+// needed dependency became ready, but never from before the stage began (or the wait began): a
+// pod cannot have been stuck in a stage longer than it has been in it.
 Classification ReadyDependencyWait(const Context& ctx, Stage stage, Timestamp start,
-                                   const DepVerdict& v, const std::string& what) {
-  Timestamp since = std::max(v.ready_since, start);
+                                   const DepVerdict& v, const std::string& what,
+                                   Timestamp wait_start) {
+  Timestamp since = std::max({v.ready_since, start, wait_start});
   WaitClass c = Past(ctx, since, ctx.opt.dependency_ready_grace) ? WaitClass::kDependencyStuck
                                                                  : WaitClass::kDependency;
   return Waiting(stage, c, r::kDependencyReady, start, what + "; " + v.evidence, v.ready_since);

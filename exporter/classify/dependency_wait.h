@@ -26,8 +26,10 @@ std::vector<Dependency> Needed(const Context& ctx);
 // The cluster's state of `needed`, PD first.
 DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed);
 // All needed dependencies ready (`v`): `dependency` within the ready grace, `dependency_stuck`
-// past it; `what` says what the pod does.
+// past it, measured from the later of `v.ready_since` and `wait_start` (the stage's start, or
+// later: when the pod's dependency-wait container started); `what` says what the pod does.
 Classification ReadyDependencyWait(const Context& ctx, Stage stage, Timestamp start,
-                                   const DepVerdict& v, const std::string& what);
+                                   const DepVerdict& v, const std::string& what,
+                                   Timestamp wait_start = 0);
 
 }  // namespace podwait::rules

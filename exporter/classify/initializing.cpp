@@ -58,7 +58,15 @@ Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
         return Waiting(stage, WaitClass::kStarting, r::kDependencyUnknown, start,
                        what + "; " + v.evidence);
       case Readiness::kReady:
-        return ReadyDependencyWait(ctx, stage, start, v, what);
+        // The wait began when the container first started (its state.running.startedAt), which
+        // may be well after the stage began (an image pulled for minutes). A container that
+        // restarted has only its last run's start: then the stage's start stands, so that a
+        // wait that keeps failing and restarting is not given a new grace each time.
+        return ReadyDependencyWait(
+            ctx, stage, start, v, what,
+            current->state == ContainerState::kRunning && current->restart_count == 0
+                ? current->started_at
+                : 0);
     }
   }
   std::string_view why = r::kContainerWaiting;

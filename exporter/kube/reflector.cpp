@@ -162,8 +162,8 @@ void Reflector::Restart(const std::string& reason) { observer_->OnRestart(reason
 
 void Reflector::Begin() {
   if (ctx_.served && ctx_.served->Serves(opts_.path) == false && handler_.OnNotFound()) {
-    // Learned once from discovery (and logged there): no request at all.
-    Disable();
+    // Learned once from discovery: no request at all.
+    Disable(DisabledBy::kNotServed);
     return;
   }
   Attempt();
@@ -185,9 +185,10 @@ void Reflector::Next(Outcome outcome) {
   switch (outcome) {
     case Outcome::kNotFound:
       if (handler_.OnNotFound()) {
-        LogInfo("resource not served by the API server; not watching it",
-                {{"resource", opts_.name}, {"path", opts_.path}});
-        Disable();
+        // An optional input: the exporter's one line of inputs that are off names it.
+        LogDebug("resource not served by the API server; not watching it",
+                 {{"resource", opts_.name}, {"path", opts_.path}});
+        Disable(DisabledBy::kNotServed);
         return;
       }
       Restart("not_found");
@@ -195,10 +196,11 @@ void Reflector::Next(Outcome outcome) {
       BackOff();
       return;
     case Outcome::kForbidden:
-      LogWarn(
+      // Only for a handler that takes 403 as "off" (an optional input): named in the one line.
+      LogDebug(
           "not permitted to list the resource; not watching it (grant list and watch to use it)",
           {{"resource", opts_.name}, {"path", opts_.path}});
-      Disable();
+      Disable(DisabledBy::kForbidden);
       return;
     case Outcome::kClosed:
       // Resume at once from the last resourceVersion (as a new step of the loop).
@@ -241,7 +243,8 @@ void Reflector::WithBudget(std::function<void()> send) {
   });
 }
 
-void Reflector::Disable() {
+void Reflector::Disable(DisabledBy why) {
+  disabled_by_ = why;
   disabled_ = true;
   observer_->OnDisabled();
   ctx_.sync->Unregister(opts_.name);

@@ -231,6 +231,9 @@ class Reflector {
   // True once the reflector gave up because the collection does not exist (discovery, or
   // OnNotFound) or may not be listed (OnForbidden).
   bool disabled() const { return disabled_.load(); }
+  // Why it gave up (kNone while it has not).
+  enum class DisabledBy : uint8_t { kNone, kNotServed, kForbidden };
+  DisabledBy disabled_by() const { return disabled_by_.load(); }
 
  private:
   enum class Outcome { kNotFound, kForbidden, kGone, kRetry, kClosed };
@@ -258,7 +261,7 @@ class Reflector {
   // Sends through the request budget: `send` runs now or after the wait (a reflector's first
   // request is its own token: RequestBudget::TakeGranted).
   void WithBudget(std::function<void()> send);
-  void Disable();
+  void Disable(DisabledBy why);
   bool UseWatchList() const;
   std::string WatchListKey() const;
 
@@ -333,6 +336,7 @@ class Reflector {
 
   std::atomic<bool> synced_once_{false};
   std::atomic<bool> disabled_{false};
+  std::atomic<DisabledBy> disabled_by_{DisabledBy::kNone};
   std::atomic<uint64_t> lists_{0};
   std::atomic<uint64_t> watches_{0};
   bool started_ = false;   // Start()/Stop() callers

@@ -92,6 +92,9 @@ inline constexpr LabelSource kHold{kFixed, "the v2 Cluster's spec and status",
                                    "paused, suspending, suspended, pd_mode_switch"};
 inline constexpr LabelSource kResource{kFixed, "the Kubernetes inputs",
                                        "the resources podwait watches"};
+inline constexpr LabelSource kInput{
+    kFixed, "the input table (sources/inputs.h)",
+    "tidbclusters, v2, ca_status, volumes, nodeclaims, provisioningrequests, dmclusters"};
 inline constexpr LabelSource kWatchEventType{kFixed, "the watch protocol",
                                              "ADDED, MODIFIED, DELETED, BOOKMARK, ERROR"};
 inline constexpr LabelSource kRestartReason{kFixed, "the reflector",
@@ -189,6 +192,10 @@ constexpr size_t LabelCount(std::string_view labels) {
     "Full lists done after the initial one (410 Gone, expired).", "resource", (kResource))         \
   X(kWatchSynced, "podwait_watch_synced", "gauge",                                                 \
     "1 when the resource's list is synced and its watch is running.", "resource", (kResource))     \
+  X(kInputEnabled, "podwait_input_enabled", "gauge",                                               \
+    "1 when the optional input is read; 0 when it is off by configuration, not served by the "     \
+    "API server (its CRD is not installed) or forbidden.",                                         \
+    "input", (kInput))                                                                             \
   X(kObjects, "podwait_objects", "gauge", "Objects currently held, by resource.", "resource",      \
     (kResource))                                                                                   \
   X(kParseErrors, "podwait_parse_errors_total", "counter",                                         \

@@ -33,6 +33,10 @@ SelfMetrics::SelfMetrics()
                         .Name(Name(metric::kWatchSynced))
                         .Help(Help(metric::kWatchSynced))
                         .Register(*registry_)),
+      input_enabled_(BuildGauge()
+                         .Name(Name(metric::kInputEnabled))
+                         .Help(Help(metric::kInputEnabled))
+                         .Register(*registry_)),
       objects_(BuildGauge()
                    .Name(Name(metric::kObjects))
                    .Help(Help(metric::kObjects))
@@ -106,6 +110,9 @@ prometheus::Counter& SelfMetrics::WatchRestarts(const std::string& resource,
 }
 prometheus::Counter& SelfMetrics::WatchRelists(const std::string& resource) {
   return watch_relists_.Add(PromLabels<metric::kWatchRelists>({resource}));
+}
+prometheus::Gauge& SelfMetrics::InputEnabled(const std::string& input) {
+  return input_enabled_.Add(PromLabels<metric::kInputEnabled>({input}));
 }
 prometheus::Gauge& SelfMetrics::WatchSynced(const std::string& resource) {
   return watch_synced_.Add(PromLabels<metric::kWatchSynced>({resource}));

@@ -36,6 +36,8 @@ class SelfMetrics {
   // another has dropped.
   void SetWatchSynced(const std::string& resource, bool synced);
   void RemoveWatchSynced(const std::string& resource);
+  // An optional input (app/optional_inputs.h): tidbclusters, v2, ca_status, volumes, ...
+  prometheus::Gauge& InputEnabled(const std::string& input);
   prometheus::Gauge& Objects(const std::string& resource);
   prometheus::Counter& ParseErrors(const std::string& resource);
   prometheus::Gauge& WatchLastEventTimestamp(const std::string& resource);
@@ -65,6 +67,7 @@ class SelfMetrics {
   prometheus::Family<prometheus::Counter>& watch_relists_;
   prometheus::Family<prometheus::Gauge>& watch_synced_;
   std::mutex watch_synced_mu_;
+  prometheus::Family<prometheus::Gauge>& input_enabled_;
   prometheus::Family<prometheus::Gauge>& objects_;
   prometheus::Family<prometheus::Counter>& parse_errors_;
   prometheus::Family<prometheus::Gauge>& watch_last_event_;

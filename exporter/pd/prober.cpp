@@ -97,6 +97,12 @@ void PdProber::Signal(std::map<ClusterKey, PdClusterSignal> signals) {
   if (http_ != nullptr) http_->Wake();
 }
 
+void PdProber::ListAgain() {
+  std::lock_guard<std::mutex> lock(mu_);
+  list_again_ = true;
+  if (http_ != nullptr) http_->Wake();
+}
+
 size_t PdProber::slots() const { return static_cast<size_t>(std::max(1, options_.concurrency)); }
 
 void PdProber::Loop() {
@@ -136,13 +142,20 @@ int64_t PdProber::WaitMs(int64_t now) const {
 
 void PdProber::TakeSignals(int64_t now) {
   std::map<ClusterKey, PdClusterSignal> signals;
+  bool list_again = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!has_inbox_) return;
+    list_again = list_again_;
+    list_again_ = false;
+    if (!has_inbox_) {
+      if (list_again && now >= last_list_ms_ + kMinTriggerSpacingMs) next_list_ms_ = now;
+      return;
+    }
     signals = std::move(inbox_);
     inbox_.clear();
     has_inbox_ = false;
   }
+  if (list_again && now >= last_list_ms_ + kMinTriggerSpacingMs) next_list_ms_ = now;
   // A cluster's first signal is what the evaluation found, not a change: it sets the cadence
   // (the cluster's first probe is a full one anyway) but brings no probe forward.
   for (auto& [key, c] : clusters_) {

@@ -112,6 +112,10 @@ class PdProber {
   // cluster's signal: a cluster missing from `signals` has no waiting pod and an unchanged status.
   // A cluster's first signal is its baseline: it sets the cadence and probes nothing at once.
   void Signal(std::map<ClusterKey, PdClusterSignal> signals);
+  // Thread-safe; cheap: the targets are listed again now (at most once a second), not at the next
+  // interval. For the evaluation side's first seconds, when it knows of clusters the prober may
+  // not and has no signal to give yet (a first signal is a baseline).
+  void ListAgain();
 
   // Rounds completed: a round ends when every cluster listed at its start has been probed (in
   // full or, at the slow cadence, its /health) since it began, or is gone.
@@ -196,10 +200,11 @@ class PdProber {
   std::atomic<int64_t> last_round_ms_{-1};
   std::atomic<uint64_t> probes_started_{0};
 
-  std::mutex mu_;              // guards the three below
+  std::mutex mu_;              // guards the four below
   AsyncHttp* http_ = nullptr;  // the thread's, while it runs
   std::map<ClusterKey, PdClusterSignal> inbox_;
   bool has_inbox_ = false;
+  bool list_again_ = false;
 
   // Everything below belongs to the prober's thread.
   std::map<ClusterKey, Cluster> clusters_;

@@ -43,6 +43,10 @@ struct InputSource {
   std::vector<ReflectorOptions> (*reflectors)(const Config&);
   // The handler of one of them (kept in InputContext::handlers).
   ReflectorHandler& (*handler)(InputContext&, const ReflectorOptions&);
+  // The optional input the row is (podwait_input_enabled{input}, the start's line of inputs that
+  // are off); empty for the inputs every classification needs (pods, events) and for a row that
+  // only completes another (the events on NodeClaims).
+  std::string_view input = {};
 };
 
 std::span<const InputSource> InputSources();

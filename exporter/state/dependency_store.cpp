@@ -55,8 +55,8 @@ void DependencyStore::Reevaluate(const ClusterKey& key, Entry* e) {
   const Timestamp now = clock_.Now();
   for (Dependency d : kAllDependencies) {
     const int i = static_cast<int>(d);
-    DependencyStatus next = ApplyTransition(e->deps.Get(d), eval.deps.Get(d), &e->last_known[i],
-                                            now, ClusterReadySince(in, d));
+    DependencyStatus next = ApplyTransition(e->deps.Get(d), eval.deps.Get(d), &e->memory[i], now,
+                                            ClusterReadySince(in, d), inputs_synced_);
     const DependencyStatus& prev = e->deps.Get(d);
     if (next.readiness != prev.readiness || next.reason != prev.reason) {
       LogDebug("dependency changed", {{"namespace", key.namespace_},
@@ -171,7 +171,8 @@ void DependencyStore::OnV2Cluster(const ClusterKey& cluster, const v2::ClusterFa
 
 void DependencyStore::ApplyDmLocked(const DmClusterStatus& status) {
   DmEntry& e = dm_[status.key];
-  e.dm_master = ApplyTransition(e.dm_master, DmMasterOf(status), &e.last_known, clock_.Now());
+  e.dm_master = ApplyTransition(e.dm_master, DmMasterOf(status), &e.memory, clock_.Now(), 0,
+                               inputs_synced_);
 }
 
 void DependencyStore::ReplaceDmClusters(const std::vector<DmClusterStatus>& all) {
@@ -201,6 +202,20 @@ void DependencyStore::OnDmCluster(const DmClusterStatus& status) {
 void DependencyStore::OnDmClusterDeleted(const ClusterKey& cluster) {
   std::lock_guard<std::mutex> lock(mu_);
   dm_.erase(cluster);
+}
+
+void DependencyStore::OnInputsSynced() {
+  std::lock_guard<std::mutex> lock(mu_);
+  inputs_synced_ = true;
+}
+
+bool DependencyStore::EveryClusterProbed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [key, entry] : clusters_) {
+    // A cluster the prober has no address for (its PD elsewhere, unknown) is never probed.
+    if (!entry.pd && SourceOfLocked(key).Probed()) return false;
+  }
+  return true;
 }
 
 std::map<ClusterKey, ClusterDependencies> DependencyStore::Snapshot() const {

@@ -74,6 +74,15 @@ class DependencyStore {
   // The facts of one tidb-operator v2 cluster (V2Store's listener); not present: forgotten.
   void OnV2Cluster(const ClusterKey& cluster, const v2::ClusterFacts& facts);
 
+  // Every input has been read once (the exporter's lists synced and PD probed once): from now on
+  // a dependency seen not ready and then ready is a transition podwait watched, dated by its
+  // clock. Before, a first not-ready verdict comes from the inputs read so far and the ready
+  // that follows is dated from the cluster's own times (classify/dependencies.h). Idempotent.
+  void OnInputsSynced();
+
+  // Every known cluster has a PD probe result (answered or not).
+  bool EveryClusterProbed() const;
+
   std::map<ClusterKey, ClusterDependencies> Snapshot() const;
   std::optional<ClusterDependencies> Get(const ClusterKey& cluster) const;
   std::map<ClusterKey, ClusterDependencyView> Views() const;
@@ -88,7 +97,7 @@ class DependencyStore {
     std::optional<PdFacts> pd;
     ClusterDependencies deps;
     DependencySource source = DependencySource::kPods;
-    Readiness last_known[std::size(kAllDependencies)] = {};  // kUnknown each
+    TransitionMemory memory[std::size(kAllDependencies)] = {};
   };
   // REQUIRES: mu_ held.
   void Reevaluate(const ClusterKey& key, Entry* entry);
@@ -114,11 +123,12 @@ class DependencyStore {
   std::map<ClusterKey, v2::ClusterFacts> v2_;
   struct DmEntry {
     DependencyStatus dm_master;
-    Readiness last_known = Readiness::kUnknown;
+    TransitionMemory memory;
   };
   std::map<ClusterKey, DmEntry> dm_;  // v1 DMClusters of this shard
   // REQUIRES: mu_ held.
   void ApplyDmLocked(const DmClusterStatus& status);
+  bool inputs_synced_ = false;
 };
 
 }  // namespace podwait

@@ -7,6 +7,8 @@
 
 #include "exporter/app/inputs.h"
 #include "exporter/evaluate/pipeline.h"
+#include "exporter/metrics/contract.h"
+#include "tests/support/threaded_async_http.h"
 
 namespace podwait {
 namespace {
@@ -169,6 +171,64 @@ TEST(Inputs, OneHandlerPerReflectorWritingThePipeline) {
   const InputSource& ca = InputSources()[4];
   ca.handler(ctx, ca.reflectors(config)[0]);
   EXPECT_NE(ca_status, nullptr);
+}
+
+// The optional inputs are the rows with an input name, and they are the values the contract
+// gives podwait_input_enabled{input}.
+TEST(OptionalInputs, TheRowsNameTheContractsInputs) {
+  std::string names;
+  for (const InputSource& input : InputSources()) {
+    if (input.input.empty() || names.find(input.input) != std::string::npos) continue;
+    names += (names.empty() ? "" : ", ") + std::string(input.input);
+  }
+  EXPECT_EQ(names, metric::kInputEnabledSources[0].bounded_by);
+}
+
+// Inputs the configuration turns off are off from the start, with no reflector to wait for.
+TEST(OptionalInputs, OffByConfiguration) {
+  Config config;
+  config.tidbcluster_enabled = false;
+  config.v2_enabled = false;
+  config.volumes_enabled = false;
+  config.autoscaler = "none";
+  FakeClock clock(1'700'000'000'000);
+  Pipeline pipeline(config, clock);
+  std::vector<std::unique_ptr<ReflectorHandler>> handlers;
+  std::unique_ptr<CaStatusSource> ca_status;
+  InputContext ctx{config, pipeline, clock, handlers, ca_status, {}};
+  SyncStatus sync;
+  KubeContext kube;
+  kube.endpoint.api_url = "http://api.test";
+  testing::UseThreadedAsyncHttp(&kube.env);
+  kube.sync = &sync;
+  OptionalInputs optional;
+  auto reflectors = BuildInputReflectors(ctx, kube, &optional);
+  for (const auto& r : reflectors) {
+    EXPECT_THAT(r->options().resource, ::testing::AnyOf("pods", "events")) << r->options().name;
+  }
+  EXPECT_TRUE(optional.Settled());
+  std::vector<OptionalInputs::State> states = optional.States();
+  ASSERT_EQ(states.size(), 6u);
+  for (const auto& s : states) {
+    EXPECT_EQ(s.off, OptionalInputs::Off::kConfigured) << s.input;
+  }
+  EXPECT_EQ(DescribeOff(states),
+            "tidbclusters (off by configuration), v2 (off by configuration), ca_status (off by "
+            "configuration), volumes (off by configuration), nodeclaims (off by configuration), "
+            "provisioningrequests (off by configuration)");
+}
+
+TEST(OptionalInputs, DescribeOffNamesEachWhy) {
+  using Off = OptionalInputs::Off;
+  std::vector<OptionalInputs::State> states = {{"tidbclusters", Off::kOn, {}},
+                                               {"v2", Off::kOn, {"routergroups", "routers"}},
+                                               {"volumes", Off::kForbidden, {}},
+                                               {"nodeclaims", Off::kNotServed, {}}};
+  EXPECT_EQ(
+      DescribeOff(states),
+      "v2 (in part: routergroups, routers off), volumes (forbidden), nodeclaims (not served)");
+  states.resize(1);
+  EXPECT_EQ(DescribeOff(states), "") << "every input on: nothing to say";
 }
 
 }  // namespace

@@ -1358,14 +1358,29 @@ std::vector<Row> Rows() {
           .WithDeps(Deps(Ready(At("10:05:00")), Ready(At("10:10:00"))))
           .Now(At("10:12:00") + 1)
           .Expect(S::kInitializing, C::kDependencyStuck, r::kDependencyReady, scheduled));
-  // Ready long before the pod was scheduled: the grace starts with the stage.
+  // Ready long before the pod was scheduled: the grace starts with the wait, when wait-for-pd
+  // started (its state.running.startedAt, 10:00:07, two seconds into the stage).
   add(Row("DependencyReadyBeforeStageWithinGrace", kInit)
           .WithDeps(AllReady(At("09:00:00")))
-          .Now(At("10:02:05"))
+          .Now(At("10:02:07"))
           .Expect(S::kInitializing, C::kDependency, r::kDependencyReady, scheduled));
   add(Row("DependencyReadyBeforeStagePastGrace", kInit)
           .WithDeps(AllReady(At("09:00:00")))
-          .Now(At("10:02:05") + 1)
+          .Now(At("10:02:07") + 1)
+          .Expect(S::kInitializing, C::kDependencyStuck, r::kDependencyReady, scheduled));
+  // wait-for-pd started ten minutes into the stage (its image pulled for that long): it has
+  // waited one minute, not eleven.
+  add(Row("DependencyWaitFromTheContainersStart", kInit)
+          .With(InitState("{running: {startedAt: '2024-05-02T10:10:05Z'}}"))
+          .WithDeps(AllReady(At("09:00:00")))
+          .Now(At("10:11:05"))
+          .Expect(S::kInitializing, C::kDependency, r::kDependencyReady, scheduled));
+  // A wait container that restarted has only its last run's start: the stage's start stands
+  // (a wait that keeps failing gets no new grace with each run).
+  add(Row("DependencyWaitRestartedFromTheStage", kInit)
+          .With(InitState("{running: {startedAt: '2024-05-02T10:10:05Z'}}", 1))
+          .WithDeps(AllReady(At("09:00:00")))
+          .Now(At("10:11:05"))
           .Expect(S::kInitializing, C::kDependencyStuck, r::kDependencyReady, scheduled));
   // PD flipped: ready again since 10:20 after an outage; the pod waited 20m but is not stuck.
   add(Row("DependencyFlippedReadyRestartsGrace", kInit)

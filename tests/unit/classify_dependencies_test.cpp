@@ -359,7 +359,7 @@ TEST(EvaluateSourceTest, TidbClusterReasons) {
 }
 
 TEST(TransitionTest, ReadySinceAcrossFlapsAndUnknown) {
-  Readiness last = Readiness::kUnknown;
+  TransitionMemory last;
   DependencyStatus s;
   auto step = [&](Readiness r, Timestamp now) {
     DependencyStatus next;
@@ -381,6 +381,45 @@ TEST(TransitionTest, ReadySinceAcrossFlapsAndUnknown) {
   step(Readiness::kUnknown, 650);
   step(Readiness::kReady, 700);
   EXPECT_EQ(s.ready_since, 700);  // not ready -> (unknown) -> ready: a new period
+}
+
+// The cluster's own date (cluster_since) on a first sight; a first sight without one is dated
+// from the cluster's once it comes, never later than the first sight; a not-ready first verdict
+// before the inputs are read is no sighting.
+TEST(TransitionTest, FirstSightDatedByTheCluster) {
+  auto ready = [] {
+    DependencyStatus s;
+    s.readiness = Readiness::kReady;
+    return s;
+  };
+  TransitionMemory m;
+  DependencyStatus s = ApplyTransition({}, ready(), &m, 1000, 100);
+  EXPECT_EQ(s.ready_since, 100);
+  s = ApplyTransition(s, ready(), &m, 2000, 50);
+  EXPECT_EQ(s.ready_since, 100) << "dated by the cluster once: it stays";
+
+  m = {};
+  s = ApplyTransition({}, ready(), &m, 1000, 0);
+  EXPECT_EQ(s.ready_since, 1000) << "no date yet: the first sight";
+  s = ApplyTransition(s, ready(), &m, 1500, 5000);
+  EXPECT_EQ(s.ready_since, 1000) << "a date after the first sight is not taken";
+  s = ApplyTransition(s, ready(), &m, 2000, 100);
+  EXPECT_EQ(s.ready_since, 100) << "the cluster's date, read after the first sight";
+
+  m = {};
+  DependencyStatus not_ready;
+  not_ready.readiness = Readiness::kNotReady;
+  s = ApplyTransition({}, not_ready, &m, 1000, 0, /*inputs_synced=*/false);
+  s = ApplyTransition(s, ready(), &m, 1100, 100, false);
+  EXPECT_EQ(s.ready_since, 100) << "a first not-ready before the inputs are read is no sighting";
+  s = ApplyTransition(s, not_ready, &m, 1200, 0, false);
+  s = ApplyTransition(s, ready(), &m, 1300, 100, false);
+  EXPECT_EQ(s.ready_since, 1300) << "ready, not ready, ready: watched, whatever the inputs";
+
+  m = {};
+  s = ApplyTransition({}, not_ready, &m, 1000, 0, /*inputs_synced=*/true);
+  s = ApplyTransition(s, ready(), &m, 1100, 100, true);
+  EXPECT_EQ(s.ready_since, 1100) << "after the inputs are read, not ready is a sighting";
 }
 
 }  // namespace

@@ -125,7 +125,11 @@ class Harness {
     Environment env{&clock_};
     env.async_http = [this] { return std::make_unique<Forward>(&http_); };
     prober_ = std::make_unique<PdProber>(
-        options, env, nullptr, [this] { return targets_; },
+        options, env, nullptr,
+        [this] {
+          std::lock_guard<std::mutex> lock(mu_);
+          return targets_;
+        },
         [this](const ClusterKey& k, PdFacts f) {
           std::lock_guard<std::mutex> lock(mu_);
           results_[k.name].push_back(f);
@@ -147,6 +151,11 @@ class Harness {
         testing::WaitFor([&] { return http_.runs() > before + 3; }, std::chrono::seconds(10)));
   }
   void Signal(std::map<ClusterKey, PdClusterSignal> s) { prober_->Signal(std::move(s)); }
+  // A cluster the lister gives from now on.
+  void AddTarget(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    targets_.push_back(PdTarget{Key(name), "http://" + name + ".test:2379", {}, nullptr});
+  }
 
   // When (ms after the start) each request to `endpoint` of `cluster` was sent, within [from, to).
   std::vector<int64_t> Asked(const std::string& cluster, const std::string& endpoint,
@@ -331,6 +340,19 @@ TEST(PdScheduleTest, TheFirstSignalsSetTheCadenceAndProbeNothingAtOnce) {
   EXPECT_THAT(harness.Asked("waits", "leader", 10), ::testing::ElementsAre(15'002, 30'002, 45'002));
   EXPECT_TRUE(harness.Asked("idle", "leader", 10).empty());
   EXPECT_EQ(harness.urgent(), 0);
+}
+
+// The exporter's first seconds: a cluster the pods name that the prober does not know yet is
+// listed on ListAgain() and probed at once, not at the next interval's listing (15 s).
+TEST(PdScheduleTest, ListAgainBringsANewClusterAtOnce) {
+  Harness harness({"first"}, Cadences());
+  harness.RunUntil(2'000);
+  harness.AddTarget("late");
+  harness.RunUntil(3'000);
+  EXPECT_TRUE(harness.Asked("late", "health").empty()) << "not listed before the interval";
+  harness.prober().ListAgain();
+  harness.RunUntil(3'000);
+  EXPECT_THAT(harness.Asked("late", "health"), ::testing::ElementsAre(3'000));
 }
 
 // A status stamp that changes brings a full probe at once; the first stamp seen does not.

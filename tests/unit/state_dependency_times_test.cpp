@@ -115,6 +115,54 @@ TEST_F(RestartTest, FutureClusterTimeIsNotTrusted) {
   EXPECT_EQ(store.Get(key_)->pd.ready_since, kFirstStart);
 }
 
+// At the exporter's start the inputs arrive in any order. The pods listed before the
+// TidbCluster (no Ready PD pod counted yet: PD not ready, from the pods) are no sighting of a
+// not-ready PD: the TidbCluster read next dates the readiness, not the exporter's clock.
+TEST_F(RestartTest, PodsListedBeforeTheTidbClusterDoNotDateIt) {
+  clock_ = std::make_unique<FakeClock>(kRestart);
+  store_ = std::make_unique<DependencyStore>(config_, *clock_);
+  ClusterInfo pods;
+  pods.from_pods = true;  // the PD pods not among the pods read so far
+  store_->SyncClusters({{key_, pods}});
+  ASSERT_EQ(store_->Get(key_)->pd.readiness, Readiness::kNotReady);
+  clock_->Advance(kSecond);
+  store_->OnTidbCluster(Tc(key_));
+  EXPECT_EQ(store_->Get(key_)->pd.ready_since, kPdReadyAt);
+  EXPECT_EQ(store_->Get(key_)->tikv.ready_since, kTikvUpAt);
+}
+
+// PD answers before the TidbCluster is listed: first seen ready without a date (the exporter's
+// clock, for now), then dated from the TidbCluster once it is read.
+TEST_F(RestartTest, ProbeBeforeTheTidbClusterIsDatedByItOnceRead) {
+  DependencyStore& store = Start(kRestart, std::nullopt);
+  store.OnPdProbe(key_, HealthyPd());
+  ASSERT_EQ(store.Get(key_)->pd.ready_since, kRestart);
+  clock_->Advance(kSecond);
+  store.OnTidbCluster(Tc(key_));
+  EXPECT_EQ(store.Get(key_)->pd.ready_since, kPdReadyAt);
+  EXPECT_EQ(store.Get(key_)->tikv.ready_since, kTikvUpAt);
+  // Dated once: a later status does not move it (the same ready period).
+  TidbClusterStatus later = Tc(key_);
+  later.pd_healthy_since = kPdReadyAt - kMinute;
+  store.OnTidbCluster(later);
+  EXPECT_EQ(store.Get(key_)->pd.ready_since, kPdReadyAt);
+}
+
+// Once every input has been read, not ready then ready is a transition podwait watched: dated by
+// its clock even when the TidbCluster's times are older (its status lags behind PD).
+TEST_F(RestartTest, AfterTheInputsAreReadNotReadyIsASighting) {
+  clock_ = std::make_unique<FakeClock>(kRestart);
+  store_ = std::make_unique<DependencyStore>(config_, *clock_);
+  store_->OnInputsSynced();
+  ClusterInfo pods;
+  pods.from_pods = true;
+  store_->SyncClusters({{key_, pods}});
+  ASSERT_EQ(store_->Get(key_)->pd.readiness, Readiness::kNotReady);
+  clock_->Advance(kSecond);
+  store_->OnTidbCluster(Tc(key_));
+  EXPECT_EQ(store_->Get(key_)->pd.ready_since, kRestart + kSecond);
+}
+
 // The point of it: a TiDB pod in Init behind wait-for-pd for 50 minutes, PD ready for an hour.
 // After the restart it is dependency_stuck at once, not an expected `dependency` for another
 // ready grace.
