@@ -5,17 +5,12 @@
 
 #include <rapidjson/fwd.h>
 
-#include <functional>
-#include <mutex>
-#include <optional>
-#include <set>
-#include <string>
 #include <string_view>
-#include <vector>
+#include <utility>
 
 #include "exporter/common/result.h"
-#include "exporter/kube/reflector.h"
 #include "exporter/model/dmcluster_status.h"
+#include "exporter/sources/cluster_object_source.h"
 
 namespace podwait {
 
@@ -24,33 +19,13 @@ using DmClusterParse = Result<DmClusterStatus>;
 DmClusterParse ParseDmCluster(std::string_view json);
 DmClusterParse ParseDmCluster(const rapidjson::Value& object);
 
-struct DmClusterCallbacks {
-  // The complete collection (of the reflector's namespace scope) after a (re)list.
-  std::function<void(const std::vector<DmClusterStatus>&)> replace;
-  std::function<void(const DmClusterStatus&)> upsert;
-  std::function<void(const ClusterKey&)> remove;
-};
+using DmClusterCallbacks = ClusterObjectCallbacks<DmClusterStatus>;
 
-// A ReflectorHandler for DMClusters, as TidbClusterSource is for TidbClusters: a 404 on the list
-// (the CRD is not installed) disables it with one log line. Called from its reflector's thread;
-// ObjectCount() from any thread.
-class DmClusterSource final : public ReflectorHandler {
+// The dmclusters input's handler (a 404, no DMCluster CRD, disables it).
+class DmClusterSource final : public ClusterObjectSource<DmClusterStatus, &ParseDmCluster> {
  public:
-  explicit DmClusterSource(DmClusterCallbacks callbacks);
-
-  void OnListBegin() override;
-  bool OnListItem(const rapidjson::Value& object) override;
-  void OnListEnd(const std::string& resource_version) override;
-  void OnListAbort() override;
-  bool OnEvent(WatchEventType type, const rapidjson::Value& object) override;
-  bool OnNotFound() override;
-  std::optional<size_t> ObjectCount() const override;
-
- private:
-  DmClusterCallbacks callbacks_;
-  std::vector<DmClusterStatus> staged_;
-  mutable std::mutex mu_;
-  std::set<ClusterKey> keys_;
+  explicit DmClusterSource(DmClusterCallbacks callbacks)
+      : ClusterObjectSource("DMCluster", std::move(callbacks)) {}
 };
 
 }  // namespace podwait

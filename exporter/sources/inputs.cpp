@@ -43,34 +43,31 @@ std::vector<ReflectorOptions> TidbClusterReflectors(const Config& config) {
   return ReflectorOptionsPerNamespace(config, "tidbclusters", kTidbClusterApi);
 }
 
-ReflectorHandler& TidbClusterHandler(InputContext& ctx, const ReflectorOptions& o) {
-  TidbClusterStore& store = ctx.stores.tidbclusters();
-  TidbClusterCallbacks callbacks;
-  callbacks.replace =
-      [&store, scope = ReflectorNamespace(o)](const std::vector<TidbClusterStatus>& listed) {
-        store.Replace(scope, listed);
-      };
-  callbacks.upsert = [&store](const TidbClusterStatus& tc) { store.Upsert(tc); };
+// The handler of a v1 object kept whole by namespace/name, writing `store`.
+template <typename Source, typename T>
+ReflectorHandler& ClusterObjectHandler(InputContext& ctx, const ReflectorOptions& o,
+                                       ClusterObjectStore<T>& store) {
+  ClusterObjectCallbacks<T> callbacks;
+  callbacks.replace = [&store, scope = ReflectorNamespace(o)](const std::vector<T>& listed) {
+    store.Replace(scope, listed);
+  };
+  callbacks.upsert = [&store](const T& object) { store.Upsert(object); };
   callbacks.remove = [&store](const ClusterKey& key) { store.Remove(key); };
-  return Keep<TidbClusterSource>(ctx, std::move(callbacks));
+  return Keep<Source>(ctx, std::move(callbacks));
+}
+
+ReflectorHandler& TidbClusterHandler(InputContext& ctx, const ReflectorOptions& o) {
+  return ClusterObjectHandler<TidbClusterSource>(ctx, o, ctx.stores.tidbclusters());
 }
 
 // v1 DMClusters (pingcap.com/v1alpha1 dmclusters), with the TidbClusters: the dm-master state a
-// v1 dm-worker waits for. A 404 (no DMCluster CRD) disables it with one log line.
+// v1 dm-worker waits for. A 404 (no DMCluster CRD) disables it (the start's line says so).
 std::vector<ReflectorOptions> DmClusterReflectors(const Config& config) {
   return ReflectorOptionsPerNamespace(config, "dmclusters", kTidbClusterApi);
 }
 
 ReflectorHandler& DmClusterHandler(InputContext& ctx, const ReflectorOptions& o) {
-  DmClusterStore& store = ctx.stores.dmclusters();
-  DmClusterCallbacks callbacks;
-  callbacks.replace = [&store,
-                       scope = ReflectorNamespace(o)](const std::vector<DmClusterStatus>& listed) {
-    store.Replace(scope, listed);
-  };
-  callbacks.upsert = [&store](const DmClusterStatus& dc) { store.Upsert(dc); };
-  callbacks.remove = [&store](const ClusterKey& key) { store.Remove(key); };
-  return Keep<DmClusterSource>(ctx, std::move(callbacks));
+  return ClusterObjectHandler<DmClusterSource>(ctx, o, ctx.stores.dmclusters());
 }
 
 bool V2Enabled(const InputContext& ctx) { return ctx.config.v2_enabled; }

@@ -33,8 +33,8 @@ std::vector<std::string> OffLines(const std::string& log) {
 }
 
 bool InputsReported(const std::string& text) {
-  for (const char* input :
-       {"tidbclusters", "v2", "ca_status", "volumes", "nodeclaims", "provisioningrequests"}) {
+  for (const char* input : {"tidbclusters", "v2", "ca_status", "volumes", "nodeclaims",
+                            "provisioningrequests", "dmclusters"}) {
     if (FindSamples(text, "podwait_input_enabled", {{"input", input}}).size() != 1) return false;
   }
   return true;
@@ -54,11 +54,13 @@ TEST(ExporterOptionalInputs, OneLineForTheInputsOffInAV1OnlyCluster) {
   ASSERT_EQ(lines.size(), 1u) << log;
   EXPECT_THAT(lines[0], HasSubstr("msg=\"optional inputs off; podwait classifies without them\""));
   EXPECT_THAT(lines[0], HasSubstr("off=\"v2 (not served), nodeclaims (not served), "
-                                  "provisioningrequests (not served)\""));
+                                  "provisioningrequests (not served), dmclusters (not served)\""));
   EXPECT_THAT(log, Not(HasSubstr("level=debug")));
   EXPECT_EQ(SampleValue(text, "podwait_input_enabled", {{"input", "v2"}}), 0);
   EXPECT_EQ(SampleValue(text, "podwait_input_enabled", {{"input", "nodeclaims"}}), 0);
   EXPECT_EQ(SampleValue(text, "podwait_input_enabled", {{"input", "provisioningrequests"}}), 0);
+  // The simulator's v1 world serves no DMCluster CRD (tidb-operator installs it with the others).
+  EXPECT_EQ(SampleValue(text, "podwait_input_enabled", {{"input", "dmclusters"}}), 0);
   EXPECT_EQ(SampleValue(text, "podwait_input_enabled", {{"input", "tidbclusters"}}), 1);
   EXPECT_EQ(SampleValue(text, "podwait_input_enabled", {{"input", "volumes"}}), 1);
   EXPECT_EQ(SampleValue(text, "podwait_input_enabled", {{"input", "ca_status"}}), 1);

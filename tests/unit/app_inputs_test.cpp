@@ -208,14 +208,14 @@ TEST(OptionalInputs, OffByConfiguration) {
   }
   EXPECT_TRUE(optional.Settled());
   std::vector<OptionalInputs::State> states = optional.States();
-  ASSERT_EQ(states.size(), 6u);
+  ASSERT_EQ(states.size(), 7u);
   for (const auto& s : states) {
     EXPECT_EQ(s.off, OptionalInputs::Off::kConfigured) << s.input;
   }
   EXPECT_EQ(DescribeOff(states),
             "tidbclusters (off by configuration), v2 (off by configuration), ca_status (off by "
             "configuration), volumes (off by configuration), nodeclaims (off by configuration), "
-            "provisioningrequests (off by configuration)");
+            "provisioningrequests (off by configuration), dmclusters (off by configuration)");
 }
 
 TEST(OptionalInputs, DescribeOffNamesEachWhy) {
