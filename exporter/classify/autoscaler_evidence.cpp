@@ -43,8 +43,8 @@ std::string BackoffEvidence(std::string_view group, const NodeGroupStatus& st) {
 Classification FromRefusal(const Context& ctx, Timestamp start, const ScaleUpRefusal& refusal,
                            const FitError& fit, const EventRecord& e) {
   std::string evidence = EventEvidence(e);
-  for (std::string_view limit :
-       {r::kScaleUpBackoff, r::kMaxNodeGroupSize, r::kNodepoolLimit, r::kMaxClusterSize}) {
+  for (std::string_view limit : {r::kScaleUpBackoff, r::kNodeGroupNotReady, r::kMaxNodeGroupSize,
+                                 r::kNodepoolLimit, r::kMaxClusterSize}) {
     for (const auto& x : refusal.reasons) {
       if (x.kind == FitKind::kLimit && x.reason == limit) {
         return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, limit, start, evidence);
@@ -225,8 +225,9 @@ std::optional<Classification> FromAutoscalerVerdict(const Context& ctx, Timestam
       for (const auto& g : *groups) {
         const NodeGroupStatus* st = FindGroup(ctx.autoscaler, g.name);
         if (st != nullptr && st->backoff) {
-          return Waiting(Stage::kUnscheduled, WaitClass::kCapacity, BackoffReason(st->backoff_code),
-                         start, BackoffEvidence(g.name, *st) + "; " + EventEvidence(e));
+          return Waiting(Stage::kUnscheduled, WaitClass::kCapacity,
+                         BackoffReason(st->backoff_code, st->backoff_message), start,
+                         BackoffEvidence(g.name, *st) + "; " + EventEvidence(e));
         }
       }
     }

@@ -203,8 +203,25 @@ CaStatusParse ParseCaStatus(std::string_view status) {
   return ParseYaml(t);
 }
 
-std::string_view BackoffReason(std::string_view code) {
+std::string_view BackoffReason(std::string_view code, std::string_view message) {
   if (code.empty()) return reason::kScaleUpBackoff;
+  // "OutOfResource" is InstanceErrorClass.String() of OutOfResourcesErrorClass (cluster-autoscaler
+  // cloudprovider/cloud_provider.go: "lack of resources (e.g. due to stockout or quota-exceeded
+  // situation)"), written as the code by providers that give no code of their own; the message
+  // then tells the two apart (EC2's InsufficientInstanceCapacity, GCE's resource pool exhausted).
+  if (code == "OutOfResource") {
+    std::string l;
+    for (char c : message) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (std::string_view s :
+         {"insufficientinstancecapacity", "insufficient capacity", "insufficient_capacity",
+          "resource_pool_exhausted", "stockout", "cannot provision any more instances"}) {
+      if (l.find(s) != std::string::npos) return reason::kBackoffStockout;
+    }
+    for (std::string_view q : {"quota", "limitexceeded", "limit exceeded"}) {
+      if (l.find(q) != std::string::npos) return reason::kBackoffQuotaExceeded;
+    }
+    return reason::kBackoffOther;
+  }
   for (const BackoffCode& c : kBackoffCodes) {
     if (c.prefix ? code.starts_with(c.code) : code == c.code) return c.reason;
   }

@@ -50,8 +50,9 @@ struct CaStatusReading {
 
 // The reason of a pod whose node group is in backoff with this backoffInfo.errorCode: one of a
 // fixed set (quota, stockout, IP space, permissions, reservation, timeout, cloud provider error),
-// scale_up_backoff without a code (the text format), backoff_other for a code not in the set.
-std::string_view BackoffReason(std::string_view code);
+// scale_up_backoff without a code (the text format), backoff_other for a code not in the set. The
+// generic code "OutOfResource" is read by its errorMessage (stockout or quota, else other).
+std::string_view BackoffReason(std::string_view code, std::string_view message = {});
 
 // Copies what classification needs into `state`: node groups, the cluster-wide backoff and the
 // probe time.

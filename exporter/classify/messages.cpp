@@ -155,6 +155,40 @@ std::vector<std::pair<int, std::string_view>> SplitCounted(std::string_view list
   return items;
 }
 
+// Karpenter's instance type filter failure (InstanceTypeFilterError, karpenter
+// pkg/controllers/provisioning/scheduling/nodeclaim.go). Before v1.3 it reads "no instance type
+// satisfied resources {..} and requirements .. (<cause>)", the cause in the trailing parenthesis
+// (filterResults.FailureReason); since v1.3 the cause leads: "<cause>, requirements=..,
+// resources=..". The cause says which criterion excluded every instance type: the scheduling
+// requirements (a constraint: no instance type of the pool can ever match, more capacity does not
+// help), the resources (the pod is bigger than any instance type) or the offerings (no zone /
+// capacity type on offer, Karpenter's unavailable-offerings cache after a stockout). A
+// requirements failure wins over the others: alone it excludes every instance type.
+FitReason KarpenterInstanceTypes(std::string_view l, std::string_view text, int count) {
+  using K = FitKind;
+  namespace r = reason;
+  std::string_view cause = l.substr(l.rfind("no instance type"));
+  if (size_t end = cause.find(", requirements="); end != std::string_view::npos) {
+    cause = cause.substr(0, end);
+  }
+  if (cause.starts_with("no instance type satisfied resources")) {
+    // The oldest form, no cause given: the pod's resources did not fit.
+    return Make(r::kInsufficientResources, K::kResource, text, count);
+  }
+  if (Contains(cause, "met the scheduling requirements or") ||
+      Contains(cause, "met all requirements") ||
+      Contains(cause, "the required offering met the scheduling requirements")) {
+    return Make(r::kNodeAffinity, K::kConstraint, text, count);
+  }
+  if (Contains(cause, "has the required offering") ||
+      Contains(cause, "had enough resources, had a required offering")) {
+    return Make(r::kKarpenterInsufficientCapacity, K::kResource, text, count);
+  }
+  // "has enough resources", "had enough resources or had a required offering", "..the required
+  // offering had the required resources", "..the requirements/resources/offering tuple".
+  return Make(r::kInsufficientResources, K::kResource, text, count);
+}
+
 }  // namespace
 
 FitReason NormalizeFitReason(std::string_view text, int count) {
@@ -188,9 +222,14 @@ FitReason NormalizeFitReason(std::string_view text, int count) {
       Contains(l, "max node total count")) {
     return Make(r::kMaxClusterSize, K::kLimit, text, count);
   }
-  if (Contains(l, "backoff") || Contains(l, "not ready for scale-up")) {
-    return Make(r::kScaleUpBackoff, K::kLimit, text, count);
+  // cluster-autoscaler core/scaleup/orchestrator/skippedreasons.go: BackoffReason "in backoff
+  // after failed scale-up"; NotReadyReason "not ready for scale-up", returned by
+  // IsNodeGroupReadyToScaleUp (orchestrator.go) when clusterstate finds the group unhealthy (too
+  // many unready nodes), and when the group's target size or quota cannot be read. Not a backoff.
+  if (Contains(l, "not ready for scale-up")) {
+    return Make(r::kNodeGroupNotReady, K::kLimit, text, count);
   }
+  if (Contains(l, "backoff")) return Make(r::kScaleUpBackoff, K::kLimit, text, count);
   if (Contains(l, "exceed limits")) return Make(r::kNodepoolLimit, K::kLimit, text, count);
 
   // Resources: a node like this one with room would fit.
@@ -218,8 +257,12 @@ FitReason NormalizeFitReason(std::string_view text, int count) {
       return Make(r::kDraClaimMissing, K::kConstraint, text, count);
     }
   }
-  if (Contains(l, "max volume count") || Contains(l, "no instance type satisfied resources") ||
-      Contains(l, "no instance type has enough resources")) {
+  if (Contains(l, "no instance type")) return KarpenterInstanceTypes(l, text, count);
+  // Karpenter pkg/cloudprovider/types.go SatisfiesMinValues: the pool's minValues cannot be met.
+  if (Contains(l, "minvalues requirement is not met")) {
+    return Make(r::kNodeAffinity, K::kConstraint, text, count);
+  }
+  if (Contains(l, "max volume count")) {
     return Make(r::kInsufficientResources, K::kResource, text, count);
   }
   if (Contains(l, "no nodes available")) return Make(r::kNoNodes, K::kResource, text, count);

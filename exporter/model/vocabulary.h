@@ -155,6 +155,9 @@ std::optional<WaitClass> ParseWaitClass(std::string_view name);
   X(kMaxClusterSize, "max_cluster_size", kCapacity)                                             \
   X(kNodepoolLimit, "nodepool_limit", kCapacity) /* Karpenter spec.limits */                    \
   X(kScaleUpBackoff, "scale_up_backoff", kCapacity)                                             \
+  /* cluster-autoscaler skipped a node group as "not ready for scale-up": too many of its nodes \
+     are unready (clusterstate's health check), or its size or quota could not be read */       \
+  X(kNodeGroupNotReady, "node_group_not_ready", kCapacity)                                      \
   /* a node group in backoff, by its backoffInfo.errorCode (CA >= 1.30; ca_status.h) */         \
   X(kBackoffQuotaExceeded, "backoff_quota_exceeded", kCapacity)                                 \
   X(kBackoffStockout, "backoff_stockout", kCapacity)                                            \

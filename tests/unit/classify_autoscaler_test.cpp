@@ -219,6 +219,19 @@ TEST(CaStatus, BackoffReasonIsAFixedSet) {
   EXPECT_EQ(BackoffReason("apiCallError"), reason::kBackoffCloudProviderError);
   EXPECT_EQ(BackoffReason("quota_exceeded"), reason::kBackoffOther);  // codes are exact
   EXPECT_EQ(BackoffReason("x\n{evil}"), reason::kBackoffOther);
+  // The generic code "OutOfResource" (cluster-autoscaler cloudprovider/cloud_provider.go,
+  // InstanceErrorClass.String of OutOfResourcesErrorClass) is read by its message: EC2's
+  // InsufficientInstanceCapacity error code is a stockout. Made-up messages after EC2's error.
+  EXPECT_EQ(BackoffReason("OutOfResource",
+                          "InsufficientInstanceCapacity: We currently do not have sufficient "
+                          "m5.4xlarge capacity in the Availability Zone you requested"),
+            reason::kBackoffStockout);
+  EXPECT_EQ(BackoffReason("OutOfResource",
+                          "VcpuLimitExceeded: You have requested more vCPU "
+                          "capacity than your current vCPU limit"),
+            reason::kBackoffQuotaExceeded);
+  EXPECT_EQ(BackoffReason("OutOfResource", "something else"), reason::kBackoffOther);
+  EXPECT_EQ(BackoffReason("OutOfResource"), reason::kBackoffOther);
   for (std::string_view code : {"", "QUOTA_EXCEEDED", "INSUFFICIENT_CAPACITY", "whatever"}) {
     const ReasonInfo* info = FindReason(BackoffReason(code));
     ASSERT_NE(info, nullptr) << code;

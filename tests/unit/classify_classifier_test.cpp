@@ -591,6 +591,28 @@ std::vector<Row> Rows() {
               At("10:00:20"), At("10:04:30"), 20)
           .Now(At("10:05:00"))
           .Expect(S::kUnscheduled, C::kCapacity, r::kMaxNodeGroupSize, t0, "NotTriggerScaleUp"));
+  // cluster-autoscaler core/scaleup/orchestrator/skippedreasons.go NotReadyReason: the group is
+  // unhealthy (too many unready nodes), its own reason rather than a backoff.
+  add(Row("NotTriggerNodeGroupNotReady", kUnsched)
+          .Ca()
+          .Ev("NotTriggerScaleUp", "cluster-autoscaler",
+              "pod didn't trigger scale-up: 1 not ready for scale-up, 2 node(s) had untolerated "
+              "taint {dedicated: analytics}",
+              At("10:00:20"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kNodeGroupNotReady, t0,
+                  "not ready for scale-up"));
+  // A backoff whose code is the generic class name and whose message is EC2's stockout (made-up
+  // message after EC2's InsufficientInstanceCapacity; code: cloudprovider/cloud_provider.go).
+  add(Row("ScaleUpGroupInBackoffOutOfResourceStockout", kUnsched)
+          .Ca()
+          .Group("eks-tikv-ng", false, true, "OutOfResource",
+                 "InsufficientInstanceCapacity: We currently do not have sufficient m5.4xlarge "
+                 "capacity in the Availability Zone you requested (us-east-1a).")
+          .Ev("TriggeredScaleUp", "cluster-autoscaler", kTriggered, At("10:00:30"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kBackoffStockout, t0,
+                  "InsufficientInstanceCapacity"));
   add(Row("NotTriggerMaxClusterSize", kUnsched)
           .Ca()
           .Ev("NotTriggerScaleUp", "cluster-autoscaler",
@@ -766,6 +788,52 @@ std::vector<Row> Rows() {
               "Failed to schedule pod, incompatible with nodepool \"default\", daemonset "
               "overhead={\"cpu\":\"150m\",\"pods\":\"3\"}, no instance type satisfied resources "
               "{\"cpu\":\"150m\",\"memory\":\"900Gi\",\"pods\":\"4\"}",
+              At("10:00:04"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientResources, t0));
+  // The instance type filter's cause (karpenter pkg/controllers/provisioning/scheduling/
+  // nodeclaim.go; messages built from its format strings, made-up requirements): before v1.3 in
+  // the trailing parenthesis, since v1.3 leading, before ", requirements=".
+  add(Row("KarpenterInstanceTypesRequirementsNotMet", kUnsched)
+          .Karpenter()
+          .Ev("FailedScheduling", "karpenter",
+              "Failed to schedule pod, incompatible with nodepool \"default\", daemonset "
+              "overhead={\"cpu\":\"150m\",\"pods\":\"3\"}, no instance type satisfied resources "
+              "{\"cpu\":\"4150m\",\"pods\":\"4\"} and requirements "
+              "karpenter.k8s.aws/instance-family In [i3en], kubernetes.io/arch In [arm64] (no "
+              "instance type met all requirements)",
+              At("10:00:04"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kNodeAffinity, t0, "met all requirements"));
+  add(Row("KarpenterInstanceTypesNoOffering", kUnsched)
+          .Karpenter()
+          .Ev("FailedScheduling", "karpenter",
+              "Failed to schedule pod, incompatible with nodepool \"default\", daemonset "
+              "overhead={\"cpu\":\"150m\",\"pods\":\"3\"}, no instance type satisfied resources "
+              "{\"cpu\":\"4150m\",\"pods\":\"4\"} and requirements "
+              "karpenter.sh/capacity-type In [spot], topology.kubernetes.io/zone In [us-east-1a] "
+              "(no instance type has the required offering)",
+              At("10:00:04"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kCapacity, r::kKarpenterInsufficientCapacity, t0));
+  add(Row("KarpenterV1RequirementsOrResources", kUnsched)
+          .Karpenter()
+          .Ev("FailedScheduling", "karpenter",
+              "Failed to schedule pod, incompatible with nodepool \"default\", daemonset "
+              "overhead={\"cpu\":\"150m\",\"pods\":\"3\"}, no instance type met the scheduling "
+              "requirements or had enough resources, requirements=karpenter.sh/nodepool In "
+              "[default], node.kubernetes.io/instance-type In [m5.large], "
+              "resources={\"cpu\":\"16150m\",\"pods\":\"4\"}",
+              At("10:00:04"))
+          .Now(At("10:05:00"))
+          .Expect(S::kUnscheduled, C::kConstraints, r::kNodeAffinity, t0));
+  add(Row("KarpenterV1NotEnoughResources", kUnsched)
+          .Karpenter()
+          .Ev("FailedScheduling", "karpenter",
+              "Failed to schedule pod, incompatible with nodepool \"default\", daemonset "
+              "overhead={\"cpu\":\"150m\",\"pods\":\"3\"}, no instance type has enough "
+              "resources, requirements=karpenter.sh/nodepool In [default], "
+              "resources={\"cpu\":\"200150m\",\"pods\":\"4\"}",
               At("10:00:04"))
           .Now(At("10:05:00"))
           .Expect(S::kUnscheduled, C::kCapacity, r::kInsufficientResources, t0));

@@ -339,6 +339,13 @@ TEST(NotTriggerScaleUp, BackoffClusterLimitsAndResources) {
                                      "reached, 1 not ready for scale-up")
                   ->reasons,
               ElementsAre(Reason(r::kMaxClusterSize, FitKind::kLimit, 2),
+                          Reason(r::kNodeGroupNotReady, FitKind::kLimit, 1)));
+  // cluster-autoscaler core/scaleup/orchestrator/skippedreasons.go NotReadyReason: an unhealthy
+  // node group (clusterstate: too many unready nodes), not a backoff.
+  EXPECT_THAT(ParseNotTriggerScaleUp("pod didn't trigger scale-up: 2 not ready for scale-up, 1 in "
+                                     "backoff after failed scale-up")
+                  ->reasons,
+              ElementsAre(Reason(r::kNodeGroupNotReady, FitKind::kLimit, 2),
                           Reason(r::kScaleUpBackoff, FitKind::kLimit, 1)));
   // The example of docs/DESIGN.md §3.
   EXPECT_THAT(ParseNotTriggerScaleUp("pod didn't trigger scale-up: 3 max node group size reached, "
@@ -440,6 +447,76 @@ TEST(KarpenterFailedScheduling, RequirementsTopologyAndInstanceTypes) {
   ASSERT_THAT(*limit, SizeIs(2));
   EXPECT_EQ((*limit)[1].nodepool, "legion");
   EXPECT_EQ((*limit)[1].reason.reason, r::kNodepoolLimit);
+}
+
+// The instance type filter's cause (karpenter pkg/controllers/provisioning/scheduling/
+// nodeclaim.go: filterResults.FailureReason before v1.3, in the trailing parenthesis of "no
+// instance type satisfied resources %s and requirements %s (%s)"; InstanceTypeFilterError.Error
+// since v1.3, leading "<cause>, requirements=%s, resources=%s"). Messages built from those format
+// strings with made-up requirements and resources.
+TEST(KarpenterFailedScheduling, InstanceTypeFilterCause) {
+  auto one = [](const std::string& tail) {
+    auto v = ParseKarpenterFailedScheduling(
+        "Failed to schedule pod, incompatible with nodepool \"default\", daemonset "
+        "overhead={\"cpu\":\"150m\",\"pods\":\"3\"}, " +
+        tail);
+    return v.has_value() && v->size() == 1 ? (*v)[0].reason : FitReason{};
+  };
+  const std::string old_head =
+      "no instance type satisfied resources {\"cpu\":\"16150m\",\"memory\":\"64Gi\",\"pods\":"
+      "\"4\"} and requirements karpenter.k8s.aws/instance-category In [c m r], "
+      "karpenter.sh/capacity-type In [on-demand], topology.kubernetes.io/zone In [us-east-1a] ";
+  // Before v1.3: the cause in the parenthesis decides.
+  EXPECT_THAT(one(old_head + "(no instance type met all requirements)"),
+              AllOf(Field(&FitReason::reason, r::kNodeAffinity),
+                    Field(&FitReason::kind, FitKind::kConstraint)));
+  EXPECT_THAT(one(old_head + "(no instance type has enough resources)"),
+              AllOf(Field(&FitReason::reason, r::kInsufficientResources),
+                    Field(&FitReason::kind, FitKind::kResource)));
+  EXPECT_THAT(one(old_head + "(no instance type has enough resources (CPU request >= 1 Million, "
+                             "m vs M typo?))"),
+              Field(&FitReason::reason, r::kInsufficientResources));
+  EXPECT_THAT(one(old_head + "(no instance type has the required offering)"),
+              AllOf(Field(&FitReason::reason, r::kKarpenterInsufficientCapacity),
+                    Field(&FitReason::kind, FitKind::kResource)));
+  EXPECT_THAT(one(old_head + "(no instance type which met the scheduling requirements and had "
+                             "enough resources, had a required offering)"),
+              Field(&FitReason::reason, r::kKarpenterInsufficientCapacity));
+  EXPECT_THAT(one(old_head + "(no instance type met the scheduling requirements or had enough "
+                             "resources)"),
+              Field(&FitReason::kind, FitKind::kConstraint));
+  EXPECT_THAT(one(old_head + "(no instance type had enough resources or had a required "
+                             "offering)"),
+              Field(&FitReason::reason, r::kInsufficientResources));
+  EXPECT_THAT(one(old_head + "(no instance type which had enough resources and the required "
+                             "offering met the scheduling requirements)"),
+              Field(&FitReason::kind, FitKind::kConstraint));
+  // Without a cause (the oldest releases; a cut message): the resources did not fit.
+  EXPECT_THAT(one(old_head), Field(&FitReason::reason, r::kInsufficientResources));
+  // v1.3 and later: the cause first, the requirements after it (they may name anything).
+  const std::string tail =
+      ", requirements=karpenter.k8s.aws/instance-category In [c m r], karpenter.sh/nodepool In "
+      "[default], resources={\"cpu\":\"16150m\",\"pods\":\"4\"}";
+  EXPECT_THAT(
+      one("no instance type met the scheduling requirements or had enough resources" + tail),
+      AllOf(Field(&FitReason::reason, r::kNodeAffinity),
+            Field(&FitReason::kind, FitKind::kConstraint)));
+  EXPECT_THAT(one("no instance type met the scheduling requirements or had enough resources or "
+                  "had a required offering" +
+                  tail),
+              Field(&FitReason::kind, FitKind::kConstraint));
+  EXPECT_THAT(one("no instance type met all requirements" + tail),
+              Field(&FitReason::kind, FitKind::kConstraint));
+  EXPECT_THAT(one("no instance type has enough resources" + tail),
+              AllOf(Field(&FitReason::reason, r::kInsufficientResources),
+                    Field(&FitReason::kind, FitKind::kResource)));
+  EXPECT_THAT(one("no instance type has the required offering" + tail),
+              Field(&FitReason::reason, r::kKarpenterInsufficientCapacity));
+  EXPECT_THAT(one("no instance type met the requirements/resources/offering tuple" + tail),
+              Field(&FitReason::reason, r::kInsufficientResources));
+  // pkg/cloudprovider/types.go SatisfiesMinValues.
+  EXPECT_THAT(one("minValues requirement is not met for label(s)" + tail),
+              Field(&FitReason::kind, FitKind::kConstraint));
 }
 
 TEST(KarpenterFailedScheduling, RejectsSchedulerMessages) {
