@@ -156,9 +156,9 @@ bool WaitingTracker::Visit(const std::shared_ptr<const PodRecord>& pod_ptr,
     // The stage's histogram series exists (at zero) from the first pod seen waiting in it, so
     // the first completion is an increase that rate() can see.
     histograms_.try_emplace(StageHistogramKey{pod.component, c.stage, c.wait_class});
-    waiting_.insert_or_assign(
-        WaitKey{pod.namespace_, pod.cluster, pod.name, track_it->first},
-        std::make_shared<const WaitingPod>(MakeWaitingPod(pod, std::move(c), t.class_since)));
+    auto w = std::make_shared<const WaitingPod>(MakeWaitingPod(pod, std::move(c), t.class_since));
+    waiting_.insert_or_assign(WaitKey{pod.namespace_, pod.cluster, pod.name, track_it->first},
+                              Published{w, w});
   }
   return classified;
 }
@@ -178,6 +178,21 @@ WaitingTracker::CountFailovers(std::span<const FailureMember> members) const {
     }
   }
   return out;
+}
+
+void WaitingTracker::UpdateHeldBy() {
+  bool any = false;
+  for (const auto& [key, w] : waiting_) any = any || IsDependencyRow(*w.classified);
+  if (!any) return;
+  // One pass grouping the waiting pods by namespace, cluster and component.
+  HeldByIndex index;
+  for (const auto& [key, w] : waiting_) index.Add(*w.classified);
+  for (auto& [key, w] : waiting_) {
+    if (!IsDependencyRow(*w.classified)) continue;
+    std::vector<HeldBy> held_by = index.For(*w.classified);
+    if (w.shown->held_by == held_by) continue;
+    w.shown = std::make_shared<const WaitingPod>(WithHeldBy(*w.classified, std::move(held_by)));
+  }
 }
 
 void WaitingTracker::RebuildRechecks() {
@@ -292,7 +307,8 @@ void WaitingTracker::Evaluate(const EvaluationInput& input) {
   snapshot->evaluated_at = input.now;
   snapshot->autoscaler = input.autoscaler;
   snapshot->pods.reserve(waiting_.size());
-  for (const auto& [key, w] : waiting_) snapshot->pods.push_back(w);
+  UpdateHeldBy();
+  for (const auto& [key, w] : waiting_) snapshot->pods.push_back(w.shown);
   snapshot->failover = std::move(failover);
   snapshot->stage_durations = histograms_;
   {

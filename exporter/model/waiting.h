@@ -18,6 +18,15 @@
 
 namespace podwait {
 
+// A waiting pod of the dependency a `dependency` / `dependency_stuck` row waits on (docs/DESIGN.md
+// §4, "Who holds a dependency wait"): its name, class and reason.
+struct HeldBy {
+  std::string pod;
+  WaitClass wait_class = WaitClass::kScheduling;
+  std::string reason;
+  bool operator==(const HeldBy&) const = default;
+};
+
 // One waiting pod as published (metrics, /api/v1/pods, status page).
 struct WaitingPod {
   std::string namespace_;
@@ -32,7 +41,15 @@ struct WaitingPod {
   std::string uid;  // the pod's metadata.uid (an Event about the pod names it)
   Classification classification;
   Timestamp class_since = 0;  // when podwait first saw the pod in its current class
+  // A dependency row (IsDependencyRow): the waiting pods of the dependencies it waits on
+  // (classification.waits_on) in its namespace and cluster, the unexpected ones first, then the
+  // expected ones, each in pod name order; empty when none of them waits. The evidence names the
+  // first. Set when a snapshot is published (WithHeldBy), not by the classifier.
+  std::vector<HeldBy> held_by;
 };
+
+// Whether the row is a `dependency` / `dependency_stuck` one (it carries held_by).
+bool IsDependencyRow(const WaitingPod& w);
 
 // Stage-duration histogram of completed stages, by (component, stage, class). The histograms
 // outlive their pods, so the key holds the pod's component as ComponentLabel() maps it: every
@@ -137,6 +154,29 @@ struct WaitingSnapshot {
 
 // "<namespace>-<cluster>", or "" without a cluster.
 std::string TidbClusterLabel(const std::string& ns, const std::string& cluster);
+
+// The held_by of every dependency row among `rows` (a snapshot's waiting pods), from one pass
+// that groups them by namespace, cluster and component.
+class HeldByIndex {
+ public:
+  HeldByIndex() = default;
+  template <typename Range>
+  explicit HeldByIndex(const Range& rows) {
+    for (const WaitingPod& w : rows) Add(w);
+  }
+  // Adds a waiting pod (it must outlive the index), in the snapshot's order.
+  void Add(const WaitingPod& w);
+  // The pods holding `row` (a dependency row); empty for any other row.
+  std::vector<HeldBy> For(const WaitingPod& row) const;
+
+ private:
+  using Key = std::tuple<std::string_view, std::string_view, std::string_view>;
+  std::map<Key, std::vector<const WaitingPod*>> groups_;  // in the order added
+};
+
+// `base` (a row as classified) with `held_by`, its evidence naming the first of them ("held by
+// basic-pd-0: capacity/insufficient_cpu").
+WaitingPod WithHeldBy(const WaitingPod& base, std::vector<HeldBy> held_by);
 
 // The published form of a waiting pod.
 WaitingPod MakeWaitingPod(const PodRecord& pod, Classification classification,
