@@ -181,17 +181,29 @@ WaitingTracker::CountFailovers(std::span<const FailureMember> members) const {
 }
 
 void WaitingTracker::UpdateHeldBy() {
-  bool any = false;
-  for (const auto& [key, w] : waiting_) any = any || IsDependencyRow(*w.classified);
-  if (!any) return;
-  // One pass grouping the waiting pods by namespace, cluster and component.
-  HeldByIndex index;
-  for (const auto& [key, w] : waiting_) index.Add(*w.classified);
-  for (auto& [key, w] : waiting_) {
-    if (!IsDependencyRow(*w.classified)) continue;
-    std::vector<HeldBy> held_by = index.For(*w.classified);
-    if (w.shown->held_by == held_by) continue;
-    w.shown = std::make_shared<const WaitingPod>(WithHeldBy(*w.classified, std::move(held_by)));
+  // waiting_ is in (namespace, cluster, pod) order: one pass over each cluster's run of rows,
+  // grouping its pods by component only when one of them waits on a dependency.
+  for (auto run = waiting_.begin(); run != waiting_.end();) {
+    auto end = run;
+    bool any = false;
+    while (end != waiting_.end() && std::get<0>(end->first) == std::get<0>(run->first) &&
+           std::get<1>(end->first) == std::get<1>(run->first)) {
+      any = any || (IsDependencyRow(*end->second.classified) &&
+                    !end->second.classified->classification.waits_on.Empty());
+      ++end;
+    }
+    if (any) {
+      ClusterHolders holders;
+      for (auto it = run; it != end; ++it) holders.Add(*it->second.classified);
+      for (auto it = run; it != end; ++it) {
+        Published& w = it->second;
+        if (!IsDependencyRow(*w.classified)) continue;
+        const std::vector<HeldBy>& held_by = holders.For(w.classified->classification.waits_on);
+        if (w.shown->held_by == held_by) continue;
+        w.shown = std::make_shared<const WaitingPod>(WithHeldBy(*w.classified, held_by));
+      }
+    }
+    run = end;
   }
 }
 

@@ -1,6 +1,5 @@
 #include "exporter/model/waiting.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "exporter/model/v2.h"
@@ -18,30 +17,30 @@ bool IsDependencyRow(const WaitingPod& w) {
          (c == WaitClass::kDependency || c == WaitClass::kDependencyStuck);
 }
 
-void HeldByIndex::Add(const WaitingPod& w) {
-  groups_[Key{w.namespace_, w.cluster, w.component}].push_back(&w);
+void ClusterHolders::Add(const WaitingPod& w) {
+  const std::optional<Dependency> d = ParseDependency(w.component);
+  if (!d) return;
+  auto& list = IsExpected(w.classification.wait_class) ? expected_ : unexpected_;
+  list[static_cast<size_t>(*d)].push_back(&w);
 }
 
-std::vector<HeldBy> HeldByIndex::For(const WaitingPod& row) const {
-  std::vector<HeldBy> out;
-  if (!IsDependencyRow(row)) return out;
-  std::vector<const WaitingPod*> holders;
+const std::vector<HeldBy>& ClusterHolders::For(DependencySet on) {
+  uint32_t key = 0;
   for (Dependency d : kAllDependencies) {
-    if (!row.classification.waits_on.Contains(d)) continue;
-    auto it = groups_.find(Key{row.namespace_, row.cluster, DependencyName(d)});
-    if (it == groups_.end()) continue;
-    holders.insert(holders.end(), it->second.begin(), it->second.end());
+    if (on.Contains(d)) key |= 1u << static_cast<uint32_t>(d);
   }
-  // The unexpected first (one of them is the problem), then the expected; otherwise as added.
-  std::stable_partition(holders.begin(), holders.end(), [](const WaitingPod* h) {
-    return !IsExpected(h->classification.wait_class);
-  });
-  out.reserve(holders.size());
-  for (const WaitingPod* h : holders) {
-    if (h == &row || h->pod == row.pod) continue;
-    out.push_back(HeldBy{h->pod, h->classification.wait_class, h->classification.reason});
+  auto [it, inserted] = by_set_.try_emplace(key);
+  if (!inserted) return it->second;
+  for (const auto* half : {&unexpected_, &expected_}) {
+    for (Dependency d : kAllDependencies) {
+      if (!on.Contains(d)) continue;
+      for (const WaitingPod* h : (*half)[static_cast<size_t>(d)]) {
+        it->second.push_back(
+            HeldBy{h->pod, h->classification.wait_class, h->classification.reason});
+      }
+    }
   }
-  return out;
+  return it->second;
 }
 
 WaitingPod WithHeldBy(const WaitingPod& base, std::vector<HeldBy> held_by) {

@@ -155,23 +155,23 @@ struct WaitingSnapshot {
 // "<namespace>-<cluster>", or "" without a cluster.
 std::string TidbClusterLabel(const std::string& ns, const std::string& cluster);
 
-// The held_by of every dependency row among `rows` (a snapshot's waiting pods), from one pass
-// that groups them by namespace, cluster and component.
-class HeldByIndex {
+// The waiting pods of one namespace and cluster as the holders of its dependency rows: added in
+// pod order, then asked for the held_by of a row waiting on a set of dependencies (the holders
+// of each set worked out once).
+class ClusterHolders {
  public:
-  HeldByIndex() = default;
-  template <typename Range>
-  explicit HeldByIndex(const Range& rows) {
-    for (const WaitingPod& w : rows) Add(w);
-  }
-  // Adds a waiting pod (it must outlive the index), in the snapshot's order.
+  // `w` must outlive the holders.
   void Add(const WaitingPod& w);
-  // The pods holding `row` (a dependency row); empty for any other row.
-  std::vector<HeldBy> For(const WaitingPod& row) const;
+  // The waiting pods of the dependencies in `on` (their component is the dependency's name): the
+  // unexpected ones first, then the expected ones, each in dependency order (PD first), then pod
+  // order.
+  const std::vector<HeldBy>& For(DependencySet on);
 
  private:
-  using Key = std::tuple<std::string_view, std::string_view, std::string_view>;
-  std::map<Key, std::vector<const WaitingPod*>> groups_;  // in the order added
+  static constexpr size_t kDeps = std::size(kAllDependencies);
+  std::array<std::vector<const WaitingPod*>, kDeps> unexpected_;
+  std::array<std::vector<const WaitingPod*>, kDeps> expected_;
+  std::map<uint32_t, std::vector<HeldBy>> by_set_;
 };
 
 // `base` (a row as classified) with `held_by`, its evidence naming the first of them ("held by
