@@ -40,6 +40,7 @@ DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed
     switch (s.readiness) {
       case Readiness::kNotReady:
         v.state = Readiness::kNotReady;
+        v.on = DependencySet(d);
         v.reason = PodReasonFor(d, s.reason);
         v.evidence = std::string(DependencyName(d)) + " not ready" +
                      (s.reason == DependencyReason::kNone
@@ -70,6 +71,7 @@ DepVerdict CheckNeeded(const Context& ctx, const std::vector<Dependency>& needed
   v.ready_since = latest_ready;
   std::string names;
   for (Dependency d : needed) {
+    v.on.Insert(d);
     if (!names.empty()) names += "+";
     names += DependencyName(d);
   }
@@ -86,7 +88,13 @@ Classification ReadyDependencyWait(const Context& ctx, Stage stage, Timestamp st
   Timestamp since = std::max({v.ready_since, start, wait_start});
   WaitClass c = Past(ctx, since, ctx.opt.dependency_ready_grace) ? WaitClass::kDependencyStuck
                                                                  : WaitClass::kDependency;
-  return Waiting(stage, c, r::kDependencyReady, start, what + "; " + v.evidence, v.ready_since);
+  return OnDependencies(
+      Waiting(stage, c, r::kDependencyReady, start, what + "; " + v.evidence, v.ready_since), v);
+}
+
+Classification OnDependencies(Classification c, const DepVerdict& v) {
+  c.waits_on = v.on;
+  return c;
 }
 
 }  // namespace podwait::rules

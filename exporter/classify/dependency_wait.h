@@ -17,7 +17,11 @@ struct DepVerdict {
   std::string_view reason;    // for kNotReady: which dependency, normalized
   Timestamp ready_since = 0;  // for kReady: the latest of the needed dependencies' ready_since
   std::string evidence;
+  DependencySet on;  // kNotReady: the one not ready; kReady: every needed one
 };
+
+// `c` (a dependency row decided by `v`) with the dependencies it waits on.
+Classification OnDependencies(Classification c, const DepVerdict& v);
 
 // Whether `name` is a dependency-wait init container (--dependency.init-containers).
 bool IsDependencyWaitContainer(const ClassifierOptions& opt, const std::string& name);

@@ -20,8 +20,9 @@ Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
       if (needed.empty()) needed = {Dependency::kPd};
       DepVerdict v = CheckNeeded(ctx, needed);
       if (v.state == Readiness::kNotReady) {
-        return Waiting(stage, WaitClass::kDependency, v.reason, start,
-                       v.evidence + "; " + ProblemEvidence(*p));
+        return OnDependencies(Waiting(stage, WaitClass::kDependency, v.reason, start,
+                                      v.evidence + "; " + ProblemEvidence(*p)),
+                              v);
       }
     }
     return Waiting(stage, p->wait_class, p->reason, start, ProblemEvidence(*p));
@@ -53,7 +54,8 @@ Classification ClassifyInitializing(const Context& ctx, Timestamp start) {
     DepVerdict v = CheckNeeded(ctx, needed);
     switch (v.state) {
       case Readiness::kNotReady:
-        return Waiting(stage, WaitClass::kDependency, v.reason, start, what + "; " + v.evidence);
+        return OnDependencies(
+            Waiting(stage, WaitClass::kDependency, v.reason, start, what + "; " + v.evidence), v);
       case Readiness::kUnknown:
         return Waiting(stage, WaitClass::kStarting, r::kDependencyUnknown, start,
                        what + "; " + v.evidence);

@@ -23,14 +23,16 @@ std::optional<Classification> CrashLoopOnDependency(const Context& ctx, Stage st
   DepVerdict v = CheckNeeded(ctx, needed);
   switch (v.state) {
     case Readiness::kNotReady:
-      return Waiting(stage, WaitClass::kDependency, v.reason, start, v.evidence + "; " + crash);
+      return OnDependencies(
+          Waiting(stage, WaitClass::kDependency, v.reason, start, v.evidence + "; " + crash), v);
     case Readiness::kUnknown:
       return std::nullopt;
     case Readiness::kReady:
       if (v.ready_since > start &&
           !Past(ctx, std::max(v.ready_since, start), ctx.opt.dependency_ready_grace)) {
-        return Waiting(stage, WaitClass::kDependency, r::kDependencyReady, start,
-                       crash + "; " + v.evidence, v.ready_since);
+        return OnDependencies(Waiting(stage, WaitClass::kDependency, r::kDependencyReady, start,
+                                      crash + "; " + v.evidence, v.ready_since),
+                              v);
       }
       return std::nullopt;
   }
@@ -48,7 +50,8 @@ Classification RunningNotReady(const Context& ctx, Stage stage, Timestamp start,
     DepVerdict v = CheckNeeded(ctx, needed);
     switch (v.state) {
       case Readiness::kNotReady:
-        return Waiting(stage, WaitClass::kDependency, v.reason, start, what + "; " + v.evidence);
+        return OnDependencies(
+            Waiting(stage, WaitClass::kDependency, v.reason, start, what + "; " + v.evidence), v);
       case Readiness::kUnknown:
         return Waiting(stage, WaitClass::kNotReady, r::kDependencyUnknown, start,
                        what + "; " + v.evidence);

@@ -159,9 +159,9 @@ bool WaitingTracker::Visit(const std::shared_ptr<const PodRecord>& pod_ptr,
     // The stage's histogram series exists (at zero) from the first pod seen waiting in it, so
     // the first completion is an increase that rate() can see.
     histograms_.try_emplace(StageHistogramKey{pod.component, c.stage, c.wait_class});
-    waiting_.insert_or_assign(
-        WaitKey{pod.namespace_, pod.cluster, pod.name, track_it->first},
-        std::make_shared<const WaitingPod>(MakeWaitingPod(pod, std::move(c), t.class_since)));
+    auto w = std::make_shared<const WaitingPod>(MakeWaitingPod(pod, std::move(c), t.class_since));
+    waiting_.insert_or_assign(WaitKey{pod.namespace_, pod.cluster, pod.name, track_it->first},
+                              Published{w, w});
   }
   return classified;
 }
@@ -181,6 +181,33 @@ WaitingTracker::CountFailovers(std::span<const FailureMember> members) const {
     }
   }
   return out;
+}
+
+void WaitingTracker::UpdateHeldBy() {
+  // waiting_ is in (namespace, cluster, pod) order: one pass over each cluster's run of rows,
+  // grouping its pods by component only when one of them waits on a dependency.
+  for (auto run = waiting_.begin(); run != waiting_.end();) {
+    auto end = run;
+    bool any = false;
+    while (end != waiting_.end() && std::get<0>(end->first) == std::get<0>(run->first) &&
+           std::get<1>(end->first) == std::get<1>(run->first)) {
+      any = any || (IsDependencyRow(*end->second.classified) &&
+                    !end->second.classified->classification.waits_on.Empty());
+      ++end;
+    }
+    if (any) {
+      ClusterHolders holders;
+      for (auto it = run; it != end; ++it) holders.Add(*it->second.classified);
+      for (auto it = run; it != end; ++it) {
+        Published& w = it->second;
+        if (!IsDependencyRow(*w.classified)) continue;
+        const std::vector<HeldBy>& held_by = holders.For(w.classified->classification.waits_on);
+        if (w.shown->held_by == held_by) continue;
+        w.shown = std::make_shared<const WaitingPod>(WithHeldBy(*w.classified, held_by));
+      }
+    }
+    run = end;
+  }
 }
 
 void WaitingTracker::RebuildRechecks() {
@@ -295,7 +322,8 @@ void WaitingTracker::Evaluate(const EvaluationInput& input) {
   snapshot->evaluated_at = input.now;
   snapshot->autoscaler = input.autoscaler;
   snapshot->pods.reserve(waiting_.size());
-  for (const auto& [key, w] : waiting_) snapshot->pods.push_back(w);
+  UpdateHeldBy();
+  for (const auto& [key, w] : waiting_) snapshot->pods.push_back(w.shown);
   snapshot->failover = std::move(failover);
   snapshot->stage_durations = histograms_;
   {

@@ -131,6 +131,9 @@ class WaitingTracker {
       const EvaluationInput& input, bool full, bool* changed);
   // The recheck heap again from the tracks (drops the entries that are no longer current).
   void RebuildRechecks();
+  // Every dependency row's held_by from the waiting pods, before a snapshot is published; a row
+  // whose held_by did not change keeps its record.
+  void UpdateHeldBy();
   void Forget(std::unordered_map<std::string, Track>::iterator it);
   void Observe(const Track& track, Timestamp stage_end);
   static Timestamp ReadySince(const PodRecord& pod, Timestamp fallback);
@@ -143,7 +146,11 @@ class WaitingTracker {
   std::unordered_map<std::string, Track> tracks_;  // by pod uid
   // Tracked uids by cluster (pointers to tracks_' keys, which stay put until the track goes).
   std::map<ClusterKey, std::unordered_set<const std::string*>> by_cluster_;
-  std::map<WaitKey, std::shared_ptr<const WaitingPod>> waiting_;
+  struct Published {
+    std::shared_ptr<const WaitingPod> classified;  // as Visit made it (no held_by)
+    std::shared_ptr<const WaitingPod> shown;  // with its held_by (dependency rows), or the same
+  };
+  std::map<WaitKey, Published> waiting_;
   // (recheck_at, uid); an entry is current while the track's recheck_at still equals it.
   std::priority_queue<std::pair<Timestamp, std::string>,
                       std::vector<std::pair<Timestamp, std::string>>, std::greater<>>

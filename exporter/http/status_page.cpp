@@ -419,6 +419,12 @@ void AppendPodDetail(const ViewModel& m, const WaitingPod& p, std::string& h) {
        HtmlEscape(StageName(c.stage)) + " for " + TimeAgo(c.stage_start, m.now) + ", " +
        HtmlEscape(WaitClassName(c.wait_class)) + " for " + TimeAgo(p.class_since, m.now) +
        "</dd><dt>what holds it</dt><dd>";
+  // A dependency row: the dependency's waiting pods first, the unexpected ones leading.
+  for (const HeldBy& held : p.held_by) {
+    h += "<div class=\"heldby\">held by <b>" + HtmlEscape(held.pod) +
+         "</b>: " + HtmlEscape(WaitClassName(held.wait_class)) + "/" + HtmlEscape(held.reason) +
+         (IsExpected(held.wait_class) ? " (expected)" : " (needs attention)") + "</div>";
+  }
   AppendDependencies(m, k, h);
   h += "</dd><dt>cluster</dt><dd><a href=\"" + FilterLink(only_cluster) + "\">" +
        HtmlEscape(p.namespace_ + " / " + (p.cluster.empty() ? "(no cluster label)" : p.cluster)) +

@@ -326,6 +326,14 @@
     return h + '</section>';
   }
 
+  // A dependency row's holders (status_page.cpp AppendPodDetail), the unexpected ones first.
+  function heldBy(p) {
+    return (p.heldBy || []).map((h) =>
+      '<div class="heldby">held by <b>' + esc(h.pod) + '</b>: ' + esc(h.class) + '/' +
+      esc(h.reason) + (classInfo.get(h.class).expected ? ' (expected)' : ' (needs attention)') +
+      '</div>').join('');
+  }
+
   function podDetail(x, p) {
     const expected = classInfo.get(p.class).expected;
     const c = x.clusterOf.get(p.namespace + '/' + p.cluster);
@@ -337,7 +345,7 @@
       '</dd><dt>reason</dt><dd>' + esc(p.reason) + '</dd><dt>evidence</dt><dd>' +
       esc(p.evidence) + '</dd><dt>since</dt><dd>' + esc(p.stage) + ' for ' + x.timeAgo(p.since) +
       ', ' + esc(p.class) + ' for ' + x.timeAgo(p.classSince) + '</dd><dt>what holds it</dt><dd>' +
-      (c ? dependencies(x, c) : '') + '</dd><dt>cluster</dt><dd><a href="' +
+      heldBy(p) + (c ? dependencies(x, c) : '') + '</dd><dt>cluster</dt><dd><a href="' +
       filterLink({ cluster: p.tidbCluster }) + '">' +
       esc(p.namespace + ' / ' + (p.cluster || '(no cluster label)')) + '</a>, component ' +
       esc(p.component) + '</dd></dl></section>';

@@ -174,6 +174,19 @@ void WritePod(JsonWriter& w, const WaitingPod& p, Timestamp now) {
   w.Int64(std::max<Timestamp>(0, now - c.stage_start) / 1000);
   Key(w, "classSince", FormatRfc3339(p.class_since));
   Key(w, "evidence", EvidenceText(c, now));
+  if (IsDependencyRow(p)) {
+    // The waiting pods of the dependency it waits on (docs/DESIGN.md §4), present even when empty.
+    w.Key("heldBy");
+    w.StartArray();
+    for (const HeldBy& h : p.held_by) {
+      w.StartObject();
+      Key(w, "pod", h.pod);
+      Key(w, "class", WaitClassName(h.wait_class));
+      Key(w, "reason", h.reason);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   w.EndObject();
 }
 

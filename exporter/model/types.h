@@ -492,6 +492,9 @@ struct Classification {
   // timeout the classifier compared the time against runs out), 0 when none can. Until then, a
   // pod whose inputs did not change classifies the same (incremental evaluation relies on it).
   Timestamp recheck_at = 0;
+  // A `dependency` / `dependency_stuck` row: the dependencies it waits on (the one not ready, or
+  // every needed one when all are ready), whose waiting pods hold it (WaitingPod::held_by).
+  DependencySet waits_on = {};
   bool operator==(const Classification&) const = default;
 };
 

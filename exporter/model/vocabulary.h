@@ -49,6 +49,8 @@ class EnumSet {
   constexpr explicit EnumSet(Es... es) : bits_((Bit(es) | ... | 0u)) {}
   constexpr bool Contains(E e) const { return (bits_ & Bit(e)) != 0; }
   constexpr bool Empty() const { return bits_ == 0; }
+  constexpr void Insert(E e) { bits_ |= Bit(e); }
+  constexpr bool operator==(const EnumSet&) const = default;
 
  private:
   static constexpr uint32_t Bit(E e) { return 1u << static_cast<uint32_t>(e); }
@@ -321,6 +323,8 @@ inline constexpr DependencyInfo kDependencies[] = {
 constexpr std::string_view DependencyName(Dependency d) {
   return kDependencies[static_cast<size_t>(d)].name;
 }
+// The dependencies a `dependency` / `dependency_stuck` row waits on (Classification::waits_on).
+using DependencySet = EnumSet<Dependency>;
 std::optional<Dependency> ParseDependency(std::string_view name);
 
 enum class Readiness : uint8_t { kUnknown, kNotReady, kReady };

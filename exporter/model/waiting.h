@@ -18,6 +18,15 @@
 
 namespace podwait {
 
+// A waiting pod of the dependency a `dependency` / `dependency_stuck` row waits on (docs/DESIGN.md
+// §4, "Who holds a dependency wait"): its name, class and reason.
+struct HeldBy {
+  std::string pod;
+  WaitClass wait_class = WaitClass::kScheduling;
+  std::string reason;
+  bool operator==(const HeldBy&) const = default;
+};
+
 // One waiting pod as published (metrics, /api/v1/pods, status page).
 struct WaitingPod {
   std::string namespace_;
@@ -33,7 +42,15 @@ struct WaitingPod {
   PodOwner owner = PodOwner::kTidbCluster;  // a TidbMonitor's pod is no TiDB cluster's
   Classification classification;
   Timestamp class_since = 0;  // when podwait first saw the pod in its current class
+  // A dependency row (IsDependencyRow): the waiting pods of the dependencies it waits on
+  // (classification.waits_on) in its namespace and cluster, the unexpected ones first, then the
+  // expected ones, each in pod name order; empty when none of them waits. The evidence names the
+  // first. Set when a snapshot is published (WithHeldBy), not by the classifier.
+  std::vector<HeldBy> held_by;
 };
+
+// Whether the row is a `dependency` / `dependency_stuck` one (it carries held_by).
+bool IsDependencyRow(const WaitingPod& w);
 
 // Stage-duration histogram of completed stages, by (component, stage, class). The histograms
 // outlive their pods, so the key holds the pod's component as ComponentLabel() maps it: every
@@ -138,6 +155,29 @@ struct WaitingSnapshot {
 
 // "<namespace>-<cluster>", or "" without a cluster.
 std::string TidbClusterLabel(const std::string& ns, const std::string& cluster);
+
+// The waiting pods of one namespace and cluster as the holders of its dependency rows: added in
+// pod order, then asked for the held_by of a row waiting on a set of dependencies (the holders
+// of each set worked out once).
+class ClusterHolders {
+ public:
+  // `w` must outlive the holders.
+  void Add(const WaitingPod& w);
+  // The waiting pods of the dependencies in `on` (their component is the dependency's name): the
+  // unexpected ones first, then the expected ones, each in dependency order (PD first), then pod
+  // order.
+  const std::vector<HeldBy>& For(DependencySet on);
+
+ private:
+  static constexpr size_t kDeps = std::size(kAllDependencies);
+  std::array<std::vector<const WaitingPod*>, kDeps> unexpected_;
+  std::array<std::vector<const WaitingPod*>, kDeps> expected_;
+  std::map<uint32_t, std::vector<HeldBy>> by_set_;
+};
+
+// `base` (a row as classified) with `held_by`, its evidence naming the first of them ("held by
+// basic-pd-0: capacity/insufficient_cpu").
+WaitingPod WithHeldBy(const WaitingPod& base, std::vector<HeldBy> held_by);
 
 // The published form of a waiting pod.
 WaitingPod MakeWaitingPod(const PodRecord& pod, Classification classification,

@@ -2475,6 +2475,31 @@ TEST(Classifier, DependencyStateFlipsWithTheSamePod) {
   EXPECT_EQ(classify(AllReady(At("10:11:00")), At("10:12:00")).wait_class, WaitClass::kDependency);
 }
 
+// A dependency row says which dependencies it waits on (the tracker reads it for heldBy): the one
+// not ready, PD first; every needed one when all are ready; nothing for any other row.
+TEST(Classifier, DependencyRowsSayWhatTheyWaitOn) {
+  Row row("WaitsOn", kInit);  // TiDB in Init on wait-for-pd: needs PD and TiKV
+  Built b = Build(row);
+  ClassifierOptions opt;
+  AutoscalerState as;
+  auto classify = [&](ClusterDependencies d, Timestamp now) {
+    return Classify(b.pod, b.events, &d, as, opt, now);
+  };
+  Classification pd_down = classify(PdDown(), At("10:05:00"));
+  EXPECT_EQ(pd_down.wait_class, WaitClass::kDependency);
+  EXPECT_EQ(pd_down.waits_on, DependencySet(Dependency::kPd));
+  Classification tikv_down =
+      classify(Deps(Ready(At("10:00:00")), NotReady("tikv_not_ready")), At("10:05:00"));
+  EXPECT_EQ(tikv_down.wait_class, WaitClass::kDependency);
+  EXPECT_EQ(tikv_down.waits_on, DependencySet(Dependency::kTikv));
+  Classification stuck = classify(AllReady(At("10:05:00")), At("10:08:00"));
+  EXPECT_EQ(stuck.wait_class, WaitClass::kDependencyStuck);
+  EXPECT_EQ(stuck.waits_on, DependencySet(Dependency::kPd, Dependency::kTikv));
+  Classification unknown = classify(Deps(Unknown(), Unknown()), At("10:10:00"));
+  EXPECT_EQ(unknown.wait_class, WaitClass::kStarting);
+  EXPECT_TRUE(unknown.waits_on.Empty());
+}
+
 TEST(Classifier, StageStartFollowsTheStages) {
   // The same TiKV pod through its stages: creation, scheduling, initialization, readiness.
   AutoscalerState as;

@@ -121,6 +121,152 @@ TEST_F(TrackerTest, ReadyV2PodWithInstanceNotReadyIsClassified) {
   EXPECT_EQ(Count("tikv", Stage::kStarting, WaitClass::kStarting), 1u);
 }
 
+Classification OnDependency(WaitClass c, DependencySet on, Timestamp start) {
+  Classification x = Waiting(Stage::kInitializing, c, start);
+  x.reason = "no_pd_leader";
+  x.evidence = "init container wait-for-pd running; pd not ready (no_pd_leader)";
+  x.waits_on = on;
+  return x;
+}
+Classification As(Stage s, WaitClass c, std::string reason) {
+  Classification x = Waiting(s, c, kT0);
+  x.reason = std::move(reason);
+  return x;
+}
+const WaitingPod& PodNamed(const WaitingSnapshot& snap, const std::string& name) {
+  for (const WaitingPod& w : snap.pods) {
+    if (w.pod == name) return w;
+  }
+  static const WaitingPod kNone;
+  ADD_FAILURE() << "no row " << name;
+  return kNone;
+}
+std::vector<std::string> HolderNames(const WaitingPod& w) {
+  std::vector<std::string> out;
+  for (const HeldBy& h : w.held_by) {
+    out.push_back(h.pod + " " + std::string(WaitClassName(h.wait_class)) + "/" + h.reason);
+  }
+  return out;
+}
+
+// heldBy (docs/DESIGN.md §4): the waiting pods of the dependency the row waits on, in its own
+// namespace and cluster, the unexpected ones first (in pod order), then the expected ones; the
+// evidence names the first; the class stays dependency.
+TEST_F(TrackerTest, HeldByListsTheDependencysWaitingPodsUnexpectedFirst) {
+  script_.by_uid["tidb"] =
+      OnDependency(WaitClass::kDependency, DependencySet(Dependency::kPd), kT0);
+  script_.by_uid["pd0"] = As(Stage::kStarting, WaitClass::kStarting, "pd_bootstrap");
+  script_.by_uid["pd1"] = As(Stage::kUnscheduled, WaitClass::kCapacity, "insufficient_cpu");
+  script_.by_uid["pd2"] = As(Stage::kUnscheduled, WaitClass::kScaleUp, "scale_up_in_progress");
+  script_.by_uid["pd3"] = As(Stage::kUnscheduled, WaitClass::kConstraints, "node_affinity");
+  // Not PD, or PD of another cluster: not holders.
+  script_.by_uid["tikv"] = As(Stage::kUnscheduled, WaitClass::kCapacity, "insufficient_memory");
+  auto other = std::make_shared<PodRecord>(*MakePod("opd", "other-pd-0", "pd"));
+  other->cluster = "other";
+  script_.by_uid["opd"] = As(Stage::kUnscheduled, WaitClass::kCapacity, "insufficient_cpu");
+  Run({MakePod("tidb", "demo-tidb-0", "tidb"), MakePod("pd0", "demo-pd-0", "pd"),
+       MakePod("pd1", "demo-pd-1", "pd"), MakePod("pd2", "demo-pd-2", "pd"),
+       MakePod("pd3", "demo-pd-3", "pd"), MakePod("tikv", "demo-tikv-0", "tikv"), other},
+      kT0 + 1000);
+  auto snap = tracker_.Snapshot();
+  const WaitingPod& tidb = PodNamed(*snap, "demo-tidb-0");
+  EXPECT_THAT(
+      HolderNames(tidb),
+      ElementsAre("demo-pd-1 capacity/insufficient_cpu", "demo-pd-3 constraints/node_affinity",
+                  "demo-pd-0 starting/pd_bootstrap", "demo-pd-2 scale_up/scale_up_in_progress"));
+  EXPECT_EQ(tidb.classification.wait_class, WaitClass::kDependency);
+  EXPECT_EQ(tidb.classification.evidence,
+            "held by demo-pd-1: capacity/insufficient_cpu (+3 more); init container wait-for-pd "
+            "running; pd not ready (no_pd_leader)");
+  // Rows that are no dependency rows hold nobody.
+  EXPECT_THAT(PodNamed(*snap, "demo-pd-1").held_by, IsEmpty());
+}
+
+// Nothing of the dependency waits (PD running but unhealthy: the dependency rules decide): the
+// list is empty and the evidence is the classifier's; a row waiting on PD and TiKV (all ready,
+// stuck) lists the waiting pods of both, PD's first within each half.
+TEST_F(TrackerTest, HeldByIsEmptyWhenTheDependencyDoesNotWaitAndCoversEveryNeededOne) {
+  script_.by_uid["tidb"] =
+      OnDependency(WaitClass::kDependency, DependencySet(Dependency::kPd), kT0);
+  Run({MakePod("tidb", "demo-tidb-0", "tidb"), MakePod("pd0", "demo-pd-0", "pd", true, kT0)},
+      kT0 + 1000);
+  const WaitingPod& alone = PodNamed(*tracker_.Snapshot(), "demo-tidb-0");
+  EXPECT_THAT(alone.held_by, IsEmpty());
+  EXPECT_EQ(alone.classification.evidence,
+            "init container wait-for-pd running; pd not ready (no_pd_leader)");
+
+  script_.by_uid["tidb"] = OnDependency(WaitClass::kDependencyStuck,
+                                        DependencySet(Dependency::kPd, Dependency::kTikv), kT0);
+  script_.by_uid["tikv"] = As(Stage::kStarting, WaitClass::kNotReady, "readiness_probe");
+  script_.by_uid["pd1"] = As(Stage::kStarting, WaitClass::kStarting, "readiness_probe");
+  Run({MakePod("tidb", "demo-tidb-0", "tidb"), MakePod("pd0", "demo-pd-0", "pd", true, kT0),
+       MakePod("pd1", "demo-pd-1", "pd"), MakePod("tikv", "demo-tikv-0", "tikv")},
+      kT0 + 2000);
+  EXPECT_THAT(
+      HolderNames(PodNamed(*tracker_.Snapshot(), "demo-tidb-0")),
+      ElementsAre("demo-tikv-0 not_ready/readiness_probe", "demo-pd-1 starting/readiness_probe"));
+}
+
+// tidb-operator v2: pods named <group>-<component>-<suffix>, the same components; a DM worker waits
+// on the DM masters (component dm-master), a TiKV on PD.
+TEST_F(TrackerTest, HeldByForV2PodsAndDmMaster) {
+  auto v2 = [](std::string uid, std::string name, std::string component) {
+    auto p = std::make_shared<PodRecord>(*MakePod(uid, name, component));
+    p->v2_instance = true;
+    p->cluster = "basic";
+    return std::shared_ptr<const PodRecord>(p);
+  };
+  script_.by_uid["w"] =
+      OnDependency(WaitClass::kDependency, DependencySet(Dependency::kDmMaster), kT0);
+  script_.by_uid["m"] = As(Stage::kUnscheduled, WaitClass::kCapacity, "insufficient_memory");
+  script_.by_uid["kv"] = OnDependency(WaitClass::kDependency, DependencySet(Dependency::kPd), kT0);
+  script_.by_uid["pd"] = As(Stage::kInitializing, WaitClass::kImage, "image_pull");
+  Run({v2("w", "dmw-dm-worker-x8d2kq", "dm-worker"), v2("m", "dm-dm-master-r5m7tn", "dm-master"),
+       v2("kv", "tikv-tikv-c4w9hb", "tikv"), v2("pd", "pd-pd-k2m4xq", "pd")},
+      kT0 + 1000);
+  auto snap = tracker_.Snapshot();
+  EXPECT_THAT(HolderNames(PodNamed(*snap, "dmw-dm-worker-x8d2kq")),
+              ElementsAre("dm-dm-master-r5m7tn capacity/insufficient_memory"));
+  EXPECT_THAT(HolderNames(PodNamed(*snap, "tikv-tikv-c4w9hb")),
+              ElementsAre("pd-pd-k2m4xq image/image_pull"));
+}
+
+// An incremental evaluation in which only the PD pod changed still updates the TiDB row's
+// heldBy (it is computed over the snapshot, not by the classifier of the TiDB pod).
+TEST_F(TrackerTest, HeldByFollowsTheHoldersInAnIncrementalEvaluation) {
+  auto tidb = MakePod("tidb", "demo-tidb-0", "tidb");
+  auto pd = MakePod("pd", "demo-pd-0", "pd");
+  script_.by_uid["tidb"] =
+      OnDependency(WaitClass::kDependency, DependencySet(Dependency::kPd), kT0);
+  script_.by_uid["pd"] = As(Stage::kUnscheduled, WaitClass::kCapacity, "insufficient_cpu");
+  Run({tidb, pd}, kT0 + 1000);
+  EXPECT_THAT(HolderNames(PodNamed(*tracker_.Snapshot(), "demo-tidb-0")),
+              ElementsAre("demo-pd-0 capacity/insufficient_cpu"));
+  const auto before = classified_["tidb"];
+
+  script_.by_uid["pd"] = As(Stage::kStarting, WaitClass::kStarting, "readiness_probe");
+  PodChangeSet changes;
+  changes.upserted.push_back(pd);
+  EvaluationInput in;
+  in.changes = &changes;
+  in.now = kT0 + 2000;
+  tracker_.Evaluate(in);
+  EXPECT_EQ(classified_["tidb"], before) << "only the PD pod was classified again";
+  EXPECT_THAT(HolderNames(PodNamed(*tracker_.Snapshot(), "demo-tidb-0")),
+              ElementsAre("demo-pd-0 starting/readiness_probe"));
+
+  // PD Ready: the list empties, the evidence is the classifier's again.
+  script_.by_uid.erase("pd");
+  auto ready = MakePod("pd", "demo-pd-0", "pd", true, kT0 + 2500);
+  changes.upserted = {ready};
+  in.now = kT0 + 3000;
+  tracker_.Evaluate(in);
+  const WaitingPod& row = PodNamed(*tracker_.Snapshot(), "demo-tidb-0");
+  EXPECT_THAT(row.held_by, IsEmpty());
+  EXPECT_EQ(row.classification.evidence,
+            "init container wait-for-pd running; pd not ready (no_pd_leader)");
+}
+
 TEST_F(TrackerTest, PublishesWaitingPodsSorted) {
   script_.by_uid["b"] = Waiting(Stage::kInitializing, WaitClass::kDependency, kT0);
   script_.by_uid["a"] = Waiting(Stage::kUnscheduled, WaitClass::kScaleUp, kT0);

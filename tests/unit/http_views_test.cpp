@@ -131,6 +131,43 @@ TEST(PodsJson, APdElsewhereAndADmClusterShowWhatApplies) {
   EXPECT_THAT(page, ::testing::HasSubstr("dm-master: not_ready (dm_master_not_ready)"));
 }
 
+// heldBy (docs/DESIGN.md §4): on every dependency row, present even when empty; on no other row.
+TEST(PodsJson, DependencyRowsCarryHeldBy) {
+  ViewModel m = Model();
+  auto snap = std::make_shared<WaitingSnapshot>(*m.waiting);
+  WaitingPod held = snap->pods[0];
+  held.pod = "demo-tidb-1";
+  held.held_by = {{"demo-pd-0", WaitClass::kCapacity, "insufficient_cpu"},
+                  {"demo-pd-1", WaitClass::kStarting, "pd_bootstrap"}};
+  snap->pods.push_back(held);
+  m.waiting = snap;
+  rapidjson::Document d;
+  const std::string body = RenderPodsJson(m, PodFilter{});
+  d.Parse(body.c_str());
+  ASSERT_FALSE(d.HasParseError()) << body;
+  std::map<std::string, const rapidjson::Value*> by_pod;
+  for (const auto& p : d["pods"].GetArray()) by_pod[p["pod"].GetString()] = &p;
+  ASSERT_TRUE(by_pod.count("demo-tidb-0") && by_pod.count("demo-tidb-1") &&
+              by_pod.count("shop-tikv-0"))
+      << body;
+  ASSERT_TRUE(by_pod["demo-tidb-0"]->HasMember("heldBy")) << body;
+  EXPECT_TRUE((*by_pod["demo-tidb-0"])["heldBy"].GetArray().Empty());
+  EXPECT_FALSE(by_pod["shop-tikv-0"]->HasMember("heldBy")) << body;
+  const auto& list = (*by_pod["demo-tidb-1"])["heldBy"];
+  ASSERT_EQ(list.Size(), 2u) << body;
+  EXPECT_STREQ(list[0]["pod"].GetString(), "demo-pd-0");
+  EXPECT_STREQ(list[0]["class"].GetString(), "capacity");
+  EXPECT_STREQ(list[0]["reason"].GetString(), "insufficient_cpu");
+  EXPECT_STREQ(list[1]["pod"].GetString(), "demo-pd-1");
+  // The status page's pod detail shows the chain, the unexpected holder marked.
+  PodFilter one;
+  one.pod = "demo-tidb-1";
+  const std::string page = Shown(RenderStatusPage(m, StatusPageOptions{}, one));
+  EXPECT_THAT(page, HasSubstr("held by <b>demo-pd-0</b>: capacity/insufficient_cpu (needs "
+                              "attention)"));
+  EXPECT_THAT(page, HasSubstr("held by <b>demo-pd-1</b>: starting/pd_bootstrap (expected)"));
+}
+
 TEST(PodsJson, Filters) {
   rapidjson::Document d;
   d.Parse(RenderPodsJson(Model(), Filter("", "", "capacity")).c_str());
