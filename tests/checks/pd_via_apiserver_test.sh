@@ -6,7 +6,8 @@
 # proxy; `kubectl podwait -A` and the exporter run with the kubeconfig give the seed's classes
 # from PD's answers (the v2 TiDB pod's no_pd_leader is PD's word: its instances say pd_not_ready),
 # also from pods and events alone (no TidbCluster), where --pd.via=direct cannot; a forbidden
-# proxy is named (one log line, a line under the summary). Prints the requests per probe.
+# proxy is named (one log line, a line under the summary); `kubectl podwait --server URL --token T`
+# without a kubeconfig does the same. Prints the requests per probe.
 #
 # Run from the source root; PODWAIT_BUILD_DIR is the build tree (default: build).
 set -euo pipefail
@@ -100,6 +101,14 @@ expect "kubectl podwait -A, PD through the API server: the seed's classes" "$tmp
 if grep -q "not reachable from here" "$tmp/all.out" "$tmp/all.err"; then
   bad "a reachable proxy was reported as refused"
 else ok "nothing said about PD being out of reach"; fi
+
+# kubectl's own flags and no kubeconfig at all: the API server from --server, the token from --token.
+KUBECONFIG=$tmp/no-kubeconfig podwait server 1 -A -o wide --server "$base" --token "$(cat "$tmp/token")"
+expect "kubectl podwait --server URL -A, no kubeconfig: the seed's classes" "$tmp/server.out" \
+  '^demo +demo-tidb-0 +yes +dependency +no_pd_leader ' \
+  '^demo +demo-tikv-0 +yes +scale_up ' \
+  '^shop +shop-tikv-2 +no +capacity ' \
+  '^tidb-v2 +tidb-tidb-[a-z0-9]+ +yes +dependency +no_pd_leader '
 
 # Pods and events only (no TidbCluster settles it, as in the seed's report), PD up with a leader
 # and no TiKV yet: only PD's answer says TiDB waits for TiKV.
