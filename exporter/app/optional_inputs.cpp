@@ -85,9 +85,12 @@ bool OptionalInputs::Settled() const {
 
 std::vector<OptionalInputs::State> OptionalInputs::Observe(int64_t now_ms) {
   if (first_look_ms_ < 0) first_look_ms_ = now_ms;
+  // Settled before the states: the reflectors move on their own thread, and states read after
+  // "settled" cannot be older than it (a reflector that synced or gave up stays so).
+  const bool settled = Settled();
   std::vector<State> states = States();
   if (!logged_) {
-    if (!Settled() && now_ms - first_look_ms_ < kSettleMs) return states;
+    if (!settled && now_ms - first_look_ms_ < kSettleMs) return states;
     logged_ = true;
     for (const State& s : states) {
       if (s.off != Off::kOn) logged_off_.insert(s.input);
@@ -95,7 +98,7 @@ std::vector<OptionalInputs::State> OptionalInputs::Observe(int64_t now_ms) {
     const std::string off = DescribeOff(states);
     if (!off.empty()) {
       LogInfo("optional inputs off; podwait classifies without them",
-              {{"off", off}, {"settled", Settled() ? "true" : "false"}});
+              {{"off", off}, {"settled", settled ? "true" : "false"}});
     }
     return states;
   }
