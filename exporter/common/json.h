@@ -94,6 +94,11 @@ inline const rapidjson::Value* Member(const rapidjson::Value& v, const char* nam
 inline const rapidjson::Value* Member(const rapidjson::Value* v, const char* name) {
   return v == nullptr ? nullptr : Member(*v, name);
 }
+// The member `name` unless it is absent or null (a null field reads as an absent one), or nullptr.
+inline const rapidjson::Value* Present(const rapidjson::Value& v, const char* name) {
+  const rapidjson::Value* m = Member(v, name);
+  return m == nullptr || m->IsNull() ? nullptr : m;
+}
 // An object member, or nullptr.
 inline const rapidjson::Value* Object(const rapidjson::Value* v, const char* name) {
   const rapidjson::Value* m = Member(v, name);

@@ -12,16 +12,9 @@ namespace {
 
 using rapidjson::Value;
 
-const Value* Member(const Value& obj, const char* key) {
-  if (!obj.IsObject()) return nullptr;
-  auto it = obj.FindMember(key);
-  if (it == obj.MemberEnd() || it->value.IsNull()) return nullptr;
-  return &it->value;
-}
-
 // Reads an optional string; a present non-string is an error.
 bool Str(const Value& obj, const char* key, std::string* out, std::string* error) {
-  const Value* v = Member(obj, key);
+  const Value* v = json::Present(obj, key);
   if (v == nullptr) return true;
   if (!v->IsString()) {
     *error = std::string("\"") + key + "\" is not a string";
@@ -33,7 +26,7 @@ bool Str(const Value& obj, const char* key, std::string* out, std::string* error
 
 // Optional object field: absent/null -> nullptr (fine); a non-object is an error.
 bool Obj(const Value& obj, const char* key, const Value** out, std::string* error) {
-  *out = Member(obj, key);
+  *out = json::Present(obj, key);
   if (*out != nullptr && !(*out)->IsObject()) {
     *error = std::string("\"") + key + "\" is not an object";
     *out = nullptr;
@@ -46,7 +39,7 @@ bool Replicas(const Value& spec, const char* component, int32_t* out, std::strin
   const Value* c = nullptr;
   if (!Obj(spec, component, &c, error)) return false;
   if (c == nullptr) return true;
-  const Value* r = Member(*c, "replicas");
+  const Value* r = json::Present(*c, "replicas");
   if (r == nullptr) {
     *out = 0;
     return true;
@@ -61,7 +54,7 @@ bool Replicas(const Value& spec, const char* component, int32_t* out, std::strin
 
 // Reads an optional array of strings; a present non-array or a non-string item is an error.
 bool Strings(const Value& obj, const char* key, std::vector<std::string>* out, std::string* error) {
-  const Value* v = Member(obj, key);
+  const Value* v = json::Present(obj, key);
   if (v == nullptr) return true;
   if (!v->IsArray()) {
     *error = std::string("\"") + key + "\" is not an array";
@@ -99,7 +92,7 @@ bool ReadPdSource(const Value& spec, TidbClusterStatus* tc, std::string* error) 
     *error = "spec: " + *error;
     return false;
   }
-  const Value* across = Member(spec, "acrossK8s");
+  const Value* across = json::Present(spec, "acrossK8s");
   if (across != nullptr) {
     if (!across->IsBool()) {
       *error = "spec.acrossK8s is not a boolean";
@@ -108,7 +101,7 @@ bool ReadPdSource(const Value& spec, TidbClusterStatus* tc, std::string* error) 
     source.across_k8s = across->GetBool();
   }
   if (source.cluster_domain.empty()) source.cluster_domain = ref_domain;
-  if (Member(spec, "pd") != nullptr) {
+  if (json::Present(spec, "pd") != nullptr) {
     source.kind = PdSourceKind::kOwn;
   } else if (source.across_k8s || !ref_domain.empty()) {
     source.kind = PdSourceKind::kExternal;
@@ -177,7 +170,7 @@ bool ReadPdStatus(const Value& status, TidbClusterStatus* tc, std::string* error
   if (members != nullptr) {
     for (const auto& m : members->GetObject()) {
       if (!m.value.IsObject()) return fail("status.pd.members entry is not an object");
-      const Value* health = Member(m.value, "health");
+      const Value* health = json::Present(m.value, "health");
       if (health != nullptr && !health->IsBool()) {
         return fail("status.pd.members health is not a boolean");
       }
@@ -206,7 +199,7 @@ bool ReadTikvStatus(const Value& status, TidbClusterStatus* tc, std::string* err
   const Value* tikv = nullptr;
   if (!Obj(status, "tikv", &tikv, error)) return fail("status." + *error);
   if (tikv == nullptr) return true;
-  const Value* boot = Member(*tikv, "bootStrapped");
+  const Value* boot = json::Present(*tikv, "bootStrapped");
   if (boot != nullptr) {
     if (!boot->IsBool()) return fail("status.tikv.bootStrapped is not a boolean");
     tc->tikv_bootstrapped = boot->GetBool();
